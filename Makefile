@@ -1,0 +1,67 @@
+# Bronze. `make run` builds the image and boots a node under QEMU; `make test` runs every test
+# (unit, integration, and end-to-end boots of the real image). Both install what they need.
+ARCH ?= amd64
+OUT := _out
+A := $(OUT)/$(ARCH)
+B := $(OUT)/build/$(ARCH)
+SRC := $(shell find src protos -type f 2>/dev/null) package-lock.json
+SHELL := /bin/bash
+
+.PHONY: all deps kernel image sign verify run stop test test-unit test-e2e typecheck bench clean
+
+all: image
+
+deps:
+	@scripts/deps.sh
+
+kernel: deps
+	@image-builder/kernel.sh $(ARCH) $(A)
+	@npx --no tsx image-builder/kspp-check.ts --config $(A)/kernel.config --cmdline $(A)/cmdline --arch $(ARCH) > $(A)/kspp-report.txt \
+	  || { cat $(A)/kspp-report.txt; echo 'KSPP check failed: see the MISS lines above'; exit 1; }
+	@tail -n 1 $(A)/kspp-report.txt
+
+$(OUT)/build/bronze.cjs: $(SRC)
+	@image-builder/bundle.sh src/main.ts $@
+
+$(B)/bronze: $(OUT)/build/bronze.cjs
+	@image-builder/sea.sh $(ARCH) $< $@
+
+$(A)/rootfs.sqsh: $(B)/bronze image-builder/rootfs.sh $(shell find rootfs -type f)
+	@mkdir -p $(A)
+	@image-builder/rootfs.sh $(ARCH) $< $@
+
+$(A)/initramfs.xz: $(A)/rootfs.sqsh image-builder/preinit/preinit.c image-builder/initramfs.sh
+	@image-builder/initramfs.sh $(ARCH) $< $@
+
+image: deps kernel
+	@$(MAKE) --no-print-directory $(A)/initramfs.xz
+	@image-builder/sign.sh $(OUT)
+
+verify:
+	@image-builder/verify.sh $(OUT)
+
+# Boots the image under QEMU (TCG), serial console on stdout, host port 50000 forwarded to
+# the node's :50000. Stop it with `make stop` (ACPI power button: orderly shutdown) or
+# ctrl-a x (immediate).
+run: image
+	@npx --no tsx image-builder/qemu.ts run --arch $(ARCH)
+
+stop:
+	@npx --no tsx image-builder/qemu.ts stop --arch $(ARCH)
+
+typecheck: deps
+	@npx --no tsc -p tsconfig.json --noEmit
+
+test-unit: deps
+	@npx --no vitest run --project unit
+
+test-e2e: image
+	@npx --no vitest run --project e2e
+
+test: deps typecheck test-unit test-e2e
+
+bench: image
+	@npx --no tsx bench/boot.ts
+
+clean:
+	rm -rf $(OUT)

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Builds initramfs.xz: the static preinit as /init and rootfs.sqsh, as a reproducible newc
+# cpio compressed with xz (CRC32 check, as the kernel's decompressor requires).
+# usage: image-builder/initramfs.sh <arch> <rootfs.sqsh> <out.xz>
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/image-builder/env.sh"
+arch=${1:?arch}; sqsh=${2:?rootfs}; out=${3:?out}
+case $arch in
+  amd64) CC=gcc ;;
+  *) echo "initramfs.sh: unsupported arch '$arch'" >&2; exit 2 ;;
+esac
+work=$(dirname "$out")/initramfs.stage
+rm -rf "$work"; mkdir -p "$work/dev" "$work/newroot"
+$CC -static -Os -Wall -Wextra -Werror -o "$work/init" "$ROOT/image-builder/preinit/preinit.c"
+strip "$work/init"
+cp "$sqsh" "$work/rootfs.sqsh"
+find "$work" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
+(cd "$work" && find . -mindepth 1 | LC_ALL=C sort | cpio --quiet -o -H newc --owner=0:0 --reproducible) \
+  | xz --check=crc32 --lzma2=dict=1MiB -T1 > "$out.tmp"
+mv "$out.tmp" "$out"
+rm -rf "$work"
+echo "initramfs: $out ($(stat -c %s "$out") bytes)"

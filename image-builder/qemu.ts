@@ -1,0 +1,218 @@
+// QEMU for Bronze: the one place that knows how a node is booted under emulation (TCG; KVM
+// is not usable on the build machines). Used by `make run`/`make stop`, the end-to-end tests
+// and the benchmarks.
+//
+//   tsx image-builder/qemu.ts run  [--arch amd64] [--port 50000] [--append "..."]
+//   tsx image-builder/qemu.ts stop [--arch amd64]      (ACPI power button: orderly shutdown)
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+export interface QemuOptions {
+  arch?: 'amd64';
+  outDir?: string;
+  /** Host port forwarded to the node's :50000 (loopback only). */
+  apiPort?: number;
+  memoryMiB?: number;
+  cpus?: number;
+  /** Extra kernel arguments after the image's default command line. */
+  append?: string;
+  /** Exit QEMU instead of rebooting the guest. */
+  noReboot?: boolean;
+  monitorSocket?: string;
+}
+
+export function defaultMonitorSocket(outDir: string, arch: string): string {
+  return path.join(outDir, arch, 'qemu-monitor.sock');
+}
+
+export function qemuCommand(o: QemuOptions = {}): { bin: string; args: string[]; monitor: string } {
+  const arch = o.arch ?? 'amd64';
+  const out = o.outDir ?? '_out';
+  const dir = path.join(out, arch);
+  for (const f of ['vmlinuz', 'initramfs.xz', 'cmdline']) {
+    if (!fs.existsSync(path.join(dir, f))) throw new Error(`${path.join(dir, f)} is missing: run \`make image\` first`);
+  }
+  const cmdline = fs.readFileSync(path.join(dir, 'cmdline'), 'utf8').trim();
+  const monitor = o.monitorSocket ?? defaultMonitorSocket(out, arch);
+  const port = o.apiPort ?? 50000;
+  const args = [
+    '-machine', 'q35,accel=tcg',
+    '-cpu', 'max',
+    '-smp', String(o.cpus ?? 2),
+    '-m', String(o.memoryMiB ?? 1536),
+    '-kernel', path.join(dir, 'vmlinuz'),
+    '-initrd', path.join(dir, 'initramfs.xz'),
+    '-append', [cmdline, o.append ?? ''].join(' ').trim(),
+    '-display', 'none',
+    '-serial', 'stdio',
+    '-monitor', `unix:${monitor},server,nowait`,
+    '-nic', `user,model=virtio-net-pci,hostfwd=tcp:127.0.0.1:${port}-:50000`,
+    '-device', 'virtio-rng-pci',
+  ];
+  if (o.noReboot) args.push('-no-reboot');
+  return { bin: 'qemu-system-x86_64', args, monitor };
+}
+
+/** Sends one command to a QEMU human monitor socket and returns what it printed. */
+export async function monitorCommand(socket: string, command: string, timeoutMs = 5000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const conn = net.createConnection(socket);
+    let buf = '';
+    const timer = setTimeout(() => {
+      conn.destroy();
+      reject(new Error(`QEMU monitor ${socket}: no answer to '${command}' in ${timeoutMs} ms`));
+    }, timeoutMs);
+    conn.on('data', (d) => {
+      buf += d.toString();
+      // The banner ends with a prompt; send the command once, then wait for the next prompt.
+      if (!conn.writableEnded && buf.includes('(qemu)') && !buf.includes(`${command}\r\n`)) {
+        conn.write(`${command}\n`);
+        buf = '';
+        conn.end();
+      }
+    });
+    conn.on('close', () => {
+      clearTimeout(timer);
+      resolve(buf);
+    });
+    conn.on('error', (err) => {
+      clearTimeout(timer);
+      reject(new Error(`QEMU monitor ${socket}: ${err.message}`));
+    });
+  });
+}
+
+/** A QEMU process whose serial console is collected line by line. */
+export class QemuVM {
+  readonly lines: string[] = [];
+  private proc: ChildProcess | undefined;
+  private waiters: Array<() => void> = [];
+  exitCode: number | null | undefined;
+  readonly startedAt = Date.now();
+  readonly monitor: string;
+  private readonly bin: string;
+  private readonly args: string[];
+
+  constructor(
+    opts: QemuOptions,
+    private readonly echo?: (line: string) => void,
+  ) {
+    const c = qemuCommand(opts);
+    this.bin = c.bin;
+    this.args = c.args;
+    this.monitor = c.monitor;
+  }
+
+  start(): this {
+    fs.rmSync(this.monitor, { force: true });
+    const p = spawn(this.bin, this.args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.proc = p;
+    let partial = '';
+    const onData = (d: Buffer) => {
+      partial += d.toString('utf8').replace(/\r/g, '');
+      const parts = partial.split('\n');
+      partial = parts.pop() ?? '';
+      for (const l of parts) {
+        this.lines.push(l);
+        this.echo?.(l);
+      }
+      this.wake();
+    };
+    p.stdout!.on('data', onData);
+    p.stderr!.on('data', onData);
+    p.on('exit', (code) => {
+      this.exitCode = code;
+      this.wake();
+    });
+    return this;
+  }
+
+  private wake(): void {
+    const w = this.waiters;
+    this.waiters = [];
+    for (const f of w) f();
+  }
+
+  get exited(): boolean {
+    return this.exitCode !== undefined;
+  }
+
+  /** Waits for a console line matching `re` at index >= `from`; returns its index. */
+  async waitFor(re: RegExp, timeoutMs: number, from = 0): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const i = this.lines.findIndex((l, idx) => idx >= from && re.test(l));
+      if (i >= 0) return i;
+      if (this.exited) throw new Error(`QEMU exited (${this.exitCode}) before a line matched ${re}\n${this.tail()}`);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`no console line matched ${re} within ${timeoutMs} ms\n${this.tail()}`);
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, Math.min(left, 1000));
+        this.waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+  }
+
+  async waitExit(timeoutMs: number): Promise<number | null> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.exited) {
+      if (Date.now() > deadline) throw new Error(`QEMU still running after ${timeoutMs} ms\n${this.tail()}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    return this.exitCode ?? null;
+  }
+
+  monitorCommand(cmd: string): Promise<string> {
+    return monitorCommand(this.monitor, cmd);
+  }
+
+  tail(n = 40): string {
+    return this.lines.slice(-n).join('\n');
+  }
+
+  kill(): void {
+    if (!this.exited) this.proc?.kill('SIGKILL');
+  }
+}
+
+function parseFlags(argv: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a.startsWith('--')) out[a.slice(2)] = argv[i + 1] && !argv[i + 1]!.startsWith('--') ? argv[++i]! : 'true';
+  }
+  return out;
+}
+
+async function cli(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  const f = parseFlags(rest);
+  const arch = (f.arch ?? 'amd64') as 'amd64';
+  if (cmd === 'run') {
+    const c = qemuCommand({ arch, apiPort: f.port ? Number(f.port) : 50000, append: f.append });
+    process.stderr.write(`bronze: booting ${arch} under QEMU (TCG); API on 127.0.0.1:${f.port ?? 50000}; stop with \`make stop\`\n`);
+    const p = spawn(c.bin, c.args, { stdio: 'inherit' });
+    return new Promise((resolve) => p.on('exit', (code) => resolve(code ?? 1)));
+  }
+  if (cmd === 'stop') {
+    const sock = defaultMonitorSocket('_out', arch);
+    if (!fs.existsSync(sock)) {
+      process.stderr.write(`bronze: no running node (${sock} missing)\n`);
+      return 1;
+    }
+    await monitorCommand(sock, 'system_powerdown');
+    process.stderr.write('bronze: power button pressed; the node shuts down in order and QEMU exits\n');
+    return 0;
+  }
+  process.stderr.write('usage: qemu.ts run [--arch amd64] [--port N] [--append ARGS] | stop [--arch amd64]\n');
+  return 2;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)) {
+  cli(process.argv.slice(2)).then((code) => process.exit(code));
+}

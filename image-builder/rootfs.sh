@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Builds rootfs.sqsh with squashfs-tools-ng from a generated pack file: the SEA binary as
+# /sbin/init with the daemon names linked to it, exactly the shared libraries it needs (found
+# with ldd), the static files from rootfs/, the host's CA bundle, and the mount points. No
+# shell, no coreutils. Every inode gets fixed ownership and mtime (SOURCE_DATE_EPOCH), so the
+# same inputs give the same bytes.
+# usage: image-builder/rootfs.sh <arch> <sea-binary> <out.sqsh>
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/image-builder/env.sh"
+arch=${1:?arch}; bin=${2:?binary}; out=${3:?out}
+case $arch in
+  amd64) koffi_native=$ROOT/node_modules/@koromix/koffi-linux-x64/linux_x64/koffi.node ;;
+  *) echo "rootfs.sh: unsupported arch '$arch'" >&2; exit 2 ;;
+esac
+stage=$(dirname "$out")/rootfs.stage
+rm -rf "$stage"; mkdir -p "$stage"
+pack=$stage.pack
+: > "$pack"
+add() { echo "$*" >> "$pack"; }
+declare -A seen_dirs=()
+dir() { # every parent first, once
+  local d=$1 p=
+  IFS=/ read -ra parts <<< "${d#/}"
+  for part in "${parts[@]}"; do p=$p/$part; [ -n "${seen_dirs[$p]:-}" ] && continue; seen_dirs[$p]=1; add "dir $p 0755 0 0"; done
+}
+file() { # file <dest> <mode> <source>
+  dir "$(dirname "$1")"; add "file $1 $2 0 0 $3"
+}
+
+# Mount points and runtime directories.
+for d in /proc /sys /dev /run /system /tmp /var /etc /sbin /usr/sbin; do dir "$d"; done
+
+# The binary and its names.
+file /sbin/init 0755 "$bin"
+for name in machined apid trustd networkd timed udevd; do add "slink /sbin/$name 0777 0 0 init"; done
+
+# Shared libraries: whatever the runtime and koffi's native module link against.
+libs=$( { ldd "$bin"; ldd "$koffi_native"; } | awk '/=>/ { print $3 } /^\s*\/.* \(/ { print $1 }' | sort -u)
+for lib in $libs; do
+  [ -f "$lib" ] || { echo "rootfs.sh: library $lib not found" >&2; exit 1; }
+  file "$lib" 0755 "$(readlink -f "$lib")"
+done
+
+# Static files from rootfs/ (os-release is stamped with the version).
+while IFS= read -r -d '' f; do
+  rel=${f#"$ROOT/rootfs"}
+  [ "$(basename "$rel")" = .keep ] && { dir "$(dirname "$rel")"; continue; }
+  src=$f
+  if grep -q '@VERSION@' "$f"; then
+    mkdir -p "$stage$(dirname "$rel")"; sed "s/@VERSION@/$BRONZE_VERSION/g" "$f" > "$stage$rel"; src=$stage$rel
+  fi
+  file "$rel" 0644 "$src"
+done < <(find "$ROOT/rootfs" -type f -print0 | LC_ALL=C sort -z)
+
+# CA roots from Debian's ca-certificates.
+ca=/etc/ssl/certs/ca-certificates.crt
+[ -f "$ca" ] || { echo "rootfs.sh: $ca missing (apt-get install ca-certificates)" >&2; exit 1; }
+file /etc/ssl/certs/ca-certificates.crt 0644 "$ca"
+
+rm -f "$out"
+gensquashfs --pack-file "$pack" --pack-dir / --compressor zstd --comp-extra level=19 \
+  --defaults "mtime=$SOURCE_DATE_EPOCH" --all-root --num-jobs "$(nproc)" --quiet --force "$out"
+echo "rootfs: $out ($(stat -c %s "$out") bytes)"

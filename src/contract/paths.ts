@@ -1,0 +1,14 @@
+// Where daemons listen. On a node the run directory is /system/run; tests and host runs point
+// BRONZE_RUN_DIR elsewhere.
+import path from 'node:path';
+
+export const DAEMONS = ['apid', 'trustd', 'networkd', 'timed', 'udevd'] as const;
+export type DaemonName = (typeof DAEMONS)[number];
+
+export function runDir(): string {
+  return process.env.BRONZE_RUN_DIR ?? '/system/run';
+}
+
+export function socketPath(name: string): string {
+  return path.join(runDir(), name, `${name}.sock`);
+}

@@ -1,0 +1,25 @@
+// Health check of a daemon over its unix socket (grpc.health.v1.Health/Check), used by
+// machined's supervisor. One client per daemon, reused across checks.
+import * as grpc from '@grpc/grpc-js';
+import { serviceClient } from '../contract/protos.ts';
+
+export function healthChecker(socket: string, timeoutMs = 2000): { check: () => Promise<void>; close: () => void } {
+  const Health = serviceClient('grpc.health.v1.Health');
+  let client: grpc.Client | undefined;
+  const get = () => (client ??= new Health(`unix:${socket}`, grpc.credentials.createInsecure()));
+  return {
+    check: () =>
+      new Promise<void>((resolve, reject) => {
+        const c = get() as unknown as { Check: (req: object, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: { status: string }) => void) => void };
+        c.Check({ service: '' }, { deadline: Date.now() + timeoutMs }, (err, res) => {
+          if (err) return reject(new Error(`health check: ${err.details || err.message}`));
+          if (res?.status !== 'SERVING') return reject(new Error(`health check: ${res?.status ?? 'no status'}`));
+          resolve();
+        });
+      }),
+    close: () => {
+      client?.close();
+      client = undefined;
+    },
+  };
+}

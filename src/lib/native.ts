@@ -1,0 +1,64 @@
+// koffi, the FFI used for every syscall Node does not offer (mount, reboot, waitpid, ...).
+// Inside the single-executable binary, koffi's native module travels as the SEA asset
+// `koffi.node`: it is written to a tmpfs file (mmap needs a file) and loaded with
+// process.dlopen. Everywhere else (tests, host runs) the npm package loads it.
+import fs from 'node:fs';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import type * as KoffiModule from 'koffi';
+
+export type Koffi = typeof KoffiModule;
+
+let loaded: Koffi | undefined;
+
+interface SeaApi {
+  isSea(): boolean;
+  getRawAsset(key: string): ArrayBuffer;
+}
+
+function seaApi(): SeaApi | undefined {
+  try {
+    return process.getBuiltinModule?.('node:sea') as SeaApi | undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Directory for the extracted native module: /run is the tmpfs preinit hands over. */
+function extractDir(): string {
+  return process.env.BRONZE_NATIVE_DIR ?? '/run/bronze';
+}
+
+function loadFromSea(sea: SeaApi): Koffi {
+  const bytes = Buffer.from(sea.getRawAsset('koffi.node'));
+  const digest = crypto.createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+  const dir = extractDir();
+  const file = path.join(dir, `koffi-${digest}.node`);
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, bytes, { mode: 0o555 });
+    fs.renameSync(tmp, file); // several daemons may race here; rename is atomic
+  }
+  const mod = { exports: {} as Koffi };
+  process.dlopen(mod, file);
+  return mod.exports;
+}
+
+/** Loads koffi once; call before koffi(). */
+export async function initNative(): Promise<Koffi> {
+  if (loaded) return loaded;
+  const sea = seaApi();
+  if (sea?.isSea()) {
+    loaded = loadFromSea(sea);
+  } else {
+    const m = (await import('koffi')) as unknown as { default: Koffi };
+    loaded = m.default;
+  }
+  return loaded;
+}
+
+export function koffi(): Koffi {
+  if (!loaded) throw new Error('koffi used before initNative()');
+  return loaded;
+}

@@ -1,0 +1,103 @@
+// Thin, typed wrappers over the libc calls Bronze needs and Node lacks. Each throws a
+// SyscallError naming the call, its arguments and errno.
+import os from 'node:os';
+import { koffi } from './native.ts';
+
+export class SyscallError extends Error {
+  constructor(
+    readonly call: string,
+    readonly errno: number,
+  ) {
+    const name = Object.entries(os.constants.errno).find(([, v]) => v === errno)?.[0] ?? `errno ${errno}`;
+    super(`${call}: ${name}`);
+  }
+}
+
+export const MS = {
+  RDONLY: 0x1,
+  NOSUID: 0x2,
+  NODEV: 0x4,
+  NOEXEC: 0x8,
+  REMOUNT: 0x20,
+  BIND: 0x1000,
+  MOVE: 0x2000,
+  REC: 0x4000,
+  PRIVATE: 1 << 18,
+  SHARED: 1 << 20,
+  RELATIME: 1 << 21,
+} as const;
+
+export const MNT_DETACH = 2;
+
+export const REBOOT = {
+  RESTART: 0x01234567,
+  HALT: 0xcdef0123,
+  POWER_OFF: 0x4321fedc,
+  CAD_ON: 0x89abcdef,
+  CAD_OFF: 0,
+} as const;
+
+interface Libc {
+  mount: (src: string | null, target: string, fstype: string | null, flags: number, data: string | null) => number;
+  umount2: (target: string, flags: number) => number;
+  sethostname: (name: string, len: number) => number;
+  reboot: (cmd: number) => number;
+  sync: () => void;
+  waitpid: (pid: number, status: number[], options: number) => number;
+}
+
+let libc: Libc | undefined;
+
+function lib(): Libc {
+  if (libc) return libc;
+  const k = koffi();
+  const c = k.load('libc.so.6');
+  libc = {
+    mount: c.func('int mount(const char *src, const char *target, const char *fstype, unsigned long flags, const char *data)'),
+    umount2: c.func('int umount2(const char *target, int flags)'),
+    sethostname: c.func('int sethostname(const char *name, size_t len)'),
+    reboot: c.func('int reboot(int cmd)'),
+    sync: c.func('void sync(void)'),
+    waitpid: c.func('int waitpid(int pid, _Out_ int *status, int options)'),
+  };
+  return libc;
+}
+
+function check(call: string, rc: number): number {
+  if (rc < 0) throw new SyscallError(call, koffi().errno());
+  return rc;
+}
+
+export function mount(src: string | null, target: string, fstype: string | null, flags: number, data: string | null = null): void {
+  check(`mount(${src ?? 'none'}, ${target}, ${fstype ?? 'none'})`, lib().mount(src, target, fstype, flags, data));
+}
+
+export function umount(target: string, flags = 0): void {
+  check(`umount(${target})`, lib().umount2(target, flags));
+}
+
+export function sethostname(name: string): void {
+  check(`sethostname(${name})`, lib().sethostname(name, Buffer.byteLength(name)));
+}
+
+export function sync(): void {
+  lib().sync();
+}
+
+export function reboot(cmd: number): void {
+  check('reboot', lib().reboot(cmd));
+}
+
+export const WNOHANG = 1;
+
+/** waitpid(pid, WNOHANG): the reaped pid, or 0 when it has not exited yet. */
+export function reap(pid: number): number {
+  const status = [0];
+  const rc = lib().waitpid(pid, status, WNOHANG);
+  if (rc < 0) {
+    const errno = koffi().errno();
+    if (errno === os.constants.errno.ECHILD) return 0;
+    throw new SyscallError(`waitpid(${pid})`, errno);
+  }
+  return rc;
+}

@@ -1,0 +1,109 @@
+// machined: PID 1. Mounts the runtime filesystems, sets the hostname, supervises the daemons,
+// reaps orphans, and turns SIGTERM, SIGINT (ctrl-alt-del) and the ACPI power button into an
+// orderly shutdown. Outside PID 1 (a host run) it only supervises, which tests use.
+import fs from 'node:fs';
+import { KmsgLogger } from '../lib/log.ts';
+import { REBOOT, reboot, sethostname, sync } from '../lib/sys.ts';
+import { VERSION } from '../version.ts';
+import { readCmdline } from './cmdline.ts';
+import { stableHostname, hostnameSeed } from './hostname.ts';
+import { mountEarly, setupSystemEtc, unmountAll } from './mounts.ts';
+import { watchPowerButton } from './powerbutton.ts';
+import { Reaper } from './reaper.ts';
+import { runSequence, type SequenceName, type TaskName } from './sequences.ts';
+import { serviceSpecs } from './services.ts';
+import { Supervisor } from './supervisor.ts';
+
+function uptime(): string {
+  try {
+    return `${fs.readFileSync('/proc/uptime', 'utf8').split(' ')[0]} s since kernel start`;
+  } catch {
+    return `${process.uptime().toFixed(2)} s since machined start`;
+  }
+}
+
+export async function main(): Promise<void> {
+  const pid1 = process.pid === 1;
+  const log = new KmsgLogger('machined', pid1);
+  log.info(`machined ${VERSION.tag} (${VERSION.sha}) starting as PID ${process.pid} on Node ${process.version}`);
+
+  const supervisor = new Supervisor(serviceSpecs({ UV_THREADPOOL_SIZE: '4' }), { log: (m) => log.info(m) });
+  const reaper = new Reaper(() => supervisor.pids(), log);
+  const cmdline = () => readCmdline();
+
+  let allRunningLogged = false;
+  supervisor.on('event', (id: string, ev: { state: string; message: string }) => {
+    log.info(`service ${id}: ${ev.state}${ev.message ? `: ${ev.message}` : ''}`);
+    const list = supervisor.list();
+    const allUp = list.every((s) => s.state === 'Running' && s.healthy);
+    if (allUp && !allRunningLogged) {
+      allRunningLogged = true;
+      log.info(`all ${list.length} services Running (${uptime()})`);
+      debugKill();
+    }
+    if (!allUp && allRunningLogged && list.some((s) => s.state !== 'Running')) allRunningLogged = false;
+  });
+
+  // Test aid, only with the kernel argument `bronze.debug.kill=<service>`: once every service
+  // is up, SIGKILL that service's process once, so an end-to-end test can watch the restart.
+  let debugKilled = false;
+  const debugKill = () => {
+    const target = cmdline().get('bronze.debug.kill');
+    if (!target || debugKilled) return;
+    const pid = supervisor.get(target)?.pid;
+    if (!pid) return log.warn(`debug: bronze.debug.kill=${target}: no such running service`);
+    debugKilled = true;
+    log.info(`debug: sending SIGKILL to ${target} (pid ${pid})`);
+    process.kill(pid, 'SIGKILL');
+  };
+
+  const tasks: Record<TaskName, () => void | Promise<void>> = {
+    mountEarly: () => {
+      mountEarly(log);
+      log.reopen();
+    },
+    systemEtc: () => setupSystemEtc(log),
+    hostname: () => {
+      const name = cmdline().get('bronze.hostname') || stableHostname(hostnameSeed());
+      sethostname(name);
+      log.info(`hostname set to ${name}`);
+    },
+    // With ctrl-alt-del "off", the kernel sends SIGINT to PID 1 instead of rebooting at once.
+    ctrlAltDelSignal: () => reboot(REBOOT.CAD_OFF),
+    startReaper: () => reaper.start(),
+    startServices: () => supervisor.start(),
+    watchPowerButton: () => watchPowerButton(log, () => void request('shutdown', 'power button')),
+    stopServices: async () => {
+      log.info('stopping services in reverse dependency order');
+      await supervisor.stop();
+      log.info('all services stopped');
+    },
+    sync: () => sync(),
+    unmountAll: () => unmountAll(log),
+    powerOff: () => {
+      log.info('powering off');
+      reboot(REBOOT.POWER_OFF);
+    },
+    restart: () => {
+      log.info('rebooting');
+      reboot(REBOOT.RESTART);
+    },
+  };
+
+  let inFlight: SequenceName | undefined;
+  const request = async (seq: SequenceName, why: string): Promise<void> => {
+    if (inFlight) return log.info(`${why}: ${inFlight} already in progress`);
+    inFlight = seq;
+    log.info(`${why}: starting ${seq} sequence`);
+    await runSequence(seq, tasks, { pid1, log: (m) => log.info(m) });
+    if (!pid1) process.exit(0);
+  };
+
+  process.on('SIGTERM', () => void request('shutdown', 'SIGTERM'));
+  process.on('SIGINT', () => void request('shutdown', pid1 ? 'ctrl-alt-del (SIGINT)' : 'SIGINT'));
+  // PID 1 must not die: the kernel would panic. Log and carry on.
+  process.on('uncaughtException', (err) => log.error(`uncaught: ${err.stack ?? err.message}`));
+  process.on('unhandledRejection', (err) => log.error(`unhandled rejection: ${(err as Error)?.stack ?? String(err)}`));
+
+  await runSequence('boot', tasks, { pid1, log: (m) => log.info(m) });
+}

@@ -1,0 +1,107 @@
+// The mounts machined makes at boot, as data. /dev (devtmpfs) and /run (tmpfs) are made by
+// preinit and handed over: /run holds the extracted native module machined needs before it
+// can mount anything; machined checks they are there and mounts the rest.
+import fs from 'node:fs';
+import { MS, MNT_DETACH, mount, umount } from '../lib/sys.ts';
+import type { Logger } from '../lib/log.ts';
+
+export interface MountSpec {
+  target: string;
+  fstype: string;
+  source: string;
+  flags: number;
+  data?: string;
+  /** Made by preinit before machined starts; only verified here. */
+  inherited?: boolean;
+}
+
+const NSD = MS.NOSUID | MS.NODEV;
+
+export const EARLY_MOUNTS: readonly MountSpec[] = [
+  { target: '/proc', fstype: 'proc', source: 'proc', flags: NSD | MS.NOEXEC },
+  { target: '/sys', fstype: 'sysfs', source: 'sysfs', flags: NSD | MS.NOEXEC },
+  { target: '/dev', fstype: 'devtmpfs', source: 'devtmpfs', flags: MS.NOSUID, data: 'mode=0755', inherited: true },
+  { target: '/run', fstype: 'tmpfs', source: 'tmpfs', flags: NSD, data: 'mode=0755', inherited: true },
+  { target: '/dev/pts', fstype: 'devpts', source: 'devpts', flags: MS.NOSUID | MS.NOEXEC, data: 'gid=5,mode=0620,ptmxmode=0666' },
+  { target: '/dev/shm', fstype: 'tmpfs', source: 'shm', flags: NSD | MS.NOEXEC, data: 'mode=1777' },
+  { target: '/system', fstype: 'tmpfs', source: 'system', flags: NSD, data: 'mode=0755' },
+  { target: '/tmp', fstype: 'tmpfs', source: 'tmpfs', flags: NSD, data: 'mode=1777,size=64m' },
+  { target: '/sys/fs/cgroup', fstype: 'cgroup2', source: 'cgroup2', flags: NSD | MS.NOEXEC, data: 'nsdelegate' },
+];
+
+/** Files under /system bind-mounted over their read-only /etc counterparts. */
+export const SYSTEM_ETC_FILES: ReadonlyArray<{ path: string; initial: string }> = [
+  { path: 'hosts', initial: '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n' },
+  { path: 'resolv.conf', initial: '' },
+];
+
+export interface MountInfo {
+  target: string;
+  fstype: string;
+  source: string;
+}
+
+export function parseMountinfo(text: string): MountInfo[] {
+  const out: MountInfo[] = [];
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    const [left, right] = line.split(' - ');
+    const l = left!.split(' ');
+    const r = (right ?? '').split(' ');
+    out.push({ target: unescape(l[4]!), fstype: r[0] ?? '', source: r[1] ?? '' });
+  }
+  return out;
+}
+
+const unescape = (s: string) => s.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
+
+export function currentMounts(): MountInfo[] {
+  return parseMountinfo(fs.readFileSync('/proc/self/mountinfo', 'utf8'));
+}
+
+export function mountEarly(log: Logger): void {
+  for (const m of EARLY_MOUNTS) {
+    const mounted = fs.existsSync('/proc/self/mountinfo') && currentMounts().some((c) => c.target === m.target);
+    if (mounted) {
+      log.info(`mount ${m.target}: ${m.inherited ? 'handed over by preinit' : 'already mounted'}`);
+      continue;
+    }
+    if (m.inherited) log.warn(`mount ${m.target}: expected from preinit, mounting it now`);
+    fs.mkdirSync(m.target, { recursive: true });
+    mount(m.source, m.target, m.fstype, m.flags, m.data ?? null);
+    log.info(`mount ${m.target} (${m.fstype})`);
+  }
+}
+
+/** /system/etc/{hosts,resolv.conf} written, then bind-mounted over /etc's. */
+export function setupSystemEtc(log: Logger): void {
+  fs.mkdirSync('/system/etc', { recursive: true, mode: 0o755 });
+  for (const dir of ['/system/run', '/system/state', '/system/var']) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  for (const f of SYSTEM_ETC_FILES) {
+    const src = `/system/etc/${f.path}`;
+    fs.writeFileSync(src, f.initial, { mode: 0o644 });
+    mount(src, `/etc/${f.path}`, null, MS.BIND);
+    log.info(`bind ${src} over /etc/${f.path}`);
+  }
+}
+
+/** Unmounts everything but the root and the kernel filesystems, deepest first. */
+export function unmountAll(log: Logger): void {
+  const keep = new Set(['/', '/proc', '/sys', '/dev']);
+  const targets = currentMounts()
+    .map((m) => m.target)
+    .filter((t) => !keep.has(t))
+    .reverse();
+  for (const t of targets) {
+    try {
+      umount(t);
+    } catch (err) {
+      try {
+        umount(t, MNT_DETACH);
+        log.warn(`unmount ${t}: busy, detached (${(err as Error).message})`);
+      } catch (err2) {
+        log.warn(`unmount ${t}: ${(err2 as Error).message}`);
+      }
+    }
+  }
+}

@@ -1,0 +1,89 @@
+// Zombie reaping for PID 1. Orphans re-parent to machined and must be reaped, but Node's
+// libuv waits for the children it spawned itself (the supervised daemons) by pid: a
+// waitpid(-1) would steal their exit status. So the reaper looks for zombies in /proc whose
+// parent is this process and reaps only those that are not libuv's.
+import fs from 'node:fs';
+import { reap } from '../lib/sys.ts';
+import type { Logger } from '../lib/log.ts';
+
+export interface ProcStat {
+  pid: number;
+  comm: string;
+  state: string;
+  ppid: number;
+}
+
+/** Parses /proc/<pid>/stat; the command name may itself hold spaces and parentheses. */
+export function parseStat(text: string): ProcStat | undefined {
+  const open = text.indexOf('(');
+  const close = text.lastIndexOf(')');
+  if (open < 0 || close < open) return undefined;
+  const rest = text.slice(close + 2).split(' ');
+  const pid = Number(text.slice(0, open).trim());
+  const ppid = Number(rest[1]);
+  if (!Number.isInteger(pid) || !Number.isInteger(ppid)) return undefined;
+  return { pid, comm: text.slice(open + 1, close), state: rest[0] ?? '?', ppid };
+}
+
+export function zombieChildren(parent: number, procDir = '/proc'): ProcStat[] {
+  const out: ProcStat[] = [];
+  for (const name of fs.readdirSync(procDir)) {
+    if (!/^\d+$/.test(name)) continue;
+    let text: string;
+    try {
+      text = fs.readFileSync(`${procDir}/${name}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    const st = parseStat(text);
+    if (st && st.ppid === parent && st.state === 'Z') out.push(st);
+  }
+  return out;
+}
+
+export class Reaper {
+  private timer: NodeJS.Timeout | undefined;
+  private pending = false;
+  reaped = 0;
+
+  constructor(
+    private readonly ownChildren: () => Set<number>,
+    private readonly log: Logger,
+    private readonly intervalMs = 5000,
+  ) {}
+
+  start(): void {
+    process.on('SIGCHLD', this.onSigchld);
+    this.timer = setInterval(() => this.sweep(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    process.off('SIGCHLD', this.onSigchld);
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  private readonly onSigchld = (): void => {
+    if (this.pending) return;
+    this.pending = true;
+    // Let libuv handle its own children first, then sweep what is left.
+    setTimeout(() => {
+      this.pending = false;
+      this.sweep();
+    }, 50);
+  };
+
+  sweep(): number {
+    const own = this.ownChildren();
+    let n = 0;
+    for (const z of zombieChildren(process.pid)) {
+      if (own.has(z.pid)) continue;
+      if (reap(z.pid) === z.pid) {
+        n++;
+        this.log.info(`reaped orphan ${z.pid} (${z.comm})`);
+      }
+    }
+    this.reaped += n;
+    return n;
+  }
+}

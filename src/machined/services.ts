@@ -1,0 +1,44 @@
+// The service graph machined supervises, as data: each daemon and what it waits for.
+import type { DaemonName } from '../contract/paths.ts';
+import { socketPath } from '../contract/paths.ts';
+import { healthChecker } from '../daemon/health-client.ts';
+import { selfInvocation } from '../lib/self.ts';
+import type { ServiceSpec } from './supervisor.ts';
+
+export interface ServiceNode {
+  id: DaemonName;
+  dependsOn: DaemonName[];
+  description: string;
+}
+
+export const SERVICE_GRAPH: readonly ServiceNode[] = [
+  { id: 'udevd', dependsOn: [], description: 'device events and /dev/disk links' },
+  { id: 'networkd', dependsOn: ['udevd'], description: 'links, addresses, routes, DHCP, hostname, resolvers' },
+  { id: 'timed', dependsOn: ['networkd'], description: 'time synchronisation (SNTP)' },
+  { id: 'trustd', dependsOn: ['networkd'], description: 'certificate signing for joining nodes' },
+  { id: 'apid', dependsOn: ['networkd', 'trustd'], description: 'the mTLS API gateway on :50000' },
+];
+
+/** Turns the graph into supervisor specs: every daemon is this binary under another name,
+ * with machined's environment plus `extraEnv`. */
+export function serviceSpecs(extraEnv: Record<string, string> = {}): ServiceSpec[] {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  Object.assign(env, extraEnv);
+  return SERVICE_GRAPH.map((node) => {
+    const inv = selfInvocation(node.id);
+    const health = healthChecker(socketPath(node.id));
+    return {
+      id: node.id,
+      dependsOn: [...node.dependsOn],
+      command: inv.command,
+      args: inv.args,
+      argv0: inv.argv0,
+      env,
+      healthCheck: health.check,
+      healthInterval: 2000,
+      stopTimeout: 10_000,
+      restart: 'always',
+    };
+  });
+}

@@ -8,7 +8,7 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/image-builder/env.sh"
-arch=${1:?arch}; bin=${2:?binary}; out=${3:?out}
+arch=${1:?arch}; bin=$(realpath "${2:?binary}"); out=$(realpath -m "${3:?out}")
 case $arch in
   amd64) koffi_native=$ROOT/node_modules/@koromix/koffi-linux-x64/linux_x64/koffi.node ;;
   *) echo "rootfs.sh: unsupported arch '$arch'" >&2; exit 2 ;;
@@ -36,7 +36,7 @@ file /sbin/init 0755 "$bin"
 for name in machined apid trustd networkd timed udevd; do add "slink /sbin/$name 0777 0 0 init"; done
 
 # Shared libraries: whatever the runtime and koffi's native module link against.
-libs=$( { ldd "$bin"; ldd "$koffi_native"; } | awk '/=>/ { print $3 } /^\s*\/.* \(/ { print $1 }' | sort -u)
+libs=$( { ldd "$bin"; ldd "$koffi_native"; } | awk '/=>/ { print $3; next } /^[ \t]*\// { print $1 }' | sort -u)
 for lib in $libs; do
   [ -f "$lib" ] || { echo "rootfs.sh: library $lib not found" >&2; exit 1; }
   file "$lib" 0755 "$(readlink -f "$lib")"

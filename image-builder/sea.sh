@@ -20,11 +20,11 @@ cat > "$out.sea.json" <<JSON
   "useSnapshot": false, "useCodeCache": false,
   "assets": { "koffi.node": "$koffi_native" } }
 JSON
-"$node_bin" --experimental-sea-config "$out.sea.json" >/dev/null
+"$node_bin" --experimental-sea-config "$out.sea.json" >/dev/null 2>&1 || "$node_bin" --experimental-sea-config "$out.sea.json"
 cp "$node_bin" "$out.tmp"
 chmod 0755 "$out.tmp"
 "$ROOT/node_modules/.bin/postject" "$out.tmp" NODE_SEA_BLOB "$blob" \
-  --sentinel-fuse NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2 >/dev/null
+  --sentinel-fuse NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2 2>&1 | grep -v "string offset for section name" || true
 mv "$out.tmp" "$out"
 rm -f "$blob" "$out.sea.json"
 echo "sea: $out ($(stat -c %s "$out") bytes, runtime $("$node_bin" --version))"

@@ -44,6 +44,7 @@ interface Libc {
   reboot: (cmd: number) => number;
   sync: () => void;
   waitpid: (pid: number, status: number[], options: number) => number;
+  prctl: (option: number, arg2: number, arg3: number, arg4: number, arg5: number) => number;
 }
 
 let libc: Libc | undefined;
@@ -59,6 +60,7 @@ function lib(): Libc {
     reboot: c.func('int reboot(int cmd)'),
     sync: c.func('void sync(void)'),
     waitpid: c.func('int waitpid(int pid, _Out_ int *status, int options)'),
+    prctl: c.func('int prctl(int option, unsigned long arg2, unsigned long arg3, unsigned long arg4, unsigned long arg5)'),
   };
   return libc;
 }
@@ -100,4 +102,11 @@ export function reap(pid: number): number {
     throw new SyscallError(`waitpid(${pid})`, errno);
   }
   return rc;
+}
+
+const PR_SET_CHILD_SUBREAPER = 36;
+
+/** Makes this process the reaper of its orphaned descendants, as PID 1 is for everyone. */
+export function setChildSubreaper(): void {
+  check('prctl(PR_SET_CHILD_SUBREAPER)', lib().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0));
 }

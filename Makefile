@@ -4,9 +4,9 @@ ARCH ?= amd64
 OUT := _out
 A := $(OUT)/$(ARCH)
 B := $(OUT)/build/$(ARCH)
-SRC := $(shell find src protos -type f 2>/dev/null) package-lock.json
 SHELL := /bin/bash
 
+FORCE:
 .PHONY: all deps kernel image sign verify run stop test test-unit test-e2e typecheck bench clean
 
 all: image
@@ -20,13 +20,14 @@ kernel: deps
 	  || { cat $(A)/kspp-report.txt; echo 'KSPP check failed: see the MISS lines above'; exit 1; }
 	@tail -n 1 $(A)/kspp-report.txt
 
-$(OUT)/build/bronze.cjs: $(SRC)
+# Always re-bundled (half a second): the commit id is stamped in, so the file changes with it.
+$(OUT)/build/bronze.cjs: FORCE
 	@image-builder/bundle.sh src/main.ts $@
 
-$(B)/bronze: $(OUT)/build/bronze.cjs
+$(B)/bronze: $(OUT)/build/bronze.cjs image-builder/sea.sh package-lock.json
 	@image-builder/sea.sh $(ARCH) $< $@
 
-$(A)/rootfs.sqsh: $(B)/bronze image-builder/rootfs.sh $(shell find rootfs -type f)
+$(A)/rootfs.sqsh: $(B)/bronze image-builder/rootfs.sh image-builder/env.sh $(shell find rootfs -type f)
 	@mkdir -p $(A)
 	@image-builder/rootfs.sh $(ARCH) $< $@
 

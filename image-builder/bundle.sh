@@ -12,5 +12,6 @@ mkdir -p "$(dirname "$out")"
   --define:__BRONZE_VERSION__="\"$BRONZE_VERSION\"" \
   --define:__BRONZE_SHA__="\"$BRONZE_SHA\"" \
   --define:__BRONZE_BUILT__="\"$BRONZE_BUILT\"" \
-  --outfile="$out"
-echo "bundle: $out ($(stat -c %s "$out") bytes)"
+  --outfile="$out.tmp"
+# Replace only when the content changed, so make rebuilds what depends on it only then.
+if cmp -s "$out.tmp" "$out"; then rm "$out.tmp"; else mv "$out.tmp" "$out"; echo "bundle: $out ($(stat -c %s "$out") bytes)"; fi

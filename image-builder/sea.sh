@@ -13,18 +13,23 @@ esac
 node_bin=$ROOT/node_modules/$node_pkg/bin/node
 [ -x "$node_bin" ] || { echo "sea.sh: pinned runtime $node_bin missing (npm ci)" >&2; exit 1; }
 [ -f "$koffi_native" ] || { echo "sea.sh: $koffi_native missing (npm ci)" >&2; exit 1; }
-work=$(dirname "$out"); mkdir -p "$work"
-blob=$out.blob
-cat > "$out.sea.json" <<JSON
-{ "main": "$bundle", "output": "$blob", "disableExperimentalSEAWarning": true,
+mkdir -p "$(dirname "$out")"
+# The blob records the main script's path as given: build in a scratch directory with fixed
+# relative names so that the output depends only on the contents.
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+cp "$bundle" "$work/main.cjs"; cp "$koffi_native" "$work/koffi.node"
+cat > "$work/sea.json" <<JSON
+{ "main": "main.cjs", "output": "sea.blob", "disableExperimentalSEAWarning": true,
   "useSnapshot": false, "useCodeCache": false,
-  "assets": { "koffi.node": "$koffi_native" } }
+  "assets": { "koffi.node": "koffi.node" } }
 JSON
-"$node_bin" --experimental-sea-config "$out.sea.json" >/dev/null 2>&1 || "$node_bin" --experimental-sea-config "$out.sea.json"
+(cd "$work" && "$node_bin" --experimental-sea-config sea.json > log 2>&1) || { cat "$work/log" >&2; exit 1; }
+blob=$work/sea.blob
 cp "$node_bin" "$out.tmp"
 chmod 0755 "$out.tmp"
+# postject (LIEF) warns about unnamed note sections of the official build; only failures matter.
 "$ROOT/node_modules/.bin/postject" "$out.tmp" NODE_SEA_BLOB "$blob" \
-  --sentinel-fuse NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2 2>&1 | grep -v "string offset for section name" || true
+  --sentinel-fuse NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2 > "$work/log" 2>&1 \
+  || { grep -v 'string offset for section name' "$work/log" >&2; exit 1; }
 mv "$out.tmp" "$out"
-rm -f "$blob" "$out.sea.json"
 echo "sea: $out ($(stat -c %s "$out") bytes, runtime $("$node_bin" --version))"

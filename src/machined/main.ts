@@ -9,6 +9,7 @@ import { readCmdline } from './cmdline.ts';
 import { stableHostname, hostnameSeed } from './hostname.ts';
 import { mountEarly, setupSystemEtc, unmountAll } from './mounts.ts';
 import { watchPowerButton } from './powerbutton.ts';
+import { memoryReport } from './memstats.ts';
 import { Reaper } from './reaper.ts';
 import { runSequence, type SequenceName, type TaskName } from './sequences.ts';
 import { serviceSpecs } from './services.ts';
@@ -40,6 +41,7 @@ export async function main(): Promise<void> {
       allRunningLogged = true;
       log.info(`all ${list.length} services Running (${uptime()})`);
       debugKill();
+      debugMemstats();
     }
     if (!allUp && allRunningLogged && list.some((s) => s.state !== 'Running')) allRunningLogged = false;
   });
@@ -55,6 +57,19 @@ export async function main(): Promise<void> {
     debugKilled = true;
     log.info(`debug: sending SIGKILL to ${target} (pid ${pid})`);
     process.kill(pid, 'SIGKILL');
+  };
+
+  // Measurement aid, only with `bronze.debug.memstats=<seconds>`: after that long at idle,
+  // log the PSS of machined and every daemon (the benchmark reads it from the console).
+  let memstatsScheduled = false;
+  const debugMemstats = () => {
+    const secs = Number(cmdline().get('bronze.debug.memstats'));
+    if (!secs || memstatsScheduled) return;
+    memstatsScheduled = true;
+    setTimeout(() => {
+      const procs = [{ name: 'machined', pid: process.pid }, ...supervisor.list().map((s) => ({ name: s.id, pid: s.pid }))];
+      log.info(`memstats: pss ${memoryReport(procs)}`);
+    }, secs * 1000);
   };
 
   const tasks: Record<TaskName, () => void | Promise<void>> = {

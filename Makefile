@@ -5,6 +5,8 @@ OUT := _out
 A := $(OUT)/$(ARCH)
 B := $(OUT)/build/$(ARCH)
 SHELL := /bin/bash
+# The project's tools and its pinned Node runtime (node_modules/.bin/node) come first.
+export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 
 FORCE:
 .PHONY: all deps kernel image sign verify run stop test test-unit test-e2e typecheck bench clean
@@ -16,7 +18,7 @@ deps:
 
 kernel: deps
 	@image-builder/kernel.sh $(ARCH) $(A)
-	@npx --no tsx image-builder/kspp-check.ts --config $(A)/kernel.config --cmdline $(A)/cmdline --arch $(ARCH) > $(A)/kspp-report.txt \
+	@tsx image-builder/kspp-check.ts --config $(A)/kernel.config --cmdline $(A)/cmdline --arch $(ARCH) > $(A)/kspp-report.txt \
 	  || { cat $(A)/kspp-report.txt; echo 'KSPP check failed: see the MISS lines above'; exit 1; }
 	@tail -n 1 $(A)/kspp-report.txt
 
@@ -45,23 +47,23 @@ verify:
 # the node's :50000. Stop it with `make stop` (ACPI power button: orderly shutdown) or
 # ctrl-a x (immediate).
 run: image
-	@npx --no tsx image-builder/qemu.ts run --arch $(ARCH)
+	@tsx image-builder/qemu.ts run --arch $(ARCH)
 
 stop:
-	@npx --no tsx image-builder/qemu.ts stop --arch $(ARCH)
+	@tsx image-builder/qemu.ts stop --arch $(ARCH)
 
 typecheck: deps
-	@npx --no tsc -p tsconfig.json --noEmit
+	@tsc -p tsconfig.json --noEmit
 
 R := $(OUT)/test-results
 
 test-unit: deps
 	@mkdir -p $(R)
-	@npx --no vitest run --project unit --reporter=default --reporter=json --outputFile.json=$(R)/unit.json
+	@vitest run --project unit --reporter=default --reporter=json --outputFile.json=$(R)/unit.json
 
 test-e2e: image
 	@mkdir -p $(R)
-	@npx --no vitest run --project e2e --reporter=default --reporter=json --outputFile.json=$(R)/e2e.json
+	@vitest run --project e2e --reporter=default --reporter=json --outputFile.json=$(R)/e2e.json
 
 # Every layer runs even when an earlier one failed; the closing line adds them up.
 test: deps typecheck
@@ -72,7 +74,7 @@ test: deps typecheck
 	exit $$rc
 
 bench: image
-	@npx --no tsx bench/boot.ts
+	@tsx bench/boot.ts
 
 clean:
 	rm -rf $(OUT)

@@ -1,9 +1,77 @@
-// apid: the node's API gateway (mTLS on :50000, role checks, routing to local daemons and other nodes).
-// For now it serves health and Version on its unix socket (/system/run/apid/apid.sock).
+// apid: the node's API gateway. It serves health and Version on its unix socket for machined,
+// and the API on :50000: TLS 1.3, a client certificate verified against the OS CA, the
+// caller's roles checked against the RBAC table, and every call routed to this node's daemons
+// or to other nodes (src/apid/proxy.ts). Certificates come from machined and are swapped in
+// while serving when renewed.
+import path from 'node:path';
+import tls from 'node:tls';
+import * as grpc from '@grpc/grpc-js';
 import { StderrLogger } from '../lib/log.ts';
-import { runDaemon, serveDaemon } from '../daemon/serve.ts';
+import { serveDaemon } from '../daemon/serve.ts';
+import { ApidCertificateSource, secretsDir } from './certs.ts';
+import { ApiProxy } from './proxy.ts';
+import { SelfIdentity, splitHostPort } from './router.ts';
+
+export function listenAddress(): string {
+  return process.env.BRONZE_APID_LISTEN ?? '[::]:50000';
+}
+
+function bind(server: grpc.Server, address: string, creds: grpc.ServerCredentials): Promise<number> {
+  return new Promise((resolve, reject) => server.bindAsync(address, creds, (err, port) => (err ? reject(err) : resolve(port))));
+}
 
 export async function main(): Promise<void> {
+  tls.DEFAULT_MIN_VERSION = 'TLSv1.3';
   const log = new StderrLogger('apid');
-  await runDaemon('apid', log, () => serveDaemon('apid', log));
+  const local = await serveDaemon('apid', log);
+  const listen = listenAddress();
+  const listenHost = splitHostPort(listen).host;
+  const peerPort = Number(process.env.BRONZE_APID_PEER_PORT ?? 50000);
+
+  const certs = new ApidCertificateSource(path.join(secretsDir(), 'apid'), log);
+  let peerCreds: grpc.ChannelCredentials | undefined;
+  const proxy = new ApiProxy({
+    self: new SelfIdentity(() => (listenHost === '::' || listenHost === '0.0.0.0' ? [] : [listenHost])),
+    peerPort,
+    peerCredentials: () => peerCreds,
+    log,
+  });
+  certs.onChange((c) => {
+    peerCreds = c.clientCert && c.clientKey ? grpc.credentials.createSsl(c.ca, c.clientKey, c.clientCert) : undefined;
+    proxy.resetPeers();
+  });
+  certs.start();
+
+  let server: grpc.Server | undefined;
+  let stopping = false;
+  const stop = async (sig: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info(`${sig}: stopping`);
+    local.setStatus('NOT_SERVING');
+    certs.stop();
+    proxy.close();
+    await Promise.all([
+      local.close(),
+      new Promise<void>((resolve) => {
+        if (!server) return resolve();
+        server.tryShutdown(() => resolve());
+        setTimeout(() => (server!.forceShutdown(), resolve()), 2000).unref();
+      }),
+    ]);
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+
+  if (!certs.certs) log.info(`waiting for certificates in ${path.join(secretsDir(), 'apid')}`);
+  await certs.ready();
+  if (stopping) return;
+  server = new grpc.Server();
+  for (const s of proxy.services()) server.addService(s.definition, s.implementation);
+  // The CA and identity come from the certificate source; client certificates are requested
+  // but checked per call, so that a caller without one gets a clear UNAUTHENTICATED.
+  const creds = grpc.experimental.createCertificateProviderServerCredentials(certs, certs, false);
+  const port = await bind(server, listen, creds);
+  log.info(`serving the API on ${listenHost}:${port} (TLS 1.3, client certificates checked against the OS CA)`);
 }

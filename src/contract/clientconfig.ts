@@ -10,8 +10,8 @@
 //       key: <base64 PEM>     # client key
 //
 // In memory, ca/crt/key are PEM text ready for node:tls.
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../lib/atomic.ts';
 import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
@@ -115,34 +115,7 @@ export async function load(file: string): Promise<ClientConfig> {
  * On failure the temporary file is removed and any previous file is left as it was.
  */
 export async function save(file: string, cfg: ClientConfig): Promise<void> {
-  const text = serializeClientConfig(cfg);
-  const dir = path.dirname(path.resolve(file));
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  let created = false;
-  try {
-    const fh = await open(tmp, 'wx', 0o600);
-    created = true;
-    try {
-      await fh.chmod(0o600); // whatever the umask
-      await fh.writeFile(text, 'utf8');
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await rename(tmp, file);
-    created = false;
-  } finally {
-    if (created) await unlink(tmp).catch(() => {});
-  }
-  const d = await open(dir, 'r');
-  try {
-    await d.sync();
-  } catch {
-    // Some file systems refuse fsync on a directory; the rename is still atomic.
-  } finally {
-    await d.close();
-  }
+  await writeFileAtomic(file, serializeClientConfig(cfg), { mode: 0o600, dirMode: 0o700 });
 }
 
 export interface MergeResult {

@@ -1,0 +1,111 @@
+// apid's certificates, written by machined into <secrets>/apid/ (ca.crt: the OS CA;
+// server.crt/key: what apid serves on :50000; client.crt/key, on control-plane nodes only:
+// apid's own identity towards other nodes' apid, role os:impersonator). apid watches the directory and swaps them in
+// while serving, so a renewed certificate takes effect without a restart.
+import fs from 'node:fs';
+import path from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import type { Logger } from '../lib/log.ts';
+
+type CaListener = (u: grpc.experimental.CaCertificateUpdate | null) => void;
+type IdListener = (u: grpc.experimental.IdentityCertificateUpdate | null) => void;
+
+export const APID_FILES = ['ca.crt', 'server.crt', 'server.key', 'client.crt', 'client.key'] as const;
+
+export function secretsDir(): string {
+  return process.env.BRONZE_SECRETS_DIR ?? '/system/secrets';
+}
+
+export interface ApidCerts {
+  ca: Buffer;
+  serverCert: Buffer;
+  serverKey: Buffer;
+  /** Absent on workers: trustd never issues a certificate with a role. */
+  clientCert?: Buffer;
+  clientKey?: Buffer;
+}
+
+export function readApidCerts(dir: string): ApidCerts | undefined {
+  try {
+    const r = (f: string) => fs.readFileSync(path.join(dir, f));
+    const opt = (f: string) => (fs.existsSync(path.join(dir, f)) ? r(f) : undefined);
+    return { ca: r('ca.crt'), serverCert: r('server.crt'), serverKey: r('server.key'), clientCert: opt('client.crt'), clientKey: opt('client.key') };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A grpc-js certificate provider fed from the files, re-read when they change. */
+export class ApidCertificateSource implements grpc.experimental.CertificateProvider {
+  private current: ApidCerts | undefined;
+  private readonly caListeners = new Set<CaListener>();
+  private readonly idListeners = new Set<IdListener>();
+  private readonly changeListeners = new Set<(c: ApidCerts) => void>();
+  private timer: NodeJS.Timeout | undefined;
+  private fingerprint = '';
+
+  constructor(
+    private readonly dir: string,
+    private readonly log: Logger,
+    private readonly pollMs = 1000,
+  ) {}
+
+  start(): void {
+    this.reload();
+    this.timer = setInterval(() => this.reload(), this.pollMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  get certs(): ApidCerts | undefined {
+    return this.current;
+  }
+
+  /** Resolves once certificates are present. */
+  ready(): Promise<ApidCerts> {
+    if (this.current) return Promise.resolve(this.current);
+    return new Promise((resolve) => {
+      const once = (c: ApidCerts) => {
+        this.changeListeners.delete(once);
+        resolve(c);
+      };
+      this.changeListeners.add(once);
+    });
+  }
+
+  onChange(fn: (c: ApidCerts) => void): void {
+    this.changeListeners.add(fn);
+  }
+
+  reload(): void {
+    const c = readApidCerts(this.dir);
+    if (!c) return;
+    const fp = [c.ca, c.serverCert, c.serverKey, c.clientCert, c.clientKey].map((b) => b?.toString('base64') ?? '').join('|');
+    if (fp === this.fingerprint) return;
+    this.fingerprint = fp;
+    const first = !this.current;
+    this.current = c;
+    this.log.info(first ? `certificates loaded from ${this.dir}` : `certificates renewed from ${this.dir}`);
+    for (const l of this.caListeners) l({ caCertificate: c.ca });
+    for (const l of this.idListeners) l({ certificate: c.serverCert, privateKey: c.serverKey });
+    for (const l of [...this.changeListeners]) l(c);
+  }
+
+  addCaCertificateListener(l: CaListener): void {
+    this.caListeners.add(l);
+    if (this.current) l({ caCertificate: this.current.ca });
+  }
+  removeCaCertificateListener(l: CaListener): void {
+    this.caListeners.delete(l);
+  }
+  addIdentityCertificateListener(l: IdListener): void {
+    this.idListeners.add(l);
+    if (this.current) l({ certificate: this.current.serverCert, privateKey: this.current.serverKey });
+  }
+  removeIdentityCertificateListener(l: IdListener): void {
+    this.idListeners.delete(l);
+  }
+}

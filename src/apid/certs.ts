@@ -12,10 +12,6 @@ type IdListener = (u: grpc.experimental.IdentityCertificateUpdate | null) => voi
 
 export const APID_FILES = ['ca.crt', 'server.crt', 'server.key', 'client.crt', 'client.key'] as const;
 
-export function secretsDir(): string {
-  return process.env.BRONZE_SECRETS_DIR ?? '/system/secrets';
-}
-
 export interface ApidCerts {
   ca: Buffer;
   serverCert: Buffer;
@@ -94,16 +90,18 @@ export class ApidCertificateSource implements grpc.experimental.CertificateProvi
     for (const l of [...this.changeListeners]) l(c);
   }
 
+  // grpc-js registers these listeners just before it adds its own watcher, so the current
+  // certificates are delivered on the next tick: delivered at once, they would reach nobody.
   addCaCertificateListener(l: CaListener): void {
     this.caListeners.add(l);
-    if (this.current) l({ caCertificate: this.current.ca });
+    setImmediate(() => this.current && this.caListeners.has(l) && l({ caCertificate: this.current.ca }));
   }
   removeCaCertificateListener(l: CaListener): void {
     this.caListeners.delete(l);
   }
   addIdentityCertificateListener(l: IdListener): void {
     this.idListeners.add(l);
-    if (this.current) l({ certificate: this.current.serverCert, privateKey: this.current.serverKey });
+    setImmediate(() => this.current && this.idListeners.has(l) && l({ certificate: this.current.serverCert, privateKey: this.current.serverKey }));
   }
   removeIdentityCertificateListener(l: IdListener): void {
     this.idListeners.delete(l);

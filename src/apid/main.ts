@@ -8,13 +8,10 @@ import tls from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
 import { StderrLogger } from '../lib/log.ts';
 import { serveDaemon } from '../daemon/serve.ts';
-import { ApidCertificateSource, secretsDir } from './certs.ts';
+import { ApidCertificateSource } from './certs.ts';
+import { apidListenAddress, secretsDir } from '../contract/paths.ts';
 import { ApiProxy } from './proxy.ts';
 import { SelfIdentity, splitHostPort } from './router.ts';
-
-export function listenAddress(): string {
-  return process.env.BRONZE_APID_LISTEN ?? '[::]:50000';
-}
 
 function bind(server: grpc.Server, address: string, creds: grpc.ServerCredentials): Promise<number> {
   return new Promise((resolve, reject) => server.bindAsync(address, creds, (err, port) => (err ? reject(err) : resolve(port))));
@@ -24,7 +21,7 @@ export async function main(): Promise<void> {
   tls.DEFAULT_MIN_VERSION = 'TLSv1.3';
   const log = new StderrLogger('apid');
   const local = await serveDaemon('apid', log);
-  const listen = listenAddress();
+  const listen = apidListenAddress();
   const listenHost = splitHostPort(listen).host;
   const peerPort = Number(process.env.BRONZE_APID_PEER_PORT ?? 50000);
 

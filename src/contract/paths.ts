@@ -12,3 +12,13 @@ export function runDir(): string {
 export function socketPath(name: string): string {
   return path.join(runDir(), name, `${name}.sock`);
 }
+
+/** Where machined leaves certificates and keys for apid and trustd (tmpfs on a node). */
+export function secretsDir(): string {
+  return process.env.BRONZE_SECRETS_DIR ?? '/system/secrets';
+}
+
+/** apid's listen address; host runs and tests pick another. */
+export function apidListenAddress(): string {
+  return process.env.BRONZE_APID_LISTEN ?? '[::]:50000';
+}

@@ -14,6 +14,12 @@ import { Reaper } from './reaper.ts';
 import { runSequence, type SequenceName, type TaskName } from './sequences.ts';
 import { serviceSpecs } from './services.ts';
 import { Supervisor } from './supervisor.ts';
+import { serveDaemon } from '../daemon/serve.ts';
+import { ApiCertificates, nodeAddresses } from './apicerts.ts';
+import { acquireConfig, type ConfigText } from './config/source.ts';
+import { nodeIdentity, type NodeIdentity } from './config/identity.ts';
+import { apidListenAddress, secretsDir } from '../contract/paths.ts';
+import { splitHostPort } from '../apid/router.ts';
 
 function uptime(): string {
   try {
@@ -28,7 +34,9 @@ export async function main(): Promise<void> {
   const log = new KmsgLogger('machined', pid1);
   log.info(`machined ${VERSION.tag} (${VERSION.sha}) starting as PID ${process.pid} on Node ${process.version}`);
 
-  const supervisor = new Supervisor(serviceSpecs({ UV_THREADPOOL_SIZE: '4' }), { log: (m) => log.info(m) });
+  // A host run may supervise a subset: BRONZE_SERVICES=apid,timed.
+  const only = !pid1 && process.env.BRONZE_SERVICES ? process.env.BRONZE_SERVICES.split(',').filter(Boolean) : undefined;
+  const supervisor = new Supervisor(serviceSpecs({ UV_THREADPOOL_SIZE: '4' }, only), { log: (m) => log.info(m) });
   const reaper = new Reaper(() => supervisor.pids(), log);
   const cmdline = () => readCmdline();
 
@@ -72,6 +80,22 @@ export async function main(): Promise<void> {
     }, secs * 1000);
   };
 
+  let config: ConfigText | undefined;
+  let identity: NodeIdentity | undefined;
+  let apiCerts: ApiCertificates | undefined;
+  let machinedApi: { close(): Promise<void> } | undefined;
+  const loadConfig = async () => {
+    // A host run (not PID 1) may name a file; a node reads kernel arguments.
+    const file = !pid1 ? process.env.BRONZE_CONFIG_FILE : undefined;
+    config = file ? { text: fs.readFileSync(file, 'utf8'), source: file } : await acquireConfig(cmdline(), log);
+    if (!config) {
+      log.warn('no machine configuration (bronze.config= or bronze.config.inline=): the API stays closed');
+      return;
+    }
+    identity = nodeIdentity(config.text);
+    log.info(`configuration from ${config.source}: ${identity.type}${identity.clusterName ? ` of cluster ${identity.clusterName}` : ''}`);
+  };
+
   const tasks: Record<TaskName, () => void | Promise<void>> = {
     mountEarly: () => {
       mountEarly(log);
@@ -85,13 +109,37 @@ export async function main(): Promise<void> {
     },
     // With ctrl-alt-del "off", the kernel sends SIGINT to PID 1 instead of rebooting at once.
     ctrlAltDelSignal: () => reboot(REBOOT.CAD_OFF),
+    loadConfig: () =>
+      loadConfig().catch((err: Error) => {
+        log.error(`machine configuration: ${err.message}`);
+        config = undefined;
+        identity = undefined;
+      }),
     startReaper: () => reaper.start(),
+    startApi: async () => {
+      machinedApi = await serveDaemon('machined', log);
+    },
+    apiCertificates: () => {
+      if (!identity) return;
+      const listenHost = splitHostPort(apidListenAddress()).host;
+      const extra = listenHost === '::' || listenHost === '0.0.0.0' ? [] : [listenHost];
+      apiCerts = new ApiCertificates(identity, log, {
+        secretsDir: secretsDir(),
+        addresses: () => [...nodeAddresses(), ...extra],
+        ttlMs: Number(process.env.BRONZE_API_CERT_TTL_MS ?? 24 * 3600 * 1000),
+        checkEveryMs: Number(process.env.BRONZE_API_CERT_CHECK_MS ?? 30_000),
+        trustdPort: Number(process.env.BRONZE_TRUSTD_PORT ?? 50001),
+      });
+      void apiCerts.start();
+    },
     startServices: () => supervisor.start(),
     watchPowerButton: () => watchPowerButton(log, () => void request('shutdown', 'power button')),
     stopServices: async () => {
+      apiCerts?.stop();
       log.info('stopping services in reverse dependency order');
       await supervisor.stop();
       log.info('all services stopped');
+      await machinedApi?.close();
     },
     sync: () => sync(),
     unmountAll: () => unmountAll(log),

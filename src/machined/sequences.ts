@@ -6,8 +6,11 @@ export const TASKS = [
   'systemEtc',
   'hostname',
   'ctrlAltDelSignal',
+  'loadConfig',
   'startReaper',
+  'startApi',
   'startServices',
+  'apiCertificates',
   'watchPowerButton',
   'stopServices',
   'sync',
@@ -28,7 +31,8 @@ export const SEQUENCES: Record<SequenceName, Phase[]> = {
   boot: [
     { name: 'earlyMounts', tasks: ['mountEarly', 'systemEtc'] },
     { name: 'identity', tasks: ['hostname', 'ctrlAltDelSignal'] },
-    { name: 'services', tasks: ['startReaper', 'startServices', 'watchPowerButton'] },
+    { name: 'config', tasks: ['loadConfig'] },
+    { name: 'services', tasks: ['startReaper', 'startApi', 'startServices', 'apiCertificates', 'watchPowerButton'] },
   ],
   shutdown: [
     { name: 'stopServices', tasks: ['stopServices'] },

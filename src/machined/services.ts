@@ -20,17 +20,20 @@ export const SERVICE_GRAPH: readonly ServiceNode[] = [
 ];
 
 /** Turns the graph into supervisor specs: every daemon is this binary under another name,
- * with machined's environment plus `extraEnv`. */
-export function serviceSpecs(extraEnv: Record<string, string> = {}): ServiceSpec[] {
+ * with machined's environment plus `extraEnv`; `only` picks a subset (host runs and tests). */
+export function serviceSpecs(extraEnv: Record<string, string> = {}, only?: readonly string[]): ServiceSpec[] {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   Object.assign(env, extraEnv);
-  return SERVICE_GRAPH.map((node) => {
+  const chosen = only ? SERVICE_GRAPH.filter((n) => only.includes(n.id)) : SERVICE_GRAPH;
+  for (const id of only ?? []) if (!SERVICE_GRAPH.some((n) => n.id === id)) throw new Error(`unknown service ${id}`);
+  return chosen.map((node) => {
     const inv = selfInvocation(node.id);
     const health = healthChecker(socketPath(node.id));
     return {
       id: node.id,
-      dependsOn: [...node.dependsOn],
+      // A subset (host runs) keeps only the dependencies it includes.
+      dependsOn: node.dependsOn.filter((d) => chosen.some((n) => n.id === d)),
       command: inv.command,
       args: inv.args,
       argv0: inv.argv0,

@@ -1,0 +1,72 @@
+// What machined needs from the machine configuration to give the node its API identity:
+// machine type, OS CA, join token, extra certificate names, the control-plane endpoint.
+// (The full v1alpha1 schema and its validation come with the configuration work.)
+import YAML from 'yaml';
+import { fromBase64Pem } from '../../pki/pem.ts';
+
+export interface NodeIdentity {
+  type: 'controlplane' | 'worker';
+  /** OS CA, PEM; the key only on control-plane nodes. */
+  ca: { crt: string; key?: string };
+  token: string;
+  certSANs: string[];
+  /** Host of cluster.controlPlane.endpoint: where workers find trustd. */
+  controlPlaneHost?: string;
+  clusterName?: string;
+}
+
+export class ConfigError extends Error {}
+
+function at(obj: unknown, path: string): unknown {
+  let v: unknown = obj;
+  for (const k of path.split('.')) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+  return v;
+}
+
+function str(obj: unknown, path: string, required: boolean): string | undefined {
+  const v = at(obj, path);
+  if (v === undefined || v === null || v === '') {
+    if (required) throw new ConfigError(`${path}: required`);
+    return undefined;
+  }
+  if (typeof v !== 'string') throw new ConfigError(`${path}: must be a string`);
+  return v;
+}
+
+function pem(obj: unknown, path: string, required: boolean): string | undefined {
+  const b64 = str(obj, path, required);
+  if (b64 === undefined) return undefined;
+  try {
+    return fromBase64Pem(b64);
+  } catch (err) {
+    throw new ConfigError(`${path}: ${(err as Error).message}`);
+  }
+}
+
+export function nodeIdentity(configText: string): NodeIdentity {
+  let doc: unknown;
+  try {
+    doc = YAML.parseAllDocuments(configText)
+      .map((d) => d.toJS() as Record<string, unknown>)
+      .find((d) => d && d.version === 'v1alpha1');
+  } catch (err) {
+    throw new ConfigError(`not YAML: ${(err as Error).message}`);
+  }
+  if (!doc) throw new ConfigError('version: no v1alpha1 document');
+  const type = str(doc, 'machine.type', true);
+  if (type !== 'controlplane' && type !== 'worker') throw new ConfigError(`machine.type: must be controlplane or worker, not ${type}`);
+  const ca = { crt: pem(doc, 'machine.ca.crt', true)!, key: pem(doc, 'machine.ca.key', type === 'controlplane') };
+  const sans = at(doc, 'machine.certSANs') ?? [];
+  if (!Array.isArray(sans) || sans.some((s) => typeof s !== 'string')) throw new ConfigError('machine.certSANs: must be a list of strings');
+  const endpoint = str(doc, 'cluster.controlPlane.endpoint', false);
+  let controlPlaneHost: string | undefined;
+  if (endpoint) {
+    try {
+      controlPlaneHost = new URL(endpoint).hostname.replace(/^\[|\]$/g, '');
+    } catch {
+      throw new ConfigError(`cluster.controlPlane.endpoint: not a URL: ${endpoint}`);
+    }
+  }
+  if (type === 'worker' && !controlPlaneHost) throw new ConfigError('cluster.controlPlane.endpoint: required on workers (where to find trustd)');
+  return { type, ca, token: str(doc, 'machine.token', true)!, certSANs: sans as string[], controlPlaneHost, clusterName: str(doc, 'cluster.clusterName', false) };
+}

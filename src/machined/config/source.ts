@@ -1,0 +1,84 @@
+// Where machined finds its machine configuration at boot, in order: the kernel argument
+// `bronze.config.inline=<base64>`, then `bronze.config=<http(s) url>` (fetched with retries;
+// `${uuid}` and `${mac}` are replaced by the machine's SMBIOS UUID and first MAC address).
+// The STATE partition comes first once nodes install to disk.
+import fs from 'node:fs';
+import type { Logger } from '../../lib/log.ts';
+import type { Cmdline } from '../cmdline.ts';
+
+export interface ConfigText {
+  text: string;
+  source: string;
+}
+
+export class ConfigSourceError extends Error {}
+
+function smbiosUuid(): string {
+  try {
+    return fs.readFileSync('/sys/class/dmi/id/product_uuid', 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
+function firstMac(sysNet = '/sys/class/net'): string {
+  try {
+    for (const link of fs.readdirSync(sysNet).sort()) {
+      if (link === 'lo') continue;
+      const mac = fs.readFileSync(`${sysNet}/${link}/address`, 'utf8').trim();
+      if (mac && mac !== '00:00:00:00:00:00') return mac;
+    }
+  } catch {
+    /* no sysfs */
+  }
+  return '';
+}
+
+export function substitute(url: string, vars: { uuid: string; mac: string }): string {
+  return url.replace(/\$\{(uuid|mac)\}/g, (_, k: 'uuid' | 'mac') => encodeURIComponent(vars[k]));
+}
+
+export interface FetchOptions {
+  attempts?: number;
+  firstDelayMs?: number;
+  maxDelayMs?: number;
+  timeoutMs?: number;
+}
+
+export async function fetchConfig(url: string, log: Logger, o: FetchOptions = {}): Promise<string> {
+  const attempts = o.attempts ?? 20;
+  let delay = o.firstDelayMs ?? 500;
+  let last = '';
+  for (let i = 1; i <= attempts; i++) {
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(o.timeoutMs ?? 10_000) });
+      if (res.ok) return await res.text();
+      last = `HTTP ${res.status} ${res.statusText}`;
+      if (res.status >= 400 && res.status < 500 && res.status !== 404 && res.status !== 429) break; // will not get better
+    } catch (err) {
+      last = (err as Error).cause ? `${(err as Error).message}: ${((err as Error).cause as Error).message}` : (err as Error).message;
+    }
+    if (i < attempts) {
+      log.warn(`config ${url}: attempt ${i}/${attempts} failed (${last}); retrying in ${delay} ms`);
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(delay * 2, o.maxDelayMs ?? 10_000);
+    }
+  }
+  throw new ConfigSourceError(`config ${url}: ${last}`);
+}
+
+export async function acquireConfig(cmdline: Cmdline, log: Logger, o: FetchOptions = {}): Promise<ConfigText | undefined> {
+  const inline = cmdline.get('bronze.config.inline');
+  if (inline) {
+    const text = Buffer.from(inline, 'base64').toString('utf8');
+    if (!text.trim()) throw new ConfigSourceError('bronze.config.inline: not base64 of a configuration');
+    return { text, source: 'kernel argument bronze.config.inline' };
+  }
+  const url = cmdline.get('bronze.config');
+  if (url) {
+    if (!/^https?:\/\//.test(url)) throw new ConfigSourceError(`bronze.config=${url}: only http:// and https:// URLs are supported`);
+    const real = substitute(url, { uuid: smbiosUuid(), mac: firstMac() });
+    return { text: await fetchConfig(real, log, o), source: real };
+  }
+  return undefined;
+}

@@ -1,0 +1,202 @@
+// Shared by the machine API handlers: errors carrying a gRPC status, the unary and streaming
+// plumbing (errors mapped to statuses, backpressure, cancellation), and wire conversions.
+//
+// Replies leave `metadata` unset: apid stamps each node's reply with its hostname.
+
+import * as grpc from '@grpc/grpc-js';
+import { ConflictError, NotFoundError, OwnerConflictError, PhaseConflictError } from '../../state/resource.ts';
+import { UnknownResourceTypeError } from '../../state/definitions.ts';
+
+/** An error with the gRPC status it should be answered with. */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  constructor(
+    readonly code: grpc.status,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const notFound = (msg: string) => new ApiError(grpc.status.NOT_FOUND, msg);
+export const invalidArgument = (msg: string) => new ApiError(grpc.status.INVALID_ARGUMENT, msg);
+export const permissionDenied = (msg: string) => new ApiError(grpc.status.PERMISSION_DENIED, msg);
+export const unavailable = (msg: string) => new ApiError(grpc.status.UNAVAILABLE, msg);
+
+/** The status an error is answered with: ApiError's own, state errors mapped, else INTERNAL. */
+export function toServiceError(err: unknown): grpc.ServiceError {
+  const message = err instanceof Error ? err.message : String(err);
+  let code: grpc.status = grpc.status.INTERNAL;
+  if (err instanceof ApiError) code = err.code;
+  else if (err instanceof NotFoundError || err instanceof UnknownResourceTypeError) code = grpc.status.NOT_FOUND;
+  else if (err instanceof OwnerConflictError) code = grpc.status.PERMISSION_DENIED;
+  else if (err instanceof ConflictError || err instanceof PhaseConflictError) code = grpc.status.FAILED_PRECONDITION;
+  else if (isErrno(err)) code = errnoStatus(err.code);
+  return Object.assign(new Error(message), { code, details: message, metadata: new grpc.Metadata() });
+}
+
+export function isErrno(err: unknown): err is NodeJS.ErrnoException & { code: string } {
+  return err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string';
+}
+
+/** The gRPC status for a filesystem errno. */
+export function errnoStatus(code: string): grpc.status {
+  switch (code) {
+    case 'ENOENT':
+    case 'ENOTDIR':
+      return grpc.status.NOT_FOUND;
+    case 'EACCES':
+    case 'EPERM':
+      return grpc.status.PERMISSION_DENIED;
+    case 'EISDIR':
+    case 'EINVAL':
+    case 'ELOOP':
+    case 'ENAMETOOLONG':
+      return grpc.status.INVALID_ARGUMENT;
+    default:
+      return grpc.status.INTERNAL;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Handlers.
+
+type UnaryHandler = grpc.handleUnaryCall<any, any>;
+type StreamHandler = grpc.handleServerStreamingCall<any, any>;
+
+/** A unary handler from an async function: its result is the reply, a throw the status. */
+export function unary<Req, Res>(fn: (req: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res> | Res): UnaryHandler {
+  return (call, callback) => {
+    Promise.resolve()
+      .then(() => fn(call.request as Req, call as grpc.ServerUnaryCall<Req, Res>))
+      .then(
+        (reply) => callback(null, reply),
+        (err: unknown) => callback(toServiceError(err)),
+      );
+  };
+}
+
+/**
+ * A server-streaming handler from an async function. The function sends with stream.send
+ * (which waits while the client is slow) and returns when the stream is complete; a throw
+ * ends the call with that status. stream.signal aborts when the client cancels (or the server
+ * shuts down), and the call is then left alone.
+ */
+export function serverStream<Req, Res>(fn: (req: Req, stream: Stream<Res>, call: grpc.ServerWritableStream<Req, Res>) => Promise<void>): StreamHandler {
+  return (call) => {
+    const stream = new Stream<Res>(call as grpc.ServerWritableStream<Req, Res>);
+    Promise.resolve()
+      .then(() => fn(call.request as Req, stream, call as grpc.ServerWritableStream<Req, Res>))
+      .then(
+        () => stream.end(),
+        (err: unknown) => stream.fail(err),
+      );
+  };
+}
+
+/** Messages a follower may have pending before it is cut off. */
+export const PUSH_LIMIT = 10_000;
+
+export class Stream<T> {
+  readonly #call: grpc.ServerWritableStream<unknown, T>;
+  readonly #abort = new AbortController();
+  #ended = false;
+
+  constructor(call: grpc.ServerWritableStream<unknown, T>) {
+    this.#call = call;
+    if (call.cancelled) this.#abort.abort();
+    call.on('cancelled', () => this.#abort.abort());
+    call.on('close', () => this.#abort.abort());
+  }
+
+  /** Aborted when the stream is over: the client is gone, the server shut down, or it ended. */
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  get closed(): boolean {
+    return this.#ended || this.#abort.signal.aborted;
+  }
+
+  /** Sends one message; resolves when the stream can take more (or the client is gone). */
+  send(msg: T): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    if (this.#call.write(msg)) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        this.#call.off('drain', done);
+        this.signal.removeEventListener('abort', done);
+        resolve();
+      };
+      this.#call.on('drain', done);
+      this.signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  /**
+   * Sends without waiting (for live followers; grpc-js buffers what the socket cannot take).
+   * A client that lets more than PUSH_LIMIT messages pile up is cut off (RESOURCE_EXHAUSTED),
+   * so that a stalled follower cannot grow machined's memory without bound.
+   */
+  push(msg: T): void {
+    if (this.closed) return;
+    if ((this.#call.writableLength ?? 0) >= PUSH_LIMIT) {
+      this.fail(new ApiError(grpc.status.RESOURCE_EXHAUSTED, `the client fell more than ${PUSH_LIMIT} messages behind`));
+      return;
+    }
+    this.#call.write(msg);
+  }
+
+  /** Resolves when the stream is over (see signal). */
+  untilCancelled(): Promise<void> {
+    if (this.signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => this.signal.addEventListener('abort', () => resolve(), { once: true }));
+  }
+
+  end(): void {
+    if (this.closed) return;
+    this.#ended = true;
+    this.#call.end();
+    this.#abort.abort();
+  }
+
+  fail(err: unknown): void {
+    if (this.closed) return;
+    this.#ended = true;
+    this.#call.emit('error', toServiceError(err));
+    this.#abort.abort();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Wire conversions.
+
+export interface Timestamp {
+  seconds: number;
+  nanos: number;
+}
+
+export function toTimestamp(date: Date | number): Timestamp {
+  const ms = typeof date === 'number' ? date : date.getTime();
+  const seconds = Math.floor(ms / 1000);
+  return { seconds, nanos: Math.round((ms - seconds * 1000) * 1e6) };
+}
+
+/** Seconds and nanos as grpc-js decodes them (int64 as string with longs: String). */
+export function fromTimestamp(ts: { seconds?: string | number; nanos?: number } | null | undefined): Date | undefined {
+  if (!ts) return undefined;
+  return new Date(Number(ts.seconds ?? 0) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6));
+}
+
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,87 @@
+// ServiceController: mirrors the supervisor's services into Services.bronze.dev resources
+// (namespace runtime, id = service id, spec { running, healthy, unknown }), so that
+// `get services` and watches see them. machined itself is listed too (running, health
+// unknown), as in Talos. Stopped, waiting or failed services stay listed with running false.
+//
+// Its input is the supervisor, not a resource. Every supervisor event records the service's
+// spec at that moment and schedules a pass; a pass first applies the recorded specs in order
+// (so a quick restart still shows as running: false, then true, to watchers, even when both
+// happened before the pass), then makes the resources match supervisor.list().
+
+import type { Controller, ControllerContext } from '../../state/controller.ts';
+import { servicesDefinition } from '../../state/definitions.ts';
+import type { ServiceEvent, ServiceInfo } from '../supervisor.ts';
+
+export const SERVICE_CONTROLLER = 'ServiceController';
+export const SERVICES_NAMESPACE = servicesDefinition.defaultNamespace;
+export const SERVICES_TYPE = servicesDefinition.type;
+
+export interface ServiceSpec {
+  running: boolean;
+  healthy: boolean;
+  /** Health not known: no health check, or none finished yet for this process. */
+  unknown: boolean;
+}
+
+/** What the controller needs of the supervisor. */
+export interface ServiceStatusSource {
+  list(): ServiceInfo[];
+  on(event: 'event', fn: (id: string, ev: ServiceEvent) => void): unknown;
+  off(event: 'event', fn: (id: string, ev: ServiceEvent) => void): unknown;
+}
+
+export function serviceSpec(info: Pick<ServiceInfo, 'state' | 'healthy'>): ServiceSpec {
+  return { running: info.state === 'Running', healthy: info.healthy === true, unknown: info.healthy === undefined };
+}
+
+export interface ServiceControllerOptions {
+  /** List machined itself (default true). */
+  includeMachined?: boolean;
+}
+
+export function serviceController(supervisor: ServiceStatusSource, opts: ServiceControllerOptions = {}): Controller {
+  const includeMachined = opts.includeMachined ?? true;
+  let subscribed: ControllerContext | undefined;
+  /** Specs seen at supervisor events, not yet applied. */
+  const pending: Array<{ id: string; spec: ServiceSpec }> = [];
+  return {
+    name: SERVICE_CONTROLLER,
+    inputs: [],
+    outputs: [{ type: SERVICES_TYPE, kind: 'exclusive' }],
+    async run(ctx: ControllerContext): Promise<void> {
+      if (subscribed !== ctx) {
+        // First pass of this run: from now on every supervisor event asks for another pass.
+        subscribed = ctx;
+        const onEvent = (id: string, ev: ServiceEvent) => {
+          const info = supervisor.list().find((s) => s.id === id);
+          pending.push({ id, spec: serviceSpec({ state: ev.state, healthy: info?.healthy }) });
+          ctx.requeueAfter(0);
+        };
+        supervisor.on('event', onEvent);
+        ctx.signal.addEventListener(
+          'abort',
+          () => {
+            supervisor.off('event', onEvent);
+            pending.length = 0;
+          },
+          { once: true },
+        );
+      }
+      while (pending.length > 0) {
+        const { id, spec } = pending[0]!;
+        await ctx.state.apply(SERVICES_NAMESPACE, SERVICES_TYPE, id, spec);
+        pending.shift();
+      }
+      const desired = new Map<string, ServiceSpec>();
+      if (includeMachined) desired.set('machined', { running: true, healthy: false, unknown: true });
+      for (const info of supervisor.list()) desired.set(info.id, serviceSpec(info));
+
+      for (const [id, spec] of desired) await ctx.state.apply(SERVICES_NAMESPACE, SERVICES_TYPE, id, spec);
+      for (const r of await ctx.state.list(SERVICES_NAMESPACE, SERVICES_TYPE)) {
+        if (desired.has(r.metadata.id) || r.metadata.owner !== SERVICE_CONTROLLER) continue;
+        if (r.metadata.phase === 'running') await ctx.state.teardown(SERVICES_NAMESPACE, SERVICES_TYPE, r.metadata.id);
+        if (r.metadata.finalizers.length === 0) await ctx.state.destroy(SERVICES_NAMESPACE, SERVICES_TYPE, r.metadata.id);
+      }
+    },
+  };
+}

@@ -7,7 +7,8 @@ import type { PeerCertificate } from 'node:tls';
 import { RBAC, ROLES, allowed } from '../contract/rbac.ts';
 
 export const IMPERSONATOR_ROLE = 'os:impersonator';
-export const ROLES_METADATA = 'bronze-roles';
+/** The caller's roles, set by apid on every call it forwards (to a peer apid or a local daemon). */
+export const ROLES_METADATA = 'bronze-role';
 
 export interface AuthError {
   code: grpc.status;

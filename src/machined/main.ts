@@ -14,7 +14,14 @@ import { Reaper } from './reaper.ts';
 import { runSequence, type SequenceName, type TaskName } from './sequences.ts';
 import { serviceSpecs } from './services.ts';
 import { Supervisor } from './supervisor.ts';
-import { serveDaemon } from '../daemon/serve.ts';
+import { startMachinedApi } from './api/server.ts';
+import { EventBus, mirrorServiceEvents } from './api/events.ts';
+import { unavailable } from './api/common.ts';
+import { serviceController } from './controllers/services.ts';
+import { MemoryState } from '../state/memory.ts';
+import { ControllerRuntime } from '../state/controller.ts';
+import { DefinitionRegistry, bronzeDefinitions, publishDefinitions, registerDefinitions } from '../state/definitions.ts';
+import { newClientConfig, serializeClientConfig } from '../contract/clientconfig.ts';
 import { ApiCertificates, nodeAddresses } from './apicerts.ts';
 import { acquireConfig, type ConfigText } from './config/source.ts';
 import { nodeIdentity, type NodeIdentity } from './config/identity.ts';
@@ -38,6 +45,15 @@ export async function main(): Promise<void> {
   const only = !pid1 && process.env.BRONZE_SERVICES ? process.env.BRONZE_SERVICES.split(',').filter(Boolean) : undefined;
   const supervisor = new Supervisor(serviceSpecs({ UV_THREADPOOL_SIZE: '4' }, only), { log: (m) => log.info(m) });
   const reaper = new Reaper(() => supervisor.pids(), log);
+
+  // Resources and events: the state the API exposes, fed by controllers.
+  const state = new MemoryState();
+  const registry = new DefinitionRegistry();
+  registerDefinitions(registry, bronzeDefinitions);
+  const controllers = new ControllerRuntime(state, { log });
+  controllers.register(serviceController(supervisor));
+  const events = new EventBus();
+  mirrorServiceEvents(supervisor, events);
   const cmdline = () => readCmdline();
 
   let allRunningLogged = false;
@@ -117,7 +133,30 @@ export async function main(): Promise<void> {
       }),
     startReaper: () => reaper.start(),
     startApi: async () => {
-      machinedApi = await serveDaemon('machined', log);
+      await publishDefinitions(state, registry);
+      controllers.start();
+      machinedApi = await startMachinedApi({
+        supervisor,
+        log,
+        events,
+        state,
+        registry,
+        requestSequence: (seq, reason, actorId) => request(seq, reason, actorId),
+        generateClientConfiguration: async (req) => {
+          if (!identity?.ca.key) throw unavailable('this node has no OS CA key (no configuration yet, or a worker)');
+          const ttlSeconds = Number(req.crt_ttl?.seconds ?? 0);
+          const cfg = await newClientConfig({
+            contextName: identity.clusterName ?? 'bronze',
+            endpoints: [],
+            ca: { crt: identity.ca.crt, key: identity.ca.key },
+            roles: req.roles,
+            ttlMs: (ttlSeconds > 0 ? ttlSeconds : 365 * 24 * 3600) * 1000,
+          });
+          const ctx = cfg.contexts[cfg.context]!;
+          return { ca: Buffer.from(ctx.ca), crt: Buffer.from(ctx.crt), key: Buffer.from(ctx.key), talosconfig: Buffer.from(serializeClientConfig(cfg)) };
+        },
+        onError: (m) => log.warn(m),
+      });
     },
     apiCertificates: () => {
       if (!identity) return;
@@ -140,6 +179,7 @@ export async function main(): Promise<void> {
       await supervisor.stop();
       log.info('all services stopped');
       await machinedApi?.close();
+      await controllers.stop();
     },
     sync: () => sync(),
     unmountAll: () => unmountAll(log),
@@ -154,10 +194,11 @@ export async function main(): Promise<void> {
   };
 
   let inFlight: SequenceName | undefined;
-  const request = async (seq: SequenceName, why: string): Promise<void> => {
+  const request = async (seq: SequenceName, why: string, actorId = ''): Promise<void> => {
     if (inFlight) return log.info(`${why}: ${inFlight} already in progress`);
     inFlight = seq;
     log.info(`${why}: starting ${seq} sequence`);
+    events.publishSequence(seq, 'START', { actorId });
     await runSequence(seq, tasks, { pid1, log: (m) => log.info(m) });
     if (!pid1) process.exit(0);
   };

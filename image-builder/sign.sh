@@ -14,7 +14,10 @@ if [ ! -f "$key" ]; then
   echo "sign: made development key $key"
 fi
 openssl pkey -in "$key" -pubout -out "$out/signing-key.pub"
-(cd "$out" && find . -type f ! -name SHA256SUMS ! -name SHA256SUMS.sig ! -name signing-key.pub ! -path './build/*' ! -name '*.stage*' \
-  | sed 's|^\./||' | LC_ALL=C sort | xargs sha256sum > SHA256SUMS.tmp && mv SHA256SUMS.tmp SHA256SUMS)
+# The artifacts are the per-architecture directories (amd64/, arm64/), less build scratch.
+archs=$(cd "$out" && ls -d amd64 arm64 2>/dev/null || true)
+[ -n "$archs" ] || { echo "sign.sh: no artifacts in $out" >&2; exit 1; }
+(cd "$out" && find $archs -type f ! -path '*.stage*' ! -name '*.sock' \
+  | LC_ALL=C sort | xargs sha256sum > SHA256SUMS.tmp && mv SHA256SUMS.tmp SHA256SUMS)
 openssl pkeyutl -sign -inkey "$key" -rawin -in "$out/SHA256SUMS" -out "$out/SHA256SUMS.sig"
 echo "sign: $(wc -l < "$out/SHA256SUMS") artifacts in $out/SHA256SUMS, signed"

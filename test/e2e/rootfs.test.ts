@@ -46,3 +46,18 @@ describe('rootfs.sqsh', () => {
     }
   }, 600_000);
 });
+
+describe('signed checksums', () => {
+  it('verify, and a changed checksum list is refused', () => {
+    execFileSync('image-builder/verify.sh', ['_out'], { stdio: 'pipe' });
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-sig-'));
+    try {
+      for (const f of ['SHA256SUMS', 'SHA256SUMS.sig', 'signing-key.pub']) fs.copyFileSync(`_out/${f}`, `${tmp}/${f}`);
+      const sums = fs.readFileSync(`${tmp}/SHA256SUMS`, 'utf8');
+      fs.writeFileSync(`${tmp}/SHA256SUMS`, sums.replace(/^[0-9a-f]/, (c) => (c === '0' ? '1' : '0')));
+      expect(() => execFileSync('image-builder/verify.sh', [tmp], { stdio: 'pipe' })).toThrow(/BAD signature/);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});

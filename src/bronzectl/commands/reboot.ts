@@ -1,0 +1,15 @@
+// `bronzectl reboot [--mode default|powercycle]`: asks each node to reboot. As talosctl without
+// --wait, it prints nothing on success; follow the reboot with `bronzectl events`.
+import { Option, type Command } from 'commander';
+import type { Ctx } from '../cli.ts';
+
+export function register(program: Command, ctx: Ctx): void {
+  program
+    .command('reboot')
+    .description('Reboot a node')
+    .addOption(new Option('-m, --mode <mode>', 'select the reboot mode').choices(['default', 'powercycle']).default('default'))
+    .action(async (opts: { mode: 'default' | 'powercycle' }) => {
+      const s = ctx.session();
+      await s.fanOut((c, o) => c.machine.reboot({ mode: opts.mode === 'powercycle' ? 'POWERCYCLE' : 'DEFAULT' }, o));
+    });
+}

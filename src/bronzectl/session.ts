@@ -1,0 +1,241 @@
+// What every API command shares: the global flags resolved against the client config (context,
+// endpoints, nodes), one client per run, and talosctl's rules for naming nodes and reporting their
+// errors. A failure on any node is printed as `<node>: <error>` and makes the run exit non-zero,
+// while the other nodes' results are still shown.
+import { clientConfigPath, load, type ClientConfig, type ClientContext } from '../contract/clientconfig.ts';
+import { FieldError } from '../contract/secrets.ts';
+import { connect, type CallOptions, type Client } from '../client/client.ts';
+import { RpcError } from '../client/errors.ts';
+import { node as nodeMetadata, nodes as nodesMetadata } from '../client/metadata.ts';
+import type { Envelope, Item } from '../client/types.ts';
+
+export interface Writer {
+  write(chunk: string | Uint8Array): unknown;
+}
+
+export interface IO {
+  stdout: Writer;
+  stderr: Writer;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /** Aborted on SIGINT: streams end cleanly, calls are cancelled. */
+  signal?: AbortSignal;
+  /** Endpoint choice for the client (tests fix it); default random. */
+  random?: () => number;
+}
+
+export interface GlobalOptions {
+  bronzeconfig?: string;
+  context?: string;
+  endpoints: string[];
+  nodes: string[];
+}
+
+/** An error the user can act on: printed as is, exit code 1. */
+export class UserError extends Error {
+  override name = 'UserError';
+}
+
+export class Session {
+  failed = false;
+  /** Maintenance mode: TLS without certificates, straight to each node (set by --insecure). */
+  insecure = false;
+  #config: Promise<ClientConfig> | undefined;
+  #client: Client | undefined;
+  readonly #insecureClients = new Map<string, Client>();
+
+  constructor(
+    readonly io: IO,
+    readonly globals: GlobalOptions,
+  ) {}
+
+  get signal(): AbortSignal | undefined {
+    return this.io.signal;
+  }
+
+  out(s: string | Uint8Array): void {
+    this.io.stdout.write(s);
+  }
+
+  /** Prints `<node>: <message>` on stderr and marks the run failed. */
+  fail(node: string, message: string): void {
+    this.failed = true;
+    this.io.stderr.write(`${node ? `${node}: ` : ''}${message}\n`);
+  }
+
+  warn(message: string): void {
+    this.io.stderr.write(`${message}\n`);
+  }
+
+  configPath(): string {
+    return clientConfigPath(this.io.env, this.globals.bronzeconfig);
+  }
+
+  /** The client config, read once per run. */
+  config(): Promise<ClientConfig> {
+    this.#config ??= load(this.configPath()).catch((e: unknown) => {
+      throw e instanceof FieldError ? new UserError(e.message) : e;
+    });
+    return this.#config;
+  }
+
+  /** The context in use: --context, else the config's current one. */
+  async context(): Promise<{ name: string; context: ClientContext }> {
+    const cfg = await this.config();
+    const name = this.globals.context || cfg.context;
+    if (!name) throw new UserError(`${this.configPath()}: no current context (set one with \`bronzectl config context <name>\`)`);
+    const context = Object.hasOwn(cfg.contexts, name) ? cfg.contexts[name] : undefined;
+    if (!context) throw new UserError(`context ${JSON.stringify(name)} is not defined in ${this.configPath()}`);
+    return { name, context };
+  }
+
+  /** -n/--nodes, else the context's nodes (none: the endpoint answers for itself). */
+  async nodes(): Promise<string[]> {
+    if (this.globals.nodes.length > 0) return this.globals.nodes;
+    if (this.insecure) return [];
+    return (await this.context()).context.nodes;
+  }
+
+  async client(): Promise<Client> {
+    if (this.#client) return this.#client;
+    const { context } = await this.context();
+    const endpoints = this.globals.endpoints.length > 0 ? this.globals.endpoints : context.endpoints;
+    if (endpoints.length === 0) throw new UserError('no endpoints: pass -e/--endpoints or set them with `bronzectl config endpoint`');
+    try {
+      this.#client = connect({ endpoints, ca: context.ca, crt: context.crt, key: context.key, ...(this.io.random ? { random: this.io.random } : {}) });
+    } catch (e) {
+      throw new UserError((e as Error).message);
+    }
+    return this.#client;
+  }
+
+  /** Maintenance-mode targets: the nodes, else the endpoints, each dialled directly. */
+  insecureTargets(): string[] {
+    const t = this.globals.nodes.length > 0 ? this.globals.nodes : this.globals.endpoints;
+    if (t.length === 0) throw new UserError('--insecure needs the node to talk to: pass -n/--nodes (or -e/--endpoints)');
+    return t;
+  }
+
+  insecureClient(target: string): Client {
+    let c = this.#insecureClients.get(target);
+    if (!c) {
+      try {
+        c = connect({ endpoints: [target], insecure: true });
+      } catch (e) {
+        throw new UserError((e as Error).message);
+      }
+      this.#insecureClients.set(target, c);
+    }
+    return c;
+  }
+
+  callOptions(extra: Partial<CallOptions> = {}): CallOptions {
+    return { ...(this.io.signal ? { signal: this.io.signal } : {}), ...extra };
+  }
+
+  /**
+   * A unary machine/time call for every target node at once (`nodes` metadata), or for the
+   * endpoint itself when no node is given. Returns each node's item; prints each node's error.
+   */
+  async fanOut<M extends Item>(call: (c: Client, o: CallOptions) => Promise<Envelope<M>>): Promise<Array<{ node: string; msg: M }>> {
+    if (this.insecure) {
+      const out: Array<{ node: string; msg: M }> = [];
+      for (const target of this.insecureTargets()) {
+        out.push(...(await this.#collect(this.insecureClient(target), [target], call, this.callOptions())));
+      }
+      return out;
+    }
+    const targets = await this.nodes();
+    const client = await this.client();
+    return this.#collect(client, targets, call, this.callOptions(targets.length > 0 ? { metadata: nodesMetadata(targets) } : {}));
+  }
+
+  async #collect<M extends Item>(
+    client: Client,
+    targets: string[],
+    call: (c: Client, o: CallOptions) => Promise<Envelope<M>>,
+    opts: CallOptions,
+  ): Promise<Array<{ node: string; msg: M }>> {
+    let reply: Envelope<M>;
+    try {
+      reply = await call(client, opts);
+    } catch (e) {
+      this.fail(targets.length === 1 ? targets[0]! : e instanceof RpcError ? e.endpoint : client.currentEndpoint, errorText(e));
+      return [];
+    }
+    const msgs = reply.messages ?? [];
+    const out: Array<{ node: string; msg: M }> = [];
+    msgs.forEach((msg, i) => {
+      const node = this.label(client, targets, msg, i, msgs.length);
+      if (msg.metadata?.error) this.fail(node, msg.metadata.error);
+      else out.push({ node, msg });
+    });
+    return out;
+  }
+
+  /** The NODE of a reply item: its metadata hostname, else the node targeted, else the endpoint. */
+  label(client: Client, targets: readonly string[], msg: Item | undefined, index = 0, count = 1): string {
+    if (msg?.metadata?.hostname) return msg.metadata.hostname;
+    if (targets.length === 1) return targets[0]!;
+    if (targets.length > 1 && targets.length === count) return targets[index]!;
+    return client.currentEndpoint;
+  }
+
+  /**
+   * A server stream from every target node at once (`nodes` metadata). Items with an error are
+   * reported; the others go to onItem with their node's name. Ends cleanly on SIGINT.
+   */
+  async streamFanOut<M extends Item>(open: (c: Client, o: CallOptions) => AsyncIterable<M>, onItem: (node: string, msg: M) => void): Promise<void> {
+    const targets = await this.nodes();
+    const client = await this.client();
+    const opts = this.callOptions(targets.length > 0 ? { metadata: nodesMetadata(targets) } : {});
+    try {
+      for await (const msg of open(client, opts)) {
+        const node = this.label(client, targets, msg);
+        if (msg.metadata?.error) this.fail(node, msg.metadata.error);
+        else onItem(node, msg);
+      }
+    } catch (e) {
+      this.fail(targets.length === 1 ? targets[0]! : e instanceof RpcError ? e.endpoint : client.currentEndpoint, errorText(e));
+    }
+  }
+
+  /**
+   * Runs `fn` once per target node with `node` metadata (for APIs whose replies carry no node
+   * metadata, such as COSI), all nodes concurrently; `target` is undefined when no node is given
+   * (the endpoint answers: name it with `client.currentEndpoint` once the call is done). Errors
+   * are reported per node.
+   */
+  async perNode(fn: (c: Client, o: CallOptions, target: string | undefined) => Promise<void>): Promise<void> {
+    if (this.insecure) {
+      await Promise.all(this.insecureTargets().map((t) => this.#guard(t, () => fn(this.insecureClient(t), this.callOptions(), t))));
+      return;
+    }
+    const targets = await this.nodes();
+    const client = await this.client();
+    if (targets.length === 0) {
+      await this.#guard(undefined, () => fn(client, this.callOptions(), undefined), client);
+      return;
+    }
+    await Promise.all(targets.map((t) => this.#guard(t, () => fn(client, this.callOptions({ metadata: nodeMetadata(t) }), t))));
+  }
+
+  async #guard(node: string | undefined, fn: () => Promise<void>, client?: Client): Promise<void> {
+    try {
+      await fn();
+    } catch (e) {
+      if (this.signal?.aborted && e instanceof RpcError && e.code === 1) return;
+      if (e instanceof UserError) throw e;
+      this.fail(node ?? (e instanceof RpcError ? e.endpoint : (client?.currentEndpoint ?? '')), errorText(e));
+    }
+  }
+
+  close(): void {
+    this.#client?.close();
+    for (const c of this.#insecureClients.values()) c.close();
+  }
+}
+
+export function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

@@ -1,0 +1,293 @@
+// The Bronze API client: mTLS gRPC to apid (:50000) with Talos's endpoint semantics. Several
+// endpoints are one logical API: a call goes to one of them (the first call picks one at random,
+// later calls stay on the one that last answered) and fails over to the next when it is
+// UNAVAILABLE (refused, unreachable, TLS failure). The server certificate must name the
+// endpoint's host (an IP SAN for an address), as Node's TLS checks it.
+//
+// Node routing is the caller's choice per call, through metadata (./metadata.ts): none → the
+// endpoint answers itself; `node` → one node; `nodes` → fan-out.
+import * as grpc from '@grpc/grpc-js';
+import { serviceDefinition } from '../contract/protos.ts';
+import { parseEndpoint, type Endpoint } from './endpoint.ts';
+import { RpcError, toRpcError } from './errors.ts';
+import type * as T from './types.ts';
+
+export interface ConnectOptions {
+  /** One or more endpoints: host, host:port, [ipv6]:port. */
+  endpoints: string[];
+  /** PEM: the OS CA that issued the servers' certificates, the client certificate and its key. */
+  ca?: string;
+  crt?: string;
+  key?: string;
+  /**
+   * Maintenance mode: TLS without a client certificate and without verifying the server (the node
+   * has no identity yet). Only for apply-config to a fresh node.
+   */
+  insecure?: boolean;
+  /** Port for endpoints that name none (default 50000). */
+  defaultPort?: number;
+  /** Picks the first endpoint (tests pass a fixed one); default Math.random. */
+  random?: () => number;
+  channelOptions?: grpc.ChannelOptions;
+}
+
+export interface CallOptions {
+  /** Routing metadata from node() / nodes(), and anything else to send. */
+  metadata?: grpc.Metadata;
+  /** Aborting cancels the call: a stream then simply ends, a unary call rejects with CANCELLED. */
+  signal?: AbortSignal;
+  deadline?: Date | number;
+}
+
+type MethodDef = grpc.MethodDefinition<unknown, unknown>;
+
+const methods = new Map<string, MethodDef>();
+
+function method(path: string): MethodDef {
+  let def = methods.get(path);
+  if (def) return def;
+  const m = /^\/([^/]+)\/([^/]+)$/.exec(path);
+  if (!m) throw new Error(`bad method path ${path}`);
+  def = serviceDefinition(m[1]!)[m[2]!] as MethodDef | undefined;
+  if (!def) throw new Error(`unknown method ${path}`);
+  methods.set(path, def);
+  return def;
+}
+
+export class Client {
+  readonly endpoints: readonly Endpoint[];
+  readonly machine: MachineAPI;
+  readonly time: TimeAPI;
+  readonly state: StateAPI;
+  readonly #creds: grpc.ChannelCredentials;
+  readonly #channelOptions: grpc.ChannelOptions;
+  readonly #clients = new Map<number, grpc.Client>();
+  /** Index of the endpoint the next call tries first. */
+  #current: number;
+
+  constructor(opts: ConnectOptions) {
+    if (opts.endpoints.length === 0) throw new Error('no endpoints: pass --endpoints or set them in the client config');
+    this.endpoints = opts.endpoints.map((e) => parseEndpoint(e, opts.defaultPort));
+    if (opts.insecure) {
+      this.#creds = grpc.credentials.createSsl(null, null, null, { rejectUnauthorized: false, checkServerIdentity: () => undefined });
+    } else {
+      if (!opts.ca || !opts.crt || !opts.key) throw new Error('mTLS needs the CA certificate, the client certificate and its key');
+      this.#creds = grpc.credentials.createSsl(Buffer.from(opts.ca), Buffer.from(opts.key), Buffer.from(opts.crt));
+    }
+    this.#channelOptions = { 'grpc.max_receive_message_length': 64 << 20, ...opts.channelOptions };
+    this.#current = Math.min(this.endpoints.length - 1, Math.floor((opts.random ?? Math.random)() * this.endpoints.length));
+    this.machine = new MachineAPI(this);
+    this.time = new TimeAPI(this);
+    this.state = new StateAPI(this);
+  }
+
+  /** The endpoint (as written) that answered the last call, or the one the next call tries first. */
+  get currentEndpoint(): string {
+    return this.endpoints[this.#current]!.raw;
+  }
+
+  #client(i: number): grpc.Client {
+    let c = this.#clients.get(i);
+    if (!c) this.#clients.set(i, (c = new grpc.Client(this.endpoints[i]!.address, this.#creds, this.#channelOptions)));
+    return c;
+  }
+
+  /** Endpoint indexes in the order a call tries them. */
+  #order(): number[] {
+    const n = this.endpoints.length;
+    return Array.from({ length: n }, (_, k) => (this.#current + k) % n);
+  }
+
+  #callOptions(opts: CallOptions): grpc.CallOptions {
+    return opts.deadline !== undefined ? { deadline: opts.deadline } : {};
+  }
+
+  /** A unary call, failing over to the next endpoint on UNAVAILABLE. Rejects with RpcError. */
+  async unary<Res>(path: string, request: unknown, opts: CallOptions = {}): Promise<Res> {
+    const def = method(path);
+    let last: RpcError | undefined;
+    for (const i of this.#order()) {
+      const ep = this.endpoints[i]!.raw;
+      if (opts.signal?.aborted) throw new RpcError(grpc.status.CANCELLED, 'canceled', ep);
+      try {
+        const res = await new Promise<Res>((resolve, reject) => {
+          const cancel = () => call.cancel();
+          const call = this.#client(i).makeUnaryRequest(
+            def.path,
+            def.requestSerialize,
+            def.responseDeserialize,
+            request,
+            opts.metadata?.clone() ?? new grpc.Metadata(),
+            this.#callOptions(opts),
+            (err, value) => {
+              opts.signal?.removeEventListener('abort', cancel);
+              if (err) reject(err);
+              else resolve(value as Res);
+            },
+          );
+          opts.signal?.addEventListener('abort', cancel, { once: true });
+        });
+        this.#current = i;
+        return res;
+      } catch (e) {
+        last = toRpcError(e, ep);
+        if (last.code !== grpc.status.UNAVAILABLE) throw last;
+      }
+    }
+    throw last!;
+  }
+
+  /**
+   * A server-streaming call as an async iterable. It fails over to the next endpoint on
+   * UNAVAILABLE before the first message; an aborted signal ends the iteration without error;
+   * leaving the loop early cancels the call.
+   */
+  async *serverStream<Res>(path: string, request: unknown, opts: CallOptions = {}): AsyncGenerator<Res, void, undefined> {
+    const def = method(path);
+    const order = this.#order();
+    for (const [k, i] of order.entries()) {
+      const ep = this.endpoints[i]!.raw;
+      if (opts.signal?.aborted) return;
+      const call = this.#client(i).makeServerStreamRequest(
+        def.path,
+        def.requestSerialize,
+        def.responseDeserialize,
+        request,
+        opts.metadata?.clone() ?? new grpc.Metadata(),
+        this.#callOptions(opts),
+      );
+      const cancel = () => call.cancel();
+      opts.signal?.addEventListener('abort', cancel, { once: true });
+      let received = false;
+      let done = false;
+      try {
+        for await (const msg of call) {
+          if (!received) {
+            received = true;
+            this.#current = i;
+          }
+          yield msg as Res;
+        }
+        done = true;
+        this.#current = i;
+        return;
+      } catch (e) {
+        done = true;
+        if (opts.signal?.aborted) return;
+        const err = toRpcError(e, ep);
+        if (!received && err.code === grpc.status.UNAVAILABLE && k < order.length - 1) continue;
+        throw err;
+      } finally {
+        opts.signal?.removeEventListener('abort', cancel);
+        if (!done) call.cancel();
+      }
+    }
+  }
+
+  close(): void {
+    for (const c of this.#clients.values()) c.close();
+    this.#clients.clear();
+  }
+}
+
+/** Connects (lazily: the first call dials) to the API at `endpoints`. */
+export function connect(opts: ConnectOptions): Client {
+  return new Client(opts);
+}
+
+const EMPTY = {};
+
+/** machine.MachineService. Unary replies are envelopes: one item per node, errors in item metadata. */
+export class MachineAPI {
+  constructor(private readonly c: Client) {}
+
+  version(o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.Version>>('/machine.MachineService/Version', EMPTY, o);
+  }
+  hostname(o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.Hostname>>('/machine.MachineService/Hostname', EMPTY, o);
+  }
+  memory(o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.Memory>>('/machine.MachineService/Memory', EMPTY, o);
+  }
+  mounts(o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.Mounts>>('/machine.MachineService/Mounts', EMPTY, o);
+  }
+  processes(o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.Processes>>('/machine.MachineService/Processes', EMPTY, o);
+  }
+  serviceList(o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.ServiceList>>('/machine.MachineService/ServiceList', EMPTY, o);
+  }
+  serviceStart(id: string, o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.ServiceAction>>('/machine.MachineService/ServiceStart', { id }, o);
+  }
+  serviceStop(id: string, o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.ServiceAction>>('/machine.MachineService/ServiceStop', { id }, o);
+  }
+  serviceRestart(id: string, o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.ServiceAction>>('/machine.MachineService/ServiceRestart', { id }, o);
+  }
+  reboot(req: { mode?: T.RebootMode } = {}, o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.Reboot>>('/machine.MachineService/Reboot', req, o);
+  }
+  shutdown(req: { force?: boolean } = {}, o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.Shutdown>>('/machine.MachineService/Shutdown', req, o);
+  }
+  generateClientConfiguration(req: { roles: string[]; crt_ttl?: T.Duration }, o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.GenerateClientConfiguration>>('/machine.MachineService/GenerateClientConfiguration', req, o);
+  }
+  applyConfiguration(req: T.ApplyConfigurationRequest, o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.ApplyConfiguration>>('/machine.MachineService/ApplyConfiguration', req, o);
+  }
+  logs(req: T.LogsRequest, o?: CallOptions) {
+    return this.c.serverStream<T.Data>('/machine.MachineService/Logs', { namespace: 'system', tail_lines: -1, ...req }, o);
+  }
+  dmesg(req: T.DmesgRequest = {}, o?: CallOptions) {
+    return this.c.serverStream<T.Data>('/machine.MachineService/Dmesg', req, o);
+  }
+  events(req: T.EventsRequest = {}, o?: CallOptions) {
+    return this.c.serverStream<T.MachineEvent>('/machine.MachineService/Events', req, o);
+  }
+  list(req: T.ListRequest = {}, o?: CallOptions) {
+    return this.c.serverStream<T.FileInfo>('/machine.MachineService/List', req, o);
+  }
+  read(path: string, o?: CallOptions) {
+    return this.c.serverStream<T.Data>('/machine.MachineService/Read', { path }, o);
+  }
+}
+
+/** time.TimeService. */
+export class TimeAPI {
+  constructor(private readonly c: Client) {}
+
+  time(o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.Time>>('/time.TimeService/Time', EMPTY, o);
+  }
+  timeCheck(server: string, o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.Time>>('/time.TimeService/TimeCheck', { server }, o);
+  }
+}
+
+/** cosi.resource.State, read side. Replies carry no node metadata: target one node per call (`node`). */
+export class StateAPI {
+  constructor(private readonly c: Client) {}
+
+  async get(namespace: string, type: string, id: string, o?: CallOptions): Promise<T.WireResource> {
+    const res = await this.c.unary<{ resource: T.WireResource | null }>('/cosi.resource.State/Get', { namespace, type, id }, o);
+    if (!res.resource) throw new RpcError(grpc.status.NOT_FOUND, `${namespace}/${type}/${id}: empty reply`, this.c.currentEndpoint);
+    return res.resource;
+  }
+
+  async *list(namespace: string, type: string, o?: CallOptions): AsyncGenerator<T.WireResource, void, undefined> {
+    for await (const r of this.c.serverStream<{ resource: T.WireResource | null }>('/cosi.resource.State/List', { namespace, type }, o)) {
+      if (r.resource) yield r.resource;
+    }
+  }
+
+  async *watch(req: T.WatchRequest, o?: CallOptions): AsyncGenerator<T.WatchEvent, void, undefined> {
+    for await (const r of this.c.serverStream<{ event: T.WatchEvent[] }>('/cosi.resource.State/Watch', req, o)) {
+      yield* r.event;
+    }
+  }
+}

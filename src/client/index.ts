@@ -1,0 +1,6 @@
+// The Bronze API client library: connect() and the routing metadata helpers.
+export { Client, MachineAPI, StateAPI, TimeAPI, connect, type CallOptions, type ConnectOptions } from './client.ts';
+export { DEFAULT_API_PORT, parseEndpoint, type Endpoint } from './endpoint.ts';
+export { RpcError, codeName, isServiceError, toRpcError } from './errors.ts';
+export { node, nodes } from './metadata.ts';
+export * from './types.ts';

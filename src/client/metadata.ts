@@ -1,0 +1,23 @@
+// Which node(s) a call is for, as gRPC metadata apid routes on (as Talos's client.WithNode /
+// client.WithNodes): `node` names one node (the reply is that node's alone), `nodes` fans out to
+// several, one metadata value per node, every reply item stamped with its node.
+import * as grpc from '@grpc/grpc-js';
+
+/** Metadata targeting one node (key `node`). */
+export function node(name: string, md = new grpc.Metadata()): grpc.Metadata {
+  if (!name) throw new Error('node: empty node name');
+  md.remove('nodes');
+  md.set('node', name);
+  return md;
+}
+
+/** Metadata fanning out to every node given (key `nodes`, one value each); none: no routing. */
+export function nodes(names: readonly string[], md = new grpc.Metadata()): grpc.Metadata {
+  md.remove('node');
+  md.remove('nodes');
+  for (const n of names) {
+    if (!n) throw new Error('nodes: empty node name');
+    md.add('nodes', n);
+  }
+  return md;
+}

@@ -1,0 +1,164 @@
+// The client library against a real mTLS grpc-js server: routing metadata, endpoint failover,
+// server-name checks, client-certificate checks, maintenance (insecure) mode, stream cancellation.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as grpc from '@grpc/grpc-js';
+import { connect, node, nodes, parseEndpoint, RpcError } from '../../../src/client/index.ts';
+import { newCA } from '../../../src/pki/ca.ts';
+import { issueClientCert, issueServerCert } from '../../../src/pki/certs.ts';
+import { deadEndpoint, makePki, startApi, type FakeApi, type Pki } from './fixture.ts';
+
+const DAY = 86_400_000;
+let pki: Pki;
+let admin: { crt: string; key: string };
+let api: FakeApi;
+
+const version = (hostname: string) => ({ messages: [{ metadata: { hostname }, version: { tag: 'v9' } }] });
+
+beforeAll(async () => {
+  pki = await makePki();
+  admin = await issueClientCert(pki.ca, { commonName: 'admin', roles: ['os:admin'], ttlMs: DAY });
+  api = await startApi(pki, {
+    '/machine.MachineService/Version': { unary: () => version('n1') },
+    '/machine.MachineService/Dmesg': {
+      stream: async (_req, call) => {
+        call.write({ bytes: Buffer.from('first\n') });
+        await new Promise<void>((resolve) => call.on('cancelled', resolve));
+      },
+    },
+  });
+});
+
+afterAll(async () => {
+  await api.close();
+});
+
+const creds = () => ({ ca: pki.ca.crt, crt: admin.crt, key: admin.key });
+
+describe('parseEndpoint', () => {
+  it('defaults the port to 50000 and keeps an explicit one', () => {
+    expect(parseEndpoint('10.5.0.2')).toMatchObject({ host: '10.5.0.2', port: 50000, address: '10.5.0.2:50000' });
+    expect(parseEndpoint('127.0.0.1:50123')).toMatchObject({ host: '127.0.0.1', port: 50123 });
+    expect(parseEndpoint('node1.lab')).toMatchObject({ host: 'node1.lab', address: 'node1.lab:50000' });
+    expect(parseEndpoint('fd00::2')).toMatchObject({ host: 'fd00::2', address: '[fd00::2]:50000' });
+    expect(parseEndpoint('[fd00::2]:1234')).toMatchObject({ host: 'fd00::2', port: 1234 });
+  });
+
+  it('rejects what is not host[:port]', () => {
+    expect(() => parseEndpoint('')).toThrow(/empty/);
+    expect(() => parseEndpoint('h:99999')).toThrow(/out of range/);
+    expect(() => parseEndpoint('https://h/x')).toThrow(/want host/);
+  });
+});
+
+describe('connect', () => {
+  it('calls over mTLS and sends `node` / `nodes` metadata (one value per node)', async () => {
+    expect(nodes(['a', 'b', 'c']).get('nodes')).toEqual(['a', 'b', 'c']);
+    expect(node('x', nodes(['a'])).getMap()).toEqual({ node: 'x' });
+    const c = connect({ endpoints: [api.endpoint], ...creds() });
+    try {
+      expect((await c.machine.version()).messages[0]!.version!.tag).toBe('v9');
+      await c.machine.version({ metadata: node('n2') });
+      await c.machine.version({ metadata: nodes(['a', 'b', 'c']) });
+    } finally {
+      c.close();
+    }
+    const seen = api.calls.filter((x) => x.path === '/machine.MachineService/Version').slice(-3);
+    expect(seen.map((x) => [x.node, x.nodes])).toEqual([
+      [[], []],
+      [['n2'], []],
+      [[], ['a', 'b', 'c']],
+    ]);
+  });
+
+  it('fails over to the next endpoint when the first is down', async () => {
+    const dead = await deadEndpoint();
+    const c = connect({ endpoints: [dead, api.endpoint], ...creds(), random: () => 0 });
+    try {
+      expect(c.currentEndpoint).toBe(dead);
+      const r = await c.machine.version();
+      expect(r.messages[0]!.metadata!.hostname).toBe('n1');
+      expect(c.currentEndpoint).toBe(api.endpoint); // stays on the one that answered
+      // Streams fail over too.
+      const ac = new AbortController();
+      const c2 = connect({ endpoints: [dead, api.endpoint], ...creds(), random: () => 0 });
+      for await (const d of c2.machine.dmesg({}, { signal: ac.signal })) {
+        expect(d.bytes.toString()).toBe('first\n');
+        ac.abort();
+      }
+      c2.close();
+    } finally {
+      c.close();
+    }
+  });
+
+  it('reports UNAVAILABLE naming the endpoint when every endpoint is down', async () => {
+    const c = connect({ endpoints: [await deadEndpoint()], ...creds() });
+    try {
+      const err = await c.machine.version().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(RpcError);
+      expect((err as RpcError).code).toBe(grpc.status.UNAVAILABLE);
+      expect((err as RpcError).message).toMatch(/^rpc error: code = Unavailable desc = /);
+    } finally {
+      c.close();
+    }
+  });
+
+  it('checks the server certificate names the endpoint host (IP SAN)', async () => {
+    const other = await issueServerCert(pki.ca, { commonName: 'x', dnsNames: ['elsewhere.example'], ipAddresses: ['10.9.9.9'], ttlMs: DAY });
+    const wrong = await startApi(pki, { '/machine.MachineService/Version': { unary: () => version('w') } }, { cert: other });
+    const c = connect({ endpoints: [wrong.endpoint], ...creds() });
+    try {
+      await expect(c.machine.version()).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+      // `localhost` is in the good certificate's DNS SANs: a name endpoint is checked by name.
+      const byName = connect({ endpoints: [`localhost:${api.port}`], ...creds() });
+      await expect(byName.machine.version()).resolves.toBeDefined();
+      byName.close();
+    } finally {
+      c.close();
+      await wrong.close();
+    }
+  });
+
+  it('is refused with a client certificate from another CA', async () => {
+    const otherCA = await newCA({ commonName: 'other', validityDays: 1 });
+    const stranger = await issueClientCert(otherCA, { commonName: 'x', roles: ['os:admin'], ttlMs: DAY });
+    const c = connect({ endpoints: [api.endpoint], ca: pki.ca.crt, crt: stranger.crt, key: stranger.key });
+    try {
+      await expect(c.machine.version()).rejects.toBeInstanceOf(RpcError);
+    } finally {
+      c.close();
+    }
+  });
+
+  it('insecure mode talks TLS without a client certificate and without verifying the server', async () => {
+    const selfCA = await newCA({ commonName: 'maintenance', validityDays: 1 });
+    const cert = await issueServerCert(selfCA, { commonName: 'm', dnsNames: ['unrelated'], ttlMs: DAY });
+    const maint = await startApi({ ca: selfCA, server: cert }, { '/machine.MachineService/Version': { unary: () => version('m') } }, { requireClientCert: false });
+    const c = connect({ endpoints: [maint.endpoint], insecure: true });
+    try {
+      expect((await c.machine.version()).messages[0]!.metadata!.hostname).toBe('m');
+    } finally {
+      c.close();
+      await maint.close();
+    }
+    expect(() => connect({ endpoints: [maint.endpoint] })).toThrow(/CA certificate/);
+  });
+
+  it('ends a stream without error when the signal aborts', async () => {
+    const c = connect({ endpoints: [api.endpoint], ...creds() });
+    const ac = new AbortController();
+    const got: string[] = [];
+    try {
+      for await (const d of c.machine.dmesg({ follow: true }, { signal: ac.signal })) {
+        got.push(d.bytes.toString());
+        setTimeout(() => ac.abort(), 10);
+      }
+    } finally {
+      c.close();
+    }
+    expect(got).toEqual(['first\n']);
+  });
+});

@@ -76,7 +76,26 @@ describe('cosi.resource.State handlers', () => {
     expect(await collect(h.List, { namespace: 'other', type: 'svc' })).toEqual([]);
   });
 
-  it('writes are PERMISSION_DENIED', async () => {
+  it('a local daemon may write the types it owns, and only those; apid callers never', async () => {
+    const { h, state } = await setup();
+    const md = (owner?: string, roles?: string) => {
+      const m = new grpc.Metadata();
+      if (owner) m.set('bronze-owner', owner);
+      if (roles) m.set('bronze-role', roles);
+      return m;
+    };
+    const link = { metadata: { namespace: 'network', type: 'Links.net.bronze.dev', id: 'eth0', labels: { a: 'b' } }, spec: { yaml_spec: 'mtu: 1500\n' } };
+    await callUnary(h.Create, { resource: link }, md('networkd'));
+    expect((await state.get('network', 'Links.net.bronze.dev', 'eth0')).spec).toEqual({ mtu: 1500 });
+    await callUnary(h.Update, { new_resource: { ...link, spec: { yaml_spec: 'mtu: 9000\n' } } }, md('networkd'));
+    expect((await state.get('network', 'Links.net.bronze.dev', 'eth0')).spec).toEqual({ mtu: 9000 });
+    await expect(callUnary(h.Update, { new_resource: link }, md('udevd'))).rejects.toMatchObject({ code: 7, message: expect.stringMatching(/udevd may not write Links/) });
+    await expect(callUnary(h.Create, { resource: link }, md('networkd', 'os:admin'))).rejects.toMatchObject({ code: 7, message: 'resources are read-only through the API' });
+    await callUnary(h.Destroy, { namespace: 'network', type: 'Links.net.bronze.dev', id: 'eth0' }, md('networkd'));
+    await expect(state.get('network', 'Links.net.bronze.dev', 'eth0')).rejects.toThrow(/not found/);
+  });
+
+  it('writes without a daemon owner are PERMISSION_DENIED', async () => {
     const { h } = await setup();
     for (const m of ['Create', 'Update', 'Destroy'] as const) {
       await expect(callUnary(h[m], {})).rejects.toEqual({ code: 7, message: 'resources are read-only through the API' });

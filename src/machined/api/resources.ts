@@ -21,9 +21,10 @@
 import * as grpc from '@grpc/grpc-js';
 import YAML from 'yaml';
 import type { DefinitionRegistry, ResourceDefinition } from '../../state/definitions.ts';
-import type { Resource } from '../../state/resource.ts';
+import { ConflictError, NotFoundError, OwnerConflictError, PhaseConflictError, newResource, type Resource } from '../../state/resource.ts';
 import type { State, WatchEvent } from '../../state/state.ts';
 import { ApiError, invalidArgument, permissionDenied, serverStream, toTimestamp, unary, type Timestamp } from './common.ts';
+import { OWNER_METADATA_KEY, TYPE_OWNERS, mayWrite } from '../../contract/owners.ts';
 
 /** gRPC metadata key in which apid passes the caller's roles (one value per role). */
 export const ROLE_METADATA_KEY = 'bronze-role';
@@ -195,9 +196,33 @@ export function resourceHandlers(deps: ResourceApiDeps): ResourceHandlers {
     return { def, namespace: namespace || def.defaultNamespace };
   };
 
-  const readOnly = unary(() => {
-    throw permissionDenied(READ_ONLY_MESSAGE);
-  });
+  // Writes: never through apid (which always sets the caller's roles); a local daemon names
+  // itself and may write only the types it owns (src/contract/owners.ts).
+  const writerOf = (call: { metadata?: grpc.Metadata }): string => {
+    const owner = String(call.metadata?.get(OWNER_METADATA_KEY)[0] ?? '');
+    if (callerRoles(call) !== undefined || !owner) throw permissionDenied(READ_ONLY_MESSAGE);
+    return owner;
+  };
+  const mayWriteType = (owner: string, type: string | undefined): void => {
+    if (!type) throw invalidArgument('resource type is required');
+    if (!mayWrite(owner, type)) throw permissionDenied(`${owner} may not write ${type} (owner: ${TYPE_OWNERS[type] ?? 'none'})`);
+  };
+  const fromWire = (w: Partial<WireResource> | undefined): { namespace: string; type: string; id: string; labels: Record<string, string>; spec: unknown } => {
+    const m = w?.metadata;
+    if (!m?.namespace || !m.type || !m.id) throw invalidArgument('resource metadata needs namespace, type and id');
+    let spec: unknown = null;
+    try {
+      spec = w?.spec?.yaml_spec ? YAML.parse(w.spec.yaml_spec) : null;
+    } catch (err) {
+      throw invalidArgument(`spec: not YAML: ${(err as Error).message}`);
+    }
+    return { namespace: m.namespace, type: m.type, id: m.id, labels: { ...(m.labels ?? {}) }, spec };
+  };
+  const asApiError = (err: unknown): never => {
+    if (err instanceof NotFoundError) throw new ApiError(grpc.status.NOT_FOUND, err.message);
+    if (err instanceof ConflictError || err instanceof OwnerConflictError || err instanceof PhaseConflictError) throw new ApiError(grpc.status.FAILED_PRECONDITION, err.message);
+    throw err;
+  };
 
   return {
     Get: unary(async (req: { namespace?: string; type?: string; id?: string }, call) => {
@@ -286,8 +311,27 @@ export function resourceHandlers(deps: ResourceApiDeps): ResourceHandlers {
       },
     ),
 
-    Create: readOnly,
-    Update: readOnly,
-    Destroy: readOnly,
+    Create: unary(async (req: { resource?: WireResource }, call) => {
+      const owner = writerOf(call);
+      const r = fromWire(req.resource);
+      mayWriteType(owner, r.type);
+      const created = await state.create(newResource(r.namespace, r.type, r.id, r.spec, { labels: r.labels }), { owner }).catch(asApiError);
+      return { resource: toWireResource(created) };
+    }),
+    Update: unary(async (req: { new_resource?: WireResource }, call) => {
+      const owner = writerOf(call);
+      const r = fromWire(req.new_resource);
+      mayWriteType(owner, r.type);
+      const current = await state.get(r.namespace, r.type, r.id).catch(asApiError);
+      const updated = await state.update({ ...current, spec: r.spec, metadata: { ...current.metadata, labels: r.labels } }, { owner }).catch(asApiError);
+      return { resource: toWireResource(updated) };
+    }),
+    Destroy: unary(async (req: { namespace?: string; type?: string; id?: string }, call) => {
+      const owner = writerOf(call);
+      mayWriteType(owner, req.type);
+      if (!req.namespace || !req.id) throw invalidArgument('namespace and id are required');
+      await state.destroy(req.namespace, req.type!, req.id, { owner }).catch(asApiError);
+      return {};
+    }),
   };
 }

@@ -246,6 +246,8 @@ describe('machined API over a real unix socket', () => {
   it('Logs: the tail of a service, machined\'s own log, NOT_FOUND for an unknown id', async () => {
     const lines = (await collect(machine, 'Logs', { namespace: 'system', id: 'ticker', tail_lines: -1 })).map((d) => d.bytes.toString());
     expect(lines[0]).toBe('ticker ready\n');
+    // The ticker prints a line now and then; under load it may not have printed two yet.
+    for (let i = 0; i < 50 && (await collect(machine, 'Logs', { id: 'ticker', tail_lines: -1 })).length < 2; i++) await new Promise((r) => setTimeout(r, 100));
     expect(await collect(machine, 'Logs', { id: 'ticker', tail_lines: 2 })).toHaveLength(2);
     const own = (await collect(machine, 'Logs', { id: 'machined', tail_lines: -1 })).map((d) => d.bytes.toString()).join('');
     expect(own).toContain('service ticker: Running');

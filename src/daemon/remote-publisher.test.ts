@@ -1,0 +1,66 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KmsgLogger } from '../lib/log.ts';
+import { EventBus } from '../machined/api/events.ts';
+import { startMachinedApi } from '../machined/api/server.ts';
+import { Supervisor } from '../machined/supervisor.ts';
+import { DefinitionRegistry } from '../state/definitions.ts';
+import { MemoryState } from '../state/memory.ts';
+import type { WatchEvent } from '../state/state.ts';
+import { RemotePublisher } from './remote-publisher.ts';
+
+describe('RemotePublisher against machined\'s real resource API', () => {
+  let dir: string;
+  let api: { socket: string; close(): Promise<void> };
+  const state = new MemoryState();
+  const registry = new DefinitionRegistry();
+  registry.register({ type: 'Links.net.bronze.dev', displayType: 'Link', aliases: [], defaultNamespace: 'network', printColumns: [] });
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-pub-'));
+    api = await startMachinedApi({
+      supervisor: new Supervisor([]),
+      log: new KmsgLogger('test', false),
+      events: new EventBus(),
+      state,
+      registry,
+      requestSequence: () => {},
+      socket: path.join(dir, 'machined.sock'),
+    });
+  });
+  afterAll(async () => {
+    await api.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('creates, updates (only on change), lists, watches and destroys its own resources', async () => {
+    const pub = new RemotePublisher('networkd', api.socket);
+    const ctl = new AbortController();
+    const seen: WatchEvent[] = [];
+    const watching = (async () => {
+      for await (const ev of pub.watch('network', 'Links.net.bronze.dev', ctl.signal)) seen.push(ev);
+    })();
+    await pub.apply('network', 'Links.net.bronze.dev', 'eth0', { mtu: 1500, up: true }, { physical: 'true' });
+    const v1 = (await state.get('network', 'Links.net.bronze.dev', 'eth0')).metadata.version;
+    await pub.apply('network', 'Links.net.bronze.dev', 'eth0', { mtu: 1500, up: true }, { physical: 'true' });
+    expect((await state.get('network', 'Links.net.bronze.dev', 'eth0')).metadata.version).toBe(v1);
+    await pub.apply('network', 'Links.net.bronze.dev', 'eth0', { mtu: 9000, up: true }, { physical: 'true' });
+    const listed = await pub.list<{ mtu: number }>('network', 'Links.net.bronze.dev');
+    expect(listed.map((r) => [r.metadata.id, r.spec.mtu, r.metadata.owner])).toEqual([['eth0', 9000, 'networkd']]);
+    await pub.destroy('network', 'Links.net.bronze.dev', 'eth0');
+    await pub.destroy('network', 'Links.net.bronze.dev', 'eth0'); // absent: no error
+    for (let i = 0; i < 50 && !seen.some((e) => e.type === 'destroyed'); i++) await new Promise((r) => setTimeout(r, 50));
+    ctl.abort();
+    await watching;
+    expect(seen.map((e) => e.type)).toEqual(['bootstrapped', 'created', 'updated', 'destroyed']);
+    pub.close();
+  });
+
+  it('cannot write a type another daemon owns', async () => {
+    const pub = new RemotePublisher('udevd', api.socket);
+    await expect(pub.apply('network', 'Links.net.bronze.dev', 'eth1', {})).rejects.toMatchObject({ details: expect.stringMatching(/udevd may not write Links/) });
+    pub.close();
+  });
+});

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../lib/log.ts';
+import { MAINTENANCE_MARKER } from './maintenance.ts';
 
 type CaListener = (u: grpc.experimental.CaCertificateUpdate | null) => void;
 type IdListener = (u: grpc.experimental.IdentityCertificateUpdate | null) => void;
@@ -58,6 +59,11 @@ export class ApidCertificateSource implements grpc.experimental.CertificateProvi
 
   get certs(): ApidCerts | undefined {
     return this.current;
+  }
+
+  /** machined marks maintenance mode (no configuration yet) beside the certificates. */
+  get maintenance(): boolean {
+    return fs.existsSync(path.join(this.dir, MAINTENANCE_MARKER));
   }
 
   /** Resolves once certificates are present. */

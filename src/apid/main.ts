@@ -32,6 +32,7 @@ export async function main(): Promise<void> {
     peerPort,
     peerCredentials: () => peerCreds,
     log,
+    maintenance: () => certs.maintenance,
   });
   certs.onChange((c) => {
     peerCreds = c.clientCert && c.clientKey ? grpc.credentials.createSsl(c.ca, c.clientKey, c.clientCert) : undefined;

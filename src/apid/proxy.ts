@@ -7,6 +7,7 @@ import { serviceDefinition } from '../contract/protos.ts';
 import type { Logger } from '../lib/log.ts';
 import { ENVELOPE_SERVICES, LOCAL_BACKENDS, localSocketFor, serviceOf } from './backends.ts';
 import { ROLES_METADATA, authorize, callerRoles, type AuthError } from './authz.ts';
+import { MAINTENANCE_ROLE, maintenanceAuthorize } from './maintenance.ts';
 import { RouteError, routeOf, splitHostPort, type SelfIdentity } from './router.ts';
 import { errorEnvelope, errorMessage, stampEnvelope, stampMessage } from './wire.ts';
 
@@ -29,6 +30,8 @@ export interface ProxyOptions {
    * mode swaps this for its own rule.
    */
   authenticate?: (call: SurfaceCall) => string[] | AuthError;
+  /** True while the node has no configuration (src/apid/maintenance.ts). */
+  maintenance?: () => boolean;
 }
 
 type Target = { name: string; local: boolean; address: string };
@@ -87,6 +90,15 @@ export class ApiProxy {
 
   /** Checks the caller and resolves the route; returns an error to send instead. */
   private admit(path: string, call: SurfaceCall): { roles: string[]; targets: Target[]; mode: 'local' | 'one' | 'many' } | AuthError {
+    if (this.o.maintenance?.()) {
+      const refused = maintenanceAuthorize(path);
+      if (refused) return refused;
+      const route = routeOf(call.metadata);
+      if (route.kind === 'many' || (route.kind === 'one' && !this.o.self.isSelf(route.target))) {
+        return { code: grpc.status.FAILED_PRECONDITION, details: 'in maintenance mode a node answers only for itself' };
+      }
+      return { roles: [MAINTENANCE_ROLE], mode: 'local', targets: [this.target('', true)] };
+    }
     const roles = this.authenticate(call);
     if (!Array.isArray(roles)) return roles;
     const denied = authorize(path, roles);

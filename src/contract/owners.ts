@@ -7,7 +7,6 @@ export const TYPE_OWNERS: Readonly<Record<string, string>> = {
   'AddressStatuses.net.bronze.dev': 'networkd',
   'RouteStatuses.net.bronze.dev': 'networkd',
   'ResolverStatuses.net.bronze.dev': 'networkd',
-  'HostnameStatuses.net.bronze.dev': 'networkd',
   'NodeAddresses.net.bronze.dev': 'networkd',
   // timed
   'TimeStatuses.runtime.bronze.dev': 'timed',

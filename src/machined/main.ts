@@ -16,15 +16,15 @@ import { serviceSpecs } from './services.ts';
 import { Supervisor } from './supervisor.ts';
 import { startMachinedApi } from './api/server.ts';
 import { EventBus, mirrorServiceEvents } from './api/events.ts';
-import { unavailable } from './api/common.ts';
 import { serviceController } from './controllers/services.ts';
+import { machineConfigDefinition } from './controllers/machineconfig.ts';
+import { kernelParamController, kernelParamDefinition, procSys } from './controllers/sysctls.ts';
+import { hostnameController } from './controllers/hostname.ts';
 import { MemoryState } from '../state/memory.ts';
 import { ControllerRuntime } from '../state/controller.ts';
 import { DefinitionRegistry, bronzeDefinitions, publishDefinitions, registerDefinitions } from '../state/definitions.ts';
-import { newClientConfig, serializeClientConfig } from '../contract/clientconfig.ts';
-import { ApiCertificates, nodeAddresses } from './apicerts.ts';
-import { acquireConfig, type ConfigText } from './config/source.ts';
-import { nodeIdentity, type NodeIdentity } from './config/identity.ts';
+import { NodeConfig } from './node-config.ts';
+import { validateMachineConfig } from './config/validation.ts';
 import { apidListenAddress, secretsDir } from '../contract/paths.ts';
 import { splitHostPort } from '../apid/router.ts';
 
@@ -49,9 +49,15 @@ export async function main(): Promise<void> {
   // Resources and events: the state the API exposes, fed by controllers.
   const state = new MemoryState();
   const registry = new DefinitionRegistry();
-  registerDefinitions(registry, bronzeDefinitions);
+  registerDefinitions(registry, [...bronzeDefinitions, machineConfigDefinition, kernelParamDefinition]);
   const controllers = new ControllerRuntime(state, { log });
   controllers.register(serviceController(supervisor));
+  const defaultHostname = () => cmdline().get('bronze.hostname') || stableHostname(hostnameSeed());
+  if (pid1) {
+    // They change the kernel's state: only on a node, never in a host run.
+    controllers.register(kernelParamController(procSys()));
+    controllers.register(hostnameController((name) => sethostname(name), defaultHostname));
+  }
   const events = new EventBus();
   mirrorServiceEvents(supervisor, events);
   const cmdline = () => readCmdline();
@@ -96,21 +102,20 @@ export async function main(): Promise<void> {
     }, secs * 1000);
   };
 
-  let config: ConfigText | undefined;
-  let identity: NodeIdentity | undefined;
-  let apiCerts: ApiCertificates | undefined;
   let machinedApi: { close(): Promise<void> } | undefined;
-  const loadConfig = async () => {
-    // A host run (not PID 1) may name a file; a node reads kernel arguments.
-    const file = !pid1 ? process.env.BRONZE_CONFIG_FILE : undefined;
-    config = file ? { text: fs.readFileSync(file, 'utf8'), source: file } : await acquireConfig(cmdline(), log);
-    if (!config) {
-      log.warn('no machine configuration (bronze.config= or bronze.config.inline=): the API stays closed');
-      return;
-    }
-    identity = nodeIdentity(config.text);
-    log.info(`configuration from ${config.source}: ${identity.type}${identity.clusterName ? ` of cluster ${identity.clusterName}` : ''}`);
-  };
+  const listenHost = splitHostPort(apidListenAddress()).host;
+  const nodeConfig = new NodeConfig({
+    state,
+    log,
+    secretsDir: secretsDir(),
+    stateDir: process.env.BRONZE_STATE_DIR ?? '/system/state',
+    validate: validateMachineConfig,
+    reboot: (reason) => void request('reboot', reason),
+    extraAddresses: () => (listenHost === '::' || listenHost === '0.0.0.0' ? [] : [listenHost]),
+    certTtlMs: Number(process.env.BRONZE_API_CERT_TTL_MS ?? 24 * 3600 * 1000),
+    certCheckMs: Number(process.env.BRONZE_API_CERT_CHECK_MS ?? 30_000),
+    trustdPort: Number(process.env.BRONZE_TRUSTD_PORT ?? 50001),
+  });
 
   const tasks: Record<TaskName, () => void | Promise<void>> = {
     mountEarly: () => {
@@ -119,18 +124,14 @@ export async function main(): Promise<void> {
     },
     systemEtc: () => setupSystemEtc(log),
     hostname: () => {
-      const name = cmdline().get('bronze.hostname') || stableHostname(hostnameSeed());
+      const name = defaultHostname();
       sethostname(name);
       log.info(`hostname set to ${name}`);
     },
     // With ctrl-alt-del "off", the kernel sends SIGINT to PID 1 instead of rebooting at once.
     ctrlAltDelSignal: () => reboot(REBOOT.CAD_OFF),
-    loadConfig: () =>
-      loadConfig().catch((err: Error) => {
-        log.error(`machine configuration: ${err.message}`);
-        config = undefined;
-        identity = undefined;
-      }),
+    // A host run (not PID 1) may name a file; a node reads STATE, then kernel arguments.
+    loadConfig: () => nodeConfig.boot(cmdline(), !pid1 ? process.env.BRONZE_CONFIG_FILE : undefined),
     startReaper: () => reaper.start(),
     startApi: async () => {
       await publishDefinitions(state, registry);
@@ -142,39 +143,15 @@ export async function main(): Promise<void> {
         state,
         registry,
         requestSequence: (seq, reason, actorId) => request(seq, reason, actorId),
-        generateClientConfiguration: async (req) => {
-          if (!identity?.ca.key) throw unavailable('this node has no OS CA key (no configuration yet, or a worker)');
-          const ttlSeconds = Number(req.crt_ttl?.seconds ?? 0);
-          const cfg = await newClientConfig({
-            contextName: identity.clusterName ?? 'bronze',
-            endpoints: [],
-            ca: { crt: identity.ca.crt, key: identity.ca.key },
-            roles: req.roles,
-            ttlMs: (ttlSeconds > 0 ? ttlSeconds : 365 * 24 * 3600) * 1000,
-          });
-          const ctx = cfg.contexts[cfg.context]!;
-          return { ca: Buffer.from(ctx.ca), crt: Buffer.from(ctx.crt), key: Buffer.from(ctx.key), talosconfig: Buffer.from(serializeClientConfig(cfg)) };
-        },
+        generateClientConfiguration: (req) => nodeConfig.generateClientConfiguration(req),
+        applyConfiguration: (req) => nodeConfig.applyConfiguration(req),
         onError: (m) => log.warn(m),
       });
-    },
-    apiCertificates: () => {
-      if (!identity) return;
-      const listenHost = splitHostPort(apidListenAddress()).host;
-      const extra = listenHost === '::' || listenHost === '0.0.0.0' ? [] : [listenHost];
-      apiCerts = new ApiCertificates(identity, log, {
-        secretsDir: secretsDir(),
-        addresses: () => [...nodeAddresses(), ...extra],
-        ttlMs: Number(process.env.BRONZE_API_CERT_TTL_MS ?? 24 * 3600 * 1000),
-        checkEveryMs: Number(process.env.BRONZE_API_CERT_CHECK_MS ?? 30_000),
-        trustdPort: Number(process.env.BRONZE_TRUSTD_PORT ?? 50001),
-      });
-      void apiCerts.start();
     },
     startServices: () => supervisor.start(),
     watchPowerButton: () => watchPowerButton(log, () => void request('shutdown', 'power button')),
     stopServices: async () => {
-      apiCerts?.stop();
+      nodeConfig.stop();
       log.info('stopping services in reverse dependency order');
       await supervisor.stop();
       log.info('all services stopped');

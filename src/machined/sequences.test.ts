@@ -12,7 +12,7 @@ describe('sequences', () => {
     const ran: string[] = [];
     const impl = Object.fromEntries(TASKS.map((t) => [t, () => void ran.push(t)])) as Record<TaskName, () => void>;
     await runSequence('boot', impl, { pid1: false, log: () => {} });
-    expect(ran).toEqual(['loadConfig', 'startReaper', 'startApi', 'startServices', 'apiCertificates']);
+    expect(ran).toEqual(['loadConfig', 'startReaper', 'startApi', 'startServices']);
     ran.length = 0;
     await runSequence('shutdown', impl, { pid1: true, log: () => {} });
     expect(ran).toEqual(['stopServices', 'sync', 'unmountAll', 'sync', 'powerOff']);

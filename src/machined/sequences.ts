@@ -10,7 +10,6 @@ export const TASKS = [
   'startReaper',
   'startApi',
   'startServices',
-  'apiCertificates',
   'watchPowerButton',
   'stopServices',
   'sync',
@@ -32,7 +31,7 @@ export const SEQUENCES: Record<SequenceName, Phase[]> = {
     { name: 'earlyMounts', tasks: ['mountEarly', 'systemEtc'] },
     { name: 'identity', tasks: ['hostname', 'ctrlAltDelSignal'] },
     { name: 'config', tasks: ['loadConfig'] },
-    { name: 'services', tasks: ['startReaper', 'startApi', 'startServices', 'apiCertificates', 'watchPowerButton'] },
+    { name: 'services', tasks: ['startReaper', 'startApi', 'startServices', 'watchPowerButton'] },
   ],
   shutdown: [
     { name: 'stopServices', tasks: ['stopServices'] },

@@ -45,6 +45,8 @@ export interface MachinedApiDeps {
   /** Absent until the node has a machine configuration: the RPC then answers UNAVAILABLE.
    *  May throw an ApiError to choose the status (e.g. INVALID_ARGUMENT for unknown roles). */
   generateClientConfiguration?: (req: GenerateClientConfigurationRequest) => Promise<GeneratedClientConfiguration>;
+  /** ApplyConfiguration; UNAVAILABLE when absent. */
+  applyConfiguration?: (req: any) => Promise<unknown>;
   /** Where failures that no caller sees are reported (e.g. a rejected sequence request). */
   onError?: (msg: string) => void;
 
@@ -80,6 +82,10 @@ export async function startMachinedApi(deps: MachinedApiDeps): Promise<MachinedA
   const { metadata: _stamped, ...version } = versionReply().messages[0]!;
   server.addService(serviceDefinition('machine.MachineService'), {
     Version: unary(() => ({ messages: [version] })),
+    ApplyConfiguration: unary(async (req: unknown) => {
+      if (!deps.applyConfiguration) throw unavailable('this node does not take configurations');
+      return deps.applyConfiguration(req);
+    }),
     GenerateClientConfiguration: unary(async (req: GenerateClientConfigurationRequest) => {
       if (!deps.generateClientConfiguration) throw unavailable('no machine configuration yet');
       return { messages: [await deps.generateClientConfiguration(req)] };

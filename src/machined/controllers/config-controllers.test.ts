@@ -1,0 +1,69 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ControllerRuntime } from '../../state/controller.ts';
+import { MemoryState } from '../../state/memory.ts';
+import { newResource } from '../../state/resource.ts';
+import { hostnameController } from './hostname.ts';
+import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, machineConfigSpec } from './machineconfig.ts';
+import { kernelParamController, procSys } from './sysctls.ts';
+
+const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+const until = async (fn: () => Promise<boolean> | boolean) => {
+  for (let i = 0; i < 100; i++) {
+    if (await fn()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error('condition not reached');
+};
+
+describe('config controllers', () => {
+  let runtime: ControllerRuntime | undefined;
+  let dir: string | undefined;
+  afterEach(async () => {
+    await runtime?.stop();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function publish(state: MemoryState, text: string) {
+    const spec = machineConfigSpec(text);
+    const existing = await state.get(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID).catch(() => undefined);
+    if (existing) await state.update({ ...existing, spec }, { owner: 'machined' });
+    else await state.create(newResource(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID, spec), { owner: 'machined' });
+  }
+
+  it('sets sysctls from the configuration, publishes them, and restores a removed one', async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-sysctl-'));
+    fs.mkdirSync(path.join(dir, 'net/ipv4'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'net/ipv4/ip_forward'), '0\n');
+    fs.mkdirSync(path.join(dir, 'vm'));
+    fs.writeFileSync(path.join(dir, 'vm/swappiness'), '60\n');
+    const state = new MemoryState();
+    runtime = new ControllerRuntime(state, { log: quiet });
+    runtime.register(kernelParamController(procSys(dir)));
+    runtime.start();
+    await publish(state, 'version: v1alpha1\nmachine:\n  sysctls:\n    net.ipv4.ip_forward: "1"\n    vm.swappiness: "10"\n');
+    await until(() => fs.readFileSync(path.join(dir!, 'vm/swappiness'), 'utf8') === '10');
+    expect(fs.readFileSync(path.join(dir, 'net/ipv4/ip_forward'), 'utf8')).toBe('1');
+    await until(async () => (await state.list('runtime', 'KernelParamStatuses.runtime.bronze.dev')).length === 2);
+    expect((await state.get('runtime', 'KernelParamStatuses.runtime.bronze.dev', 'vm.swappiness')).spec).toEqual({ current: '10', default: '60', unsupported: false });
+    await publish(state, 'version: v1alpha1\nmachine:\n  sysctls:\n    net.ipv4.ip_forward: "1"\n');
+    await until(() => fs.readFileSync(path.join(dir!, 'vm/swappiness'), 'utf8') === '60');
+    await until(async () => (await state.list('runtime', 'KernelParamStatuses.runtime.bronze.dev')).length === 1);
+  });
+
+  it('sets the hostname from HostnameConfig, else machine.network.hostname, else the default', async () => {
+    const state = new MemoryState();
+    const set: string[] = [];
+    runtime = new ControllerRuntime(state, { log: quiet });
+    runtime.register(hostnameController((n) => set.push(n), () => 'bronze-abc123'));
+    runtime.start();
+    await until(() => set.at(-1) === 'bronze-abc123');
+    await publish(state, 'version: v1alpha1\nmachine:\n  network:\n    hostname: node1.example.org\n');
+    await until(() => set.at(-1) === 'node1');
+    expect((await state.get('network', 'HostnameStatuses.net.bronze.dev', 'hostname')).spec).toEqual({ hostname: 'node1', domainname: 'example.org' });
+    await publish(state, 'version: v1alpha1\nmachine: {}\n---\napiVersion: v1alpha1\nkind: HostnameConfig\nhostname: edge7\n');
+    await until(() => set.at(-1) === 'edge7');
+  });
+});

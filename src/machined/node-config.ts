@@ -1,0 +1,190 @@
+// The node's configuration and the identity that follows from it, from boot to live changes:
+//   boot:   STATE (a configuration applied before) → kernel arguments → maintenance mode
+//   apply:  ApplyConfiguration (validated; modes auto/no-reboot/reboot/staged/try; dry run)
+// Activating a configuration publishes it as the MachineConfig resource (controllers
+// reconcile it into the system), gives apid and trustd their certificates, and ends
+// maintenance mode. A configuration that fails validation at boot leaves the node in
+// maintenance mode, its errors on the console and in the machinestatus resource.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { MAINTENANCE_MARKER } from '../apid/maintenance.ts';
+import { newClientConfig, serializeClientConfig } from '../contract/clientconfig.ts';
+import { writeFileAtomic } from '../lib/atomic.ts';
+import type { Logger } from '../lib/log.ts';
+import { newCA } from '../pki/ca.ts';
+import { issueServerCert } from '../pki/certs.ts';
+import type { State } from '../state/state.ts';
+import { newResource } from '../state/resource.ts';
+import { machineStatusDefinition } from '../state/definitions.ts';
+import { ApiError, unavailable, invalidArgument } from './api/common.ts';
+import { ApiCertificates, certificateNames, nodeAddresses } from './apicerts.ts';
+import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, machineConfigSpec } from './controllers/machineconfig.ts';
+import { nodeIdentity, type NodeIdentity } from './config/identity.ts';
+import { ConfigManager, ConfigRejected, type ApplyMode, type Validation } from './config/manager.ts';
+import { acquireConfig } from './config/source.ts';
+import type { Cmdline } from './cmdline.ts';
+import * as grpc from '@grpc/grpc-js';
+
+export interface NodeConfigOptions {
+  state: State;
+  log: Logger;
+  secretsDir: string;
+  stateDir: string;
+  validate: (text: string) => Validation;
+  reboot: (reason: string) => void;
+  /** Extra names for the API certificate (apid's listen address in host runs). */
+  extraAddresses: () => string[];
+  certTtlMs: number;
+  certCheckMs: number;
+  trustdPort: number;
+}
+
+const OWNER = 'machined';
+
+export class NodeConfig {
+  identity: NodeIdentity | undefined;
+  private apiCerts: ApiCertificates | undefined;
+  readonly manager: ConfigManager;
+
+  constructor(private readonly o: NodeConfigOptions) {
+    this.manager = new ConfigManager({
+      stateDir: o.stateDir,
+      validate: (text) => {
+        const v = o.validate(text);
+        // What the node itself needs, on top of the schema.
+        try {
+          nodeIdentity(text);
+        } catch (err) {
+          return { errors: [...v.errors, (err as Error).message], warnings: v.warnings };
+        }
+        return v;
+      },
+      activate: (text) => this.activate(text),
+      reboot: o.reboot,
+      log: o.log,
+    });
+  }
+
+  get maintenance(): boolean {
+    return this.identity === undefined;
+  }
+
+  /** Finds the configuration at boot; without a valid one the node enters maintenance mode. */
+  async boot(cmdline: Cmdline, hostRunFile?: string): Promise<void> {
+    const { log } = this.o;
+    let text: string | undefined;
+    let source = '';
+    let persist = false;
+    const stored = this.manager.persisted();
+    try {
+      if (hostRunFile) [text, source] = [fs.readFileSync(hostRunFile, 'utf8'), hostRunFile];
+      else if (stored !== undefined) [text, source] = [stored, `STATE (${this.manager.file})`];
+      else {
+        const got = await acquireConfig(cmdline, log);
+        if (got) [text, source, persist] = [got.text, got.source, true];
+      }
+    } catch (err) {
+      log.error(`machine configuration: ${(err as Error).message}`);
+    }
+    if (text === undefined) return this.enterMaintenance(['no machine configuration (STATE, bronze.config=, bronze.config.inline=)']);
+    const v = this.manager.validate(text);
+    if (v.errors.length) {
+      log.error(`machine configuration from ${source} is invalid:\n${v.errors.join('\n')}`);
+      return this.enterMaintenance(v.errors.map((e) => `invalid configuration from ${source}: ${e}`));
+    }
+    await this.manager.adopt(text, persist);
+    log.info(`configuration from ${source}: ${this.identity!.type}${this.identity!.clusterName ? ` of cluster ${this.identity!.clusterName}` : ''}`);
+  }
+
+  private async enterMaintenance(reasons: string[]): Promise<void> {
+    const { log, secretsDir } = this.o;
+    const dir = path.join(secretsDir, 'apid');
+    // A throwaway self-signed identity: clients connect with --insecure.
+    const ca = await newCA({ commonName: 'bronze maintenance', validityDays: 7 });
+    const names = certificateNames({ type: 'worker', ca: { crt: ca.crt }, token: '', certSANs: [] }, [...nodeAddresses(), ...this.o.extraAddresses()], os.hostname());
+    const server = await issueServerCert(ca, { commonName: os.hostname(), dnsNames: names.dns, ipAddresses: names.ips, ttlMs: 7 * 24 * 3600_000 });
+    await writeFileAtomic(path.join(dir, MAINTENANCE_MARKER), reasons.join('\n') + '\n');
+    await writeFileAtomic(path.join(dir, 'ca.crt'), ca.crt);
+    await writeFileAtomic(path.join(dir, 'server.key'), server.key);
+    await writeFileAtomic(path.join(dir, 'server.crt'), server.crt);
+    await this.status('maintenance', reasons);
+    log.warn(`maintenance mode: ${reasons.join('; ')}`);
+    log.warn('waiting for a configuration: bronzectl apply-config --insecure -n <node address> -f <config.yaml>');
+  }
+
+  private async status(stage: string, unmet: string[]): Promise<void> {
+    const spec = { stage, ready: unmet.length === 0, unmetConditions: unmet.map((reason) => ({ name: 'config', reason })) };
+    const ns = machineStatusDefinition.defaultNamespace;
+    const existing = await this.o.state.get(ns, machineStatusDefinition.type, 'machine').catch(() => undefined);
+    if (existing) await this.o.state.update({ ...existing, spec }, { owner: OWNER });
+    else await this.o.state.create(newResource(ns, machineStatusDefinition.type, 'machine', spec), { owner: OWNER });
+  }
+
+  /** Makes `text` (already validated) the running configuration. */
+  private async activate(text: string): Promise<void> {
+    const identity = nodeIdentity(text);
+    const wasMaintenance = this.maintenance;
+    const spec = machineConfigSpec(text);
+    const existing = await this.o.state.get(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID).catch(() => undefined);
+    if (existing) await this.o.state.update({ ...existing, spec }, { owner: OWNER });
+    else await this.o.state.create(newResource(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID, spec), { owner: OWNER });
+    if (JSON.stringify(identity) !== JSON.stringify(this.identity)) {
+      this.apiCerts?.stop();
+      this.identity = identity;
+      this.apiCerts = new ApiCertificates(identity, this.o.log, {
+        secretsDir: this.o.secretsDir,
+        addresses: () => [...nodeAddresses(), ...this.o.extraAddresses()],
+        ttlMs: this.o.certTtlMs,
+        checkEveryMs: this.o.certCheckMs,
+        trustdPort: this.o.trustdPort,
+      });
+      await this.apiCerts.start();
+    }
+    if (wasMaintenance) {
+      fs.rmSync(path.join(this.o.secretsDir, 'apid', MAINTENANCE_MARKER), { force: true });
+      this.o.log.info('left maintenance mode: the API now requires client certificates');
+    }
+    await this.status('running', []);
+  }
+
+  stop(): void {
+    this.apiCerts?.stop();
+  }
+
+  /** The ApplyConfiguration RPC. */
+  async applyConfiguration(req: { data?: Uint8Array; mode?: string; dry_run?: boolean; try_mode_timeout?: { seconds?: string | number } | null }) {
+    const text = Buffer.from(req.data ?? []).toString('utf8');
+    if (!text.trim()) throw invalidArgument('the configuration is empty');
+    const mode = (req.mode ?? 'REBOOT') as ApplyMode;
+    try {
+      const r = await this.manager.apply(text, this.maintenance && mode === 'REBOOT' ? 'NO_REBOOT' : mode, {
+        dryRun: req.dry_run,
+        tryTimeoutMs: Number(req.try_mode_timeout?.seconds ?? 0) * 1000,
+      });
+      this.o.log.info(`ApplyConfiguration: ${r.details.split('\n')[0]}`);
+      return { messages: [{ warnings: r.warnings, mode: r.mode, mode_details: r.details }] };
+    } catch (err) {
+      if (err instanceof ConfigRejected) {
+        throw new ApiError(err.kind === 'invalid' ? grpc.status.INVALID_ARGUMENT : grpc.status.FAILED_PRECONDITION, `configuration refused:\n${err.errors.join('\n')}`);
+      }
+      throw err;
+    }
+  }
+
+  /** The GenerateClientConfiguration RPC: a client certificate from the OS CA. */
+  async generateClientConfiguration(req: { roles: string[]; crt_ttl?: { seconds: string | number } | null }) {
+    const id = this.identity;
+    if (!id?.ca.key) throw unavailable('this node has no OS CA key (no configuration yet, or a worker)');
+    const ttlSeconds = Number(req.crt_ttl?.seconds ?? 0);
+    const cfg = await newClientConfig({
+      contextName: id.clusterName ?? 'bronze',
+      endpoints: [],
+      ca: { crt: id.ca.crt, key: id.ca.key },
+      roles: req.roles,
+      ttlMs: (ttlSeconds > 0 ? ttlSeconds : 365 * 24 * 3600) * 1000,
+    });
+    const ctx = cfg.contexts[cfg.context]!;
+    return { ca: Buffer.from(ctx.ca), crt: Buffer.from(ctx.crt), key: Buffer.from(ctx.key), talosconfig: Buffer.from(serializeClientConfig(cfg)) };
+  }
+}

@@ -1,0 +1,105 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigManager, ConfigRejected, configDiff, rebootReasons } from './manager.ts';
+
+const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+const base = 'version: v1alpha1\nmachine:\n  type: controlplane\n  network:\n    hostname: a\n  sysctls:\n    vm.swappiness: "10"\ncluster:\n  clusterName: c\n';
+
+describe('what needs a reboot', () => {
+  it('nothing for live sections and kinds, the field for the rest', () => {
+    expect(rebootReasons(undefined, base)).toEqual([]);
+    expect(rebootReasons(base, base.replace('hostname: a', 'hostname: b').replace('"10"', '"20"'))).toEqual([]);
+    expect(rebootReasons(base, base + '---\napiVersion: v1alpha1\nkind: HostnameConfig\nhostname: x\n')).toEqual([]);
+    expect(rebootReasons(base, base.replace('type: controlplane', 'type: worker'))).toEqual(['machine.type changed']);
+    expect(rebootReasons(base, base.replace('clusterName: c', 'clusterName: d'))).toEqual(['cluster.clusterName changed']);
+  });
+  it('diffs as a unified diff', () => {
+    expect(configDiff(base, base.replace('hostname: a', 'hostname: b'))).toMatch(/-    hostname: a\n\+    hostname: b/);
+  });
+});
+
+describe('ConfigManager', () => {
+  let dir: string;
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  function manager(validate = (t: string) => ({ errors: t.includes('bad') ? ['machine.network.hostname: bad'] : [], warnings: [] })) {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-cfgmgr-'));
+    const activated: string[] = [];
+    const reboots: string[] = [];
+    const m = new ConfigManager({ stateDir: dir, validate, activate: async (t) => void activated.push(t), reboot: (r) => reboots.push(r), log: quiet });
+    return { m, activated, reboots };
+  }
+
+  it('applies live in no-reboot and auto modes, persisting the file', async () => {
+    const { m, activated, reboots } = manager();
+    await m.adopt(base, true);
+    const next = base.replace('hostname: a', 'hostname: b');
+    const r = await m.apply(next, 'AUTO');
+    expect(r.mode).toBe('NO_REBOOT');
+    expect(activated.at(-1)).toBe(next);
+    expect(fs.readFileSync(path.join(dir, 'config.yaml'), 'utf8')).toBe(next);
+    expect(fs.statSync(path.join(dir, 'config.yaml')).mode & 0o777).toBe(0o600);
+    expect(reboots).toEqual([]);
+  });
+
+  it('resolves auto to a reboot when needed, and refuses no-reboot then', async () => {
+    const { m, reboots } = manager();
+    await m.adopt(base, true);
+    const next = base.replace('clusterName: c', 'clusterName: z');
+    await expect(m.apply(next, 'NO_REBOOT')).rejects.toMatchObject({ kind: 'needs-reboot' });
+    expect(fs.readFileSync(path.join(dir, 'config.yaml'), 'utf8')).toBe(base);
+    expect((await m.apply(next, 'AUTO')).mode).toBe('REBOOT');
+    expect(reboots).toHaveLength(1);
+    expect(m.persisted()).toBe(next);
+  });
+
+  it('refuses an invalid configuration and leaves everything as it was', async () => {
+    const { m, activated } = manager();
+    await m.adopt(base, true);
+    const err = await m.apply(base.replace('hostname: a', 'hostname: bad'), 'NO_REBOOT').catch((e) => e);
+    expect(err).toBeInstanceOf(ConfigRejected);
+    expect(err.errors).toEqual(['machine.network.hostname: bad']);
+    expect(activated).toEqual([base]);
+    expect(m.persisted()).toBe(base);
+    expect(fs.readdirSync(dir)).toEqual(['config.yaml']);
+  });
+
+  it('dry run changes nothing and reports the diff', async () => {
+    const { m, activated } = manager();
+    await m.adopt(base, true);
+    const r = await m.apply(base.replace('hostname: a', 'hostname: b'), 'NO_REBOOT', { dryRun: true });
+    expect(r.details).toMatch(/Dry run/);
+    expect(r.diff).toMatch(/\+    hostname: b/);
+    expect(activated).toEqual([base]);
+    expect(m.persisted()).toBe(base);
+  });
+
+  it('staged persists for the next boot without activating', async () => {
+    const { m, activated } = manager();
+    await m.adopt(base, true);
+    const next = base.replace('clusterName: c', 'clusterName: s');
+    expect((await m.apply(next, 'STAGED')).mode).toBe('STAGED');
+    expect(activated).toEqual([base]);
+    expect(m.persisted()).toBe(next);
+  });
+
+  it('try mode rolls back after the timeout unless confirmed', async () => {
+    const { m, activated } = manager();
+    await m.adopt(base, true);
+    const tried = base.replace('hostname: a', 'hostname: t');
+    await m.apply(tried, 'TRY', { tryTimeoutMs: 150 });
+    expect(m.current).toBe(tried);
+    expect(m.persisted()).toBe(base);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(m.current).toBe(base);
+    expect(activated.at(-1)).toBe(base);
+    // confirmed: applying it in no-reboot mode keeps it
+    await m.apply(tried, 'TRY', { tryTimeoutMs: 150 });
+    await m.apply(tried, 'NO_REBOOT');
+    await new Promise((r) => setTimeout(r, 400));
+    expect(m.current).toBe(tried);
+    expect(m.persisted()).toBe(tried);
+  });
+});

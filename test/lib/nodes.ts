@@ -13,7 +13,8 @@ export interface NodeOptions {
   address: string;
   apiPort: number;
   trustdPort?: number;
-  config: string;
+  /** Omitted: the node boots into maintenance mode. */
+  config?: string;
   services: string[];
   env?: Record<string, string>;
 }
@@ -33,13 +34,14 @@ export class HostNode {
 
   start(): this {
     const configFile = path.join(this.dir, 'config.yaml');
-    fs.writeFileSync(configFile, this.o.config);
+    if (this.o.config !== undefined) fs.writeFileSync(configFile, this.o.config);
     const env: Record<string, string> = {
       ...(process.env as Record<string, string>),
       BRONZE_RUN_DIR: path.join(this.dir, 'run'),
       BRONZE_SECRETS_DIR: path.join(this.dir, 'secrets'),
       BRONZE_NATIVE_DIR: path.join(this.dir, 'native'),
-      BRONZE_CONFIG_FILE: configFile,
+      ...(this.o.config !== undefined ? { BRONZE_CONFIG_FILE: configFile } : {}),
+      BRONZE_STATE_DIR: path.join(this.dir, 'state'),
       BRONZE_SERVICES: this.o.services.join(','),
       BRONZE_APID_LISTEN: this.endpoint,
       BRONZE_APID_PEER_PORT: String(this.o.apiPort),

@@ -1,0 +1,76 @@
+// Maintenance mode between real processes: a node without configuration serves its API with a
+// self-signed certificate and no client certificate, only apply-config and read-only calls;
+// a valid configuration applied that way ends maintenance mode (client certificates required
+// from then on) and is persisted; an invalid one is refused with its errors.
+import * as grpc from '@grpc/grpc-js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateConfigs } from '../../src/contract/genconfig.ts';
+import { serviceClient } from '../../src/contract/protos.ts';
+import { generateSecrets, type SecretsBundle } from '../../src/contract/secrets.ts';
+import { issueClientCert } from '../../src/pki/certs.ts';
+import { HostNode } from '../lib/nodes.ts';
+import { freePort } from '../lib/ports.ts';
+
+type Cb = (e: grpc.ServiceError | null, r?: any) => void;
+type MachineClient = grpc.Client & Record<'Version' | 'Reboot' | 'ApplyConfiguration', (req: object, md: grpc.Metadata, opts: grpc.CallOptions, cb: Cb) => void>;
+const Machine = serviceClient('machine.MachineService');
+
+/** TLS without verifying the server, no client certificate: what `--insecure` does. */
+function insecure(endpoint: string): MachineClient {
+  return new Machine(endpoint, grpc.credentials.createSsl(null, null, null, { checkServerIdentity: () => undefined, rejectUnauthorized: false })) as unknown as MachineClient;
+}
+function call(c: MachineClient, m: 'Version' | 'Reboot' | 'ApplyConfiguration', req: object = {}): Promise<any> {
+  return new Promise((resolve, reject) => c[m](req, new grpc.Metadata(), { deadline: Date.now() + 20_000 }, (e, r) => (e ? reject(e) : resolve(r))));
+}
+
+describe('maintenance mode over real processes', () => {
+  let node: HostNode;
+  let secrets: SecretsBundle;
+  let controlplane: string;
+
+  beforeAll(async () => {
+    secrets = await generateSecrets();
+    controlplane = generateConfigs({ clusterName: 'm', endpoint: 'https://127.0.0.30:6443', secrets }).controlplane;
+    node = new HostNode({ name: 'maint', address: '127.0.0.30', apiPort: await freePort(), services: ['apid'] }).start();
+    await node.waitFor(/maintenance mode: no machine configuration/, 60_000);
+    await node.waitFor(/serving the API on/, 60_000);
+  }, 90_000);
+  afterAll(() => node?.stop());
+
+  it('answers read-only calls without a client certificate and refuses the rest', async () => {
+    const c = insecure(node.endpoint);
+    expect((await call(c, 'Version')).messages).toHaveLength(1);
+    await expect(call(c, 'Reboot')).rejects.toMatchObject({ code: grpc.status.FAILED_PRECONDITION, details: expect.stringMatching(/maintenance mode/) });
+  });
+
+  it('refuses an invalid configuration with its errors', async () => {
+    const c = insecure(node.endpoint);
+    const bad = controplaneWith('type: controlplane', 'type: spaceship');
+    await expect(call(c, 'ApplyConfiguration', { data: Buffer.from(bad), mode: 'AUTO' })).rejects.toMatchObject({
+      code: grpc.status.INVALID_ARGUMENT,
+      details: expect.stringMatching(/machine\.type/),
+    });
+    expect(fs.existsSync(path.join(node.dir, 'state', 'config.yaml'))).toBe(false);
+  });
+
+  it('leaves maintenance mode with a valid configuration: persisted, certificates required', async () => {
+    const c = insecure(node.endpoint);
+    const r = await call(c, 'ApplyConfiguration', { data: Buffer.from(controlplane), mode: 'AUTO' });
+    expect(r.messages[0].mode).toBe('NO_REBOOT');
+    await node.waitFor(/left maintenance mode/, 30_000);
+    expect(fs.readFileSync(path.join(node.dir, 'state', 'config.yaml'), 'utf8')).toBe(controlplane);
+    // A fresh connection without a certificate is now refused...
+    await new Promise((r) => setTimeout(r, 1500)); // apid polls its certificates every second
+    await expect(call(insecure(node.endpoint), 'Version')).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });
+    // ...and one with an admin certificate from the cluster's CA works.
+    const admin = await issueClientCert(secrets.certs.os, { commonName: 'admin', roles: ['os:admin'], ttlMs: 3600_000 });
+    const mtls = new Machine(node.endpoint, grpc.credentials.createSsl(Buffer.from(secrets.certs.os.crt), Buffer.from(admin.key), Buffer.from(admin.crt))) as unknown as MachineClient;
+    expect((await call(mtls, 'Version')).messages).toHaveLength(1);
+  });
+
+  function controplaneWith(a: string, b: string): string {
+    return controlplane.replace(a, b);
+  }
+});

@@ -9,13 +9,16 @@ import { register as applyConfig } from './commands/apply-config.ts';
 import { register as completion } from './commands/completion.ts';
 import { register as config } from './commands/config.ts';
 import { register as dmesg } from './commands/dmesg.ts';
+import { register as edit } from './commands/edit.ts';
 import { register as events } from './commands/events.ts';
 import { register as gen } from './commands/gen.ts';
 import { register as get } from './commands/get.ts';
 import { register as list } from './commands/list.ts';
 import { register as logs } from './commands/logs.ts';
+import { register as machineconfig } from './commands/machineconfig.ts';
 import { register as memory } from './commands/memory.ts';
 import { register as mounts } from './commands/mounts.ts';
+import { register as patch } from './commands/patch.ts';
 import { register as processes } from './commands/processes.ts';
 import { register as read } from './commands/read.ts';
 import { register as reboot } from './commands/reboot.ts';
@@ -23,6 +26,7 @@ import { register as service } from './commands/service.ts';
 import { register as services } from './commands/services.ts';
 import { register as shutdown } from './commands/shutdown.ts';
 import { register as time } from './commands/time.ts';
+import { register as validate } from './commands/validate.ts';
 import { register as version } from './commands/version.ts';
 
 export type { IO } from './session.ts';
@@ -41,13 +45,16 @@ const COMMANDS: ReadonlyArray<(program: Command, ctx: Ctx) => void> = [
   completion,
   config,
   dmesg,
+  edit,
   events,
   gen,
   get,
   list,
   logs,
+  machineconfig,
   memory,
   mounts,
+  patch,
   processes,
   read,
   reboot,
@@ -55,6 +62,7 @@ const COMMANDS: ReadonlyArray<(program: Command, ctx: Ctx) => void> = [
   services,
   shutdown,
   time,
+  validate,
   version,
 ];
 

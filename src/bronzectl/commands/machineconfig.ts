@@ -1,0 +1,187 @@
+// `bronzectl machineconfig patch <file> -p/--patch <patch>... [-o/--output <file>]`: patches a
+// machine configuration file offline (strategic merge or RFC 6902, `@file` or inline) and prints
+// the result, or writes it to --output; a result that is not a valid configuration is refused
+// with every problem listed, and nothing is written.
+//
+// Also what `patch machineconfig` and `edit machineconfig` share: fetching a node's running
+// configuration (config/MachineConfigs.config.bronze.dev/v1alpha1) back into a YAML stream,
+// validating, and applying it with a mode.
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Option, type Command } from 'commander';
+import YAML from 'yaml';
+import type { CallOptions, Client } from '../../client/client.ts';
+import type { ApplyConfiguration, ApplyMode } from '../../client/types.ts';
+import { applyPatches, loadPatches, PatchError, type Patch } from '../../config/patch.ts';
+import { formatIssues, validateConfig, type ConfigIssue } from '../../config/validate.ts';
+import { writeFileAtomic } from '../../lib/atomic.ts';
+import type { Ctx } from '../cli.ts';
+import { parseGoDuration } from '../output.ts';
+import { UserError, type Session } from '../session.ts';
+
+/** The running configuration's resource on a node (machined's MachineConfig definition). */
+export const MACHINE_CONFIG = { namespace: 'config', type: 'MachineConfigs.config.bronze.dev', id: 'v1alpha1' } as const;
+
+/** The names `patch` and `edit` take for it: the type, its display type, plural and aliases, any case. */
+const MACHINE_CONFIG_NAMES = new Set(['machineconfigs.config.bronze.dev', 'machineconfig', 'machineconfigs', 'mc']);
+
+/** Checks the `<type> [id]` arguments of patch/edit: only the machine configuration can be changed. */
+export function checkMachineConfigTarget(typeName: string, id: string | undefined): void {
+  if (!MACHINE_CONFIG_NAMES.has(typeName.toLowerCase())) {
+    throw new UserError(`${typeName}: only the machine configuration can be changed (machineconfig, mc)`);
+  }
+  if (id !== undefined && id !== MACHINE_CONFIG.id) throw new UserError(`${MACHINE_CONFIG.type}/${id}: no such resource (the id is ${MACHINE_CONFIG.id})`);
+}
+
+export const APPLY_MODES: Record<string, ApplyMode> = { auto: 'AUTO', 'no-reboot': 'NO_REBOOT', reboot: 'REBOOT', staged: 'STAGED', try: 'TRY' };
+
+export interface ApplyFlags {
+  mode: string;
+  dryRun?: boolean;
+  timeout: string;
+}
+
+/** The apply flags of patch/edit, as apply-config has them. */
+export function addApplyOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option('-m, --mode <mode>', 'apply config mode').choices(Object.keys(APPLY_MODES)).default('auto'))
+    .option('--dry-run', 'check how the config change will be applied in dry-run mode')
+    .option('--timeout <duration>', 'the config will be rolled back after specified timeout (if try mode is selected)', '1m');
+}
+
+/** The request options besides the data, checked before any node is contacted. */
+export function applyOptions(flags: ApplyFlags): { mode: ApplyMode; dry_run: boolean; try_mode_timeout?: { seconds: number; nanos: number } } {
+  let ms: number;
+  try {
+    ms = parseGoDuration(flags.timeout);
+  } catch (e) {
+    throw new UserError(`--timeout: ${(e as Error).message}`);
+  }
+  return {
+    mode: APPLY_MODES[flags.mode]!,
+    dry_run: !!flags.dryRun,
+    ...(flags.mode === 'try' ? { try_mode_timeout: { seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1e6 } } : {}),
+  };
+}
+
+/** A YAML stream from the resource's spec: the v1alpha1 document, then each kind document. */
+export function configStream(spec: unknown): string {
+  const s = spec as { v1alpha1?: unknown; documents?: unknown } | null;
+  const v1 = s?.v1alpha1;
+  if (typeof v1 !== 'object' || v1 === null || Object.keys(v1).length === 0) throw new Error('the node has no machine configuration');
+  const docs = Array.isArray(s?.documents) ? (s.documents as unknown[]) : [];
+  return [v1, ...docs].map((d) => YAML.stringify(d, { lineWidth: 0 })).join('---\n');
+}
+
+/** The node's running configuration as a YAML stream. */
+export async function fetchConfig(c: Client, o: CallOptions): Promise<string> {
+  const r = await c.state.get(MACHINE_CONFIG.namespace, MACHINE_CONFIG.type, MACHINE_CONFIG.id, o);
+  const text = r.spec?.yaml_spec;
+  if (!text) throw new Error('the node has no machine configuration');
+  return configStream(YAML.parse(text) as unknown);
+}
+
+/** Whether two YAML streams hold the same documents. */
+export function sameConfig(a: string, b: string): boolean {
+  const docs = (t: string) => YAML.parseAllDocuments(t).map((d) => d.toJS() as unknown).filter((d) => d !== null && d !== undefined);
+  try {
+    return JSON.stringify(docs(a)) === JSON.stringify(docs(b));
+  } catch {
+    return false;
+  }
+}
+
+/** The validator's issues, or none. */
+export function configIssues(yamlText: string): ConfigIssue[] {
+  const v = validateConfig(yamlText);
+  return v.ok ? [] : v.errors;
+}
+
+/** `<n> error(s)` then one issue per line, indented. */
+export function issuesText(issues: readonly ConfigIssue[]): string {
+  const lines = formatIssues(issues).split('\n');
+  return `${issues.length} ${issues.length === 1 ? 'error' : 'errors'}:\n${lines.map((l) => `  ${l}`).join('\n')}`;
+}
+
+/**
+ * ApplyConfiguration on one node (`o` carries its `node` metadata). Prints warnings and the mode
+ * details as apply-config does; a reply item with an error throws it.
+ */
+export async function applyToNode(
+  s: Session,
+  c: Client,
+  o: CallOptions,
+  data: string,
+  req: ReturnType<typeof applyOptions>,
+  node: string,
+): Promise<ApplyConfiguration[]> {
+  const reply = await c.machine.applyConfiguration({ data: Buffer.from(data), ...req }, o);
+  const msgs = reply.messages ?? [];
+  for (const msg of msgs) {
+    if (msg.metadata?.error) throw new Error(msg.metadata.error);
+  }
+  for (const msg of msgs) {
+    const name = msg.metadata?.hostname || node;
+    for (const w of msg.warnings ?? []) s.warn(`${name}: warning: ${w}`);
+    if (msg.mode_details) s.warn(`${name}: ${msg.mode_details}`);
+  }
+  return msgs;
+}
+
+/** Reads the patch arguments (and --patch-file paths), relative to `cwd`. */
+export function readPatches(cwd: string, patches: readonly string[], patchFiles: readonly string[] = []): Patch[] {
+  const args = [...patches, ...patchFiles.map((f) => `@${f}`)];
+  if (args.length === 0) throw new UserError('no patches: pass one or more -p/--patch (@file or inline YAML/JSON)');
+  try {
+    return loadPatches(args, (p) => readFileSync(path.resolve(cwd, p), 'utf8'));
+  } catch (e) {
+    if (e instanceof PatchError) throw new UserError(e.message);
+    throw e;
+  }
+}
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+export { collect as repeatableArg };
+
+export function register(program: Command, ctx: Ctx): void {
+  const mc = program
+    .command('machineconfig')
+    .alias('mc')
+    .description('Machine config related commands');
+
+  mc.command('patch')
+    .description('Patch a machine config')
+    .argument('<machineconfig-file>', 'the machine configuration file to patch')
+    .option('-p, --patch <patch>', 'patch to apply: @file or inline YAML/JSON, strategic merge or RFC 6902 (repeatable)', collect)
+    .option('-o, --output <path>', 'output destination; stdout when not given')
+    .action(async (file: string, opts: { patch?: string[]; output?: string }) => {
+      const patches = readPatches(ctx.io.cwd, opts.patch ?? []);
+      let base: string;
+      try {
+        base = await readFile(path.resolve(ctx.io.cwd, file), 'utf8');
+      } catch (e) {
+        throw new UserError(`${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+      }
+      let patched: string;
+      try {
+        patched = applyPatches(base, patches);
+      } catch (e) {
+        if (e instanceof PatchError) throw new UserError(e.source === 'config' ? `${file}: ${e.reason}` : e.message);
+        throw e;
+      }
+      const issues = configIssues(patched);
+      if (issues.length > 0) {
+        throw new UserError(`the patched configuration is not valid, nothing written: ${issuesText(issues)}`);
+      }
+      if (opts.output === undefined) {
+        ctx.io.stdout.write(patched);
+        return;
+      }
+      try {
+        await writeFileAtomic(path.resolve(ctx.io.cwd, opts.output), patched, { mode: 0o600 });
+      } catch (e) {
+        throw new UserError(`${opts.output}: ${(e as Error).message}`);
+      }
+    });
+}

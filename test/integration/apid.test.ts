@@ -62,7 +62,7 @@ describe('apid over real mTLS between real node processes', () => {
           config: cfg.controlplane,
           services: i === 0 ? ['apid', 'trustd'] : ['apid'],
           ...(i === 0 ? { trustdPort } : {}),
-          env: { BRONZE_API_CERT_TTL_MS: '8000', BRONZE_API_CERT_CHECK_MS: '1000' },
+          env: { BRONZE_API_CERT_TTL_MS: '15000', BRONZE_API_CERT_CHECK_MS: '1000' },
         }).start(),
       );
     }
@@ -164,7 +164,8 @@ describe('apid over real mTLS between real node processes', () => {
   it('renews its serving certificate before expiry without restarting apid', async () => {
     const serial = () =>
       new Promise<string>((resolve, reject) => {
-        const s = tls.connect({ host: nodes[1]!.o.address, port, ca: caPem, checkServerIdentity: () => undefined }, () => {
+        // Only the serial matters here; validity is checked by the real call at the end.
+        const s = tls.connect({ host: nodes[1]!.o.address, port, rejectUnauthorized: false }, () => {
           resolve(s.getPeerCertificate().serialNumber);
           s.end();
         });
@@ -172,7 +173,7 @@ describe('apid over real mTLS between real node processes', () => {
       });
     const pidLine = await nodes[1]!.waitFor(/service apid: Running: Process started \(pid \d+\)/);
     const first = await serial();
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + 30_000;
     let now = first;
     while (now === first && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 500));
@@ -183,7 +184,7 @@ describe('apid over real mTLS between real node processes', () => {
     expect(nodes[1]!.output.some((l) => /certificates renewed/.test(l))).toBe(true);
     // and the new certificate serves real calls
     expect((await version(machineClient(nodes[1]!.endpoint, admin))).messages).toHaveLength(1);
-  }, 40_000);
+  }, 60_000);
 
   it('uses TLS 1.3 only', async () => {
     const err = await new Promise<Error | undefined>((resolve) => {

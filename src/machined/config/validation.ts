@@ -1,13 +1,10 @@
-// The validation machined applies to every configuration it is given.
+// The validation machined applies to every configuration it is given: the schema and its
+// semantic checks (src/config/validate.ts), every error with its path and line.
+import { formatIssues, validateConfig } from '../../config/validate.ts';
 import type { Validation } from './manager.ts';
-import { ConfigError, nodeIdentity } from './identity.ts';
 
 export function validateMachineConfig(text: string): Validation {
-  try {
-    nodeIdentity(text);
-    return { errors: [], warnings: [] };
-  } catch (err) {
-    if (err instanceof ConfigError) return { errors: [err.message], warnings: [] };
-    throw err;
-  }
+  const r = validateConfig(text);
+  if (r.ok) return { errors: [], warnings: [] };
+  return { errors: formatIssues(r.errors).split('\n').filter(Boolean), warnings: [] };
 }

@@ -20,6 +20,7 @@ import { serviceController } from './controllers/services.ts';
 import { machineConfigDefinition } from './controllers/machineconfig.ts';
 import { kernelParamController, kernelParamDefinition, procSys } from './controllers/sysctls.ts';
 import { hostnameController } from './controllers/hostname.ts';
+import { timeDefinitions } from '../timed/resource.ts';
 import { MemoryState } from '../state/memory.ts';
 import { ControllerRuntime } from '../state/controller.ts';
 import { DefinitionRegistry, bronzeDefinitions, publishDefinitions, registerDefinitions } from '../state/definitions.ts';
@@ -49,7 +50,7 @@ export async function main(): Promise<void> {
   // Resources and events: the state the API exposes, fed by controllers.
   const state = new MemoryState();
   const registry = new DefinitionRegistry();
-  registerDefinitions(registry, [...bronzeDefinitions, machineConfigDefinition, kernelParamDefinition]);
+  registerDefinitions(registry, [...bronzeDefinitions, machineConfigDefinition, kernelParamDefinition, ...timeDefinitions]);
   const controllers = new ControllerRuntime(state, { log });
   controllers.register(serviceController(supervisor));
   const defaultHostname = () => cmdline().get('bronze.hostname') || stableHostname(hostnameSeed());

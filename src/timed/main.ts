@@ -11,6 +11,8 @@ import { initNative } from '../lib/native.ts';
 import { isSea } from '../lib/self.ts';
 import { runDaemon, serveDaemon, type DaemonServer } from '../daemon/serve.ts';
 import type { Publisher } from '../daemon/publisher.ts';
+import { RemotePublisher } from '../daemon/remote-publisher.ts';
+import { watchTimeConfig } from './config-watch.ts';
 import { type Clock, RealClock } from './clock.ts';
 import { timeService } from './api.ts';
 import { type TimeConfig, TimeSync, type TimeSyncOptions } from './sync.ts';
@@ -89,5 +91,11 @@ export async function main(): Promise<void> {
   const clock = new RealClock({ adjust });
   if (!adjust) log.info('not on a node: measuring time only, the clock is left alone');
   const config = configFromEnv();
-  await runDaemon('timed', log, async () => (await startTimed({ log, clock, ...(config ? { config } : {}) })).server);
+  const publisher = new RemotePublisher('timed');
+  await runDaemon('timed', log, async () => {
+    const timed = await startTimed({ log, clock, publisher, ...(config ? { config } : {}) });
+    // The machine configuration (unless the environment pinned one for a host run).
+    if (!config) void watchTimeConfig(publisher, (c) => timed.sync.setConfig(c), log, new AbortController().signal);
+    return timed.server;
+  });
 }

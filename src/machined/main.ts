@@ -12,7 +12,7 @@ import { watchPowerButton } from './powerbutton.ts';
 import { memoryReport } from './memstats.ts';
 import { Reaper } from './reaper.ts';
 import { runSequence, type SequenceName, type TaskName } from './sequences.ts';
-import { serviceSpecs } from './services.ts';
+import { baseServiceEnv, serviceSpecs } from './services.ts';
 import { Supervisor } from './supervisor.ts';
 import { startMachinedApi } from './api/server.ts';
 import { EventBus, mirrorServiceEvents } from './api/events.ts';
@@ -20,6 +20,8 @@ import { serviceController } from './controllers/services.ts';
 import { machineConfigDefinition } from './controllers/machineconfig.ts';
 import { kernelParamController, kernelParamDefinition, procSys } from './controllers/sysctls.ts';
 import { hostnameController } from './controllers/hostname.ts';
+import { filesController } from './controllers/files.ts';
+import { envController } from './controllers/env.ts';
 import { timeDefinitions } from '../timed/resource.ts';
 import { MemoryState } from '../state/memory.ts';
 import { ControllerRuntime } from '../state/controller.ts';
@@ -44,7 +46,8 @@ export async function main(): Promise<void> {
 
   // A host run may supervise a subset: BRONZE_SERVICES=apid,timed.
   const only = !pid1 && process.env.BRONZE_SERVICES ? process.env.BRONZE_SERVICES.split(',').filter(Boolean) : undefined;
-  const supervisor = new Supervisor(serviceSpecs({ UV_THREADPOOL_SIZE: '4' }, only), { log: (m) => log.info(m) });
+  const serviceEnv: Record<string, string> = { UV_THREADPOOL_SIZE: '4' };
+  const supervisor = new Supervisor(serviceSpecs(serviceEnv, only), { log: (m) => log.info(m) });
   const reaper = new Reaper(() => supervisor.pids(), log);
 
   // Resources and events: the state the API exposes, fed by controllers.
@@ -53,11 +56,13 @@ export async function main(): Promise<void> {
   registerDefinitions(registry, [...bronzeDefinitions, machineConfigDefinition, kernelParamDefinition, ...timeDefinitions]);
   const controllers = new ControllerRuntime(state, { log });
   controllers.register(serviceController(supervisor));
+  controllers.register(envController(supervisor, baseServiceEnv(serviceEnv)));
   const defaultHostname = () => cmdline().get('bronze.hostname') || stableHostname(hostnameSeed());
   if (pid1) {
     // They change the kernel's state: only on a node, never in a host run.
     controllers.register(kernelParamController(procSys()));
     controllers.register(hostnameController((name) => sethostname(name), defaultHostname));
+    controllers.register(filesController());
   }
   const events = new EventBus();
   mirrorServiceEvents(supervisor, events);

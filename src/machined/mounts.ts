@@ -26,6 +26,8 @@ export const EARLY_MOUNTS: readonly MountSpec[] = [
   { target: '/dev/shm', fstype: 'tmpfs', source: 'shm', flags: NSD | MS.NOEXEC, data: 'mode=1777' },
   { target: '/system', fstype: 'tmpfs', source: 'system', flags: NSD, data: 'mode=0755' },
   { target: '/tmp', fstype: 'tmpfs', source: 'tmpfs', flags: NSD, data: 'mode=1777,size=64m' },
+  // Memory-backed until the node is installed and EPHEMERAL is mounted here instead.
+  { target: '/var', fstype: 'tmpfs', source: 'var', flags: NSD, data: 'mode=0755' },
   { target: '/sys/fs/cgroup', fstype: 'cgroup2', source: 'cgroup2', flags: NSD | MS.NOEXEC, data: 'nsdelegate' },
 ];
 

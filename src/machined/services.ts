@@ -21,10 +21,14 @@ export const SERVICE_GRAPH: readonly ServiceNode[] = [
 
 /** Turns the graph into supervisor specs: every daemon is this binary under another name,
  * with machined's environment plus `extraEnv`; `only` picks a subset (host runs and tests). */
-export function serviceSpecs(extraEnv: Record<string, string> = {}, only?: readonly string[]): ServiceSpec[] {
+export function baseServiceEnv(extraEnv: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-  Object.assign(env, extraEnv);
+  return Object.assign(env, extraEnv);
+}
+
+export function serviceSpecs(extraEnv: Record<string, string> = {}, only?: readonly string[]): ServiceSpec[] {
+  const env = baseServiceEnv(extraEnv);
   const chosen = only ? SERVICE_GRAPH.filter((n) => only.includes(n.id)) : SERVICE_GRAPH;
   for (const id of only ?? []) if (!SERVICE_GRAPH.some((n) => n.id === id)) throw new Error(`unknown service ${id}`);
   return chosen.map((node) => {

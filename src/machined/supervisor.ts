@@ -292,6 +292,20 @@ export class Supervisor extends EventEmitter {
     await this.startService(id);
   }
 
+  /**
+   * Changes a service's environment (the whole of it, as in ServiceSpec.env). A running
+   * service restarts to take it; returns whether it did.
+   */
+  async setServiceEnv(id: string, env: Record<string, string>): Promise<boolean> {
+    const svc = this.#services.get(id);
+    if (!svc) throw new Error(`unknown service: ${id}`);
+    if (JSON.stringify(svc.spec.env ?? null) === JSON.stringify(env)) return false;
+    svc.spec = { ...svc.spec, env };
+    if (svc.state !== 'Running') return false;
+    await this.restartService(id);
+    return true;
+  }
+
   list(): ServiceInfo[] {
     return [...this.#services.values()].map(info);
   }

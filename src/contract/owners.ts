@@ -7,6 +7,8 @@ export const TYPE_OWNERS: Readonly<Record<string, string>> = {
   'AddressStatuses.net.bronze.dev': 'networkd',
   'RouteStatuses.net.bronze.dev': 'networkd',
   'ResolverStatuses.net.bronze.dev': 'networkd',
+  'HostnameStatuses.net.bronze.dev': 'networkd',
+  'TimeServerStatuses.net.bronze.dev': 'networkd',
   'NodeAddresses.net.bronze.dev': 'networkd',
   // timed
   'TimeStatuses.runtime.bronze.dev': 'timed',

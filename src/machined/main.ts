@@ -19,11 +19,11 @@ import { EventBus, mirrorServiceEvents } from './api/events.ts';
 import { serviceController } from './controllers/services.ts';
 import { machineConfigDefinition } from './controllers/machineconfig.ts';
 import { kernelParamController, kernelParamDefinition, procSys } from './controllers/sysctls.ts';
-import { hostnameController } from './controllers/hostname.ts';
 import { filesController } from './controllers/files.ts';
 import { envController } from './controllers/env.ts';
 import { timeDefinitions } from '../timed/resource.ts';
 import { deviceDefinitions } from '../udevd/definitions.ts';
+import { networkDefinitions } from '../networkd/definitions.ts';
 import { MemoryState } from '../state/memory.ts';
 import { ControllerRuntime } from '../state/controller.ts';
 import { DefinitionRegistry, bronzeDefinitions, publishDefinitions, registerDefinitions } from '../state/definitions.ts';
@@ -54,7 +54,7 @@ export async function main(): Promise<void> {
   // Resources and events: the state the API exposes, fed by controllers.
   const state = new MemoryState();
   const registry = new DefinitionRegistry();
-  registerDefinitions(registry, [...bronzeDefinitions, machineConfigDefinition, kernelParamDefinition, ...timeDefinitions, ...deviceDefinitions]);
+  registerDefinitions(registry, [...bronzeDefinitions, machineConfigDefinition, kernelParamDefinition, ...timeDefinitions, ...deviceDefinitions, ...networkDefinitions]);
   const controllers = new ControllerRuntime(state, { log });
   controllers.register(serviceController(supervisor));
   controllers.register(envController(supervisor, baseServiceEnv(serviceEnv)));
@@ -62,7 +62,6 @@ export async function main(): Promise<void> {
   if (pid1) {
     // They change the kernel's state: only on a node, never in a host run.
     controllers.register(kernelParamController(procSys()));
-    controllers.register(hostnameController((name) => sethostname(name), defaultHostname));
     controllers.register(filesController());
   }
   const events = new EventBus();

@@ -31,7 +31,7 @@ export const EARLY_MOUNTS: readonly MountSpec[] = [
   { target: '/sys/fs/cgroup', fstype: 'cgroup2', source: 'cgroup2', flags: NSD | MS.NOEXEC, data: 'nsdelegate' },
 ];
 
-/** Files under /system bind-mounted over their read-only /etc counterparts. */
+/** Files under /system that /etc's links point to (see image-builder/rootfs.sh). */
 export const SYSTEM_ETC_FILES: ReadonlyArray<{ path: string; initial: string }> = [
   { path: 'hosts', initial: '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n' },
   { path: 'resolv.conf', initial: '' },
@@ -75,15 +75,14 @@ export function mountEarly(log: Logger): void {
   }
 }
 
-/** /system/etc/{hosts,resolv.conf} written, then bind-mounted over /etc's. */
+/** /system/etc/{hosts,resolv.conf}: their first contents (networkd rewrites them). */
 export function setupSystemEtc(log: Logger): void {
   fs.mkdirSync('/system/etc', { recursive: true, mode: 0o755 });
   for (const dir of ['/system/run', '/system/state', '/system/var']) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   for (const f of SYSTEM_ETC_FILES) {
     const src = `/system/etc/${f.path}`;
     fs.writeFileSync(src, f.initial, { mode: 0o644 });
-    mount(src, `/etc/${f.path}`, null, MS.BIND);
-    log.info(`bind ${src} over /etc/${f.path}`);
+    log.info(`wrote ${src}`);
   }
 }
 

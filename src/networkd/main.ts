@@ -24,6 +24,8 @@ import { HOSTNAME_STATUS_TYPE } from './definitions.ts';
 import type { NetworkConfig } from './config.ts';
 import { validateNetworkConfig } from './config.ts';
 import { NetworkManager } from './manager.ts';
+import { watchMachineConfig } from '../daemon/config-watch.ts';
+import { networkConfigOf } from './config-watch.ts';
 
 function readConfig(log: StderrLogger): NetworkConfig | undefined {
   const file = process.env.BRONZE_NETWORKD_CONFIG;
@@ -51,6 +53,7 @@ export async function main(): Promise<void> {
   await runDaemon('networkd', log, async () => {
     const d = await serveDaemon('networkd', log);
     let manager: NetworkManager | undefined;
+    const watchAbort = new AbortController();
     const publisher: Publisher & { close?(): void } = remote ? new RemotePublisher('networkd') : new StatePublisher(new MemoryState(), 'networkd');
     try {
       await initNative();
@@ -75,6 +78,19 @@ export async function main(): Promise<void> {
       });
       await manager.start();
       log.info(`networkd ${manage ? 'managing' : 'observing'} the network`);
+      // On a node (or when publishing to machined), the machine configuration drives it live.
+      if (remote && !process.env.BRONZE_NETWORKD_CONFIG) {
+        const m = manager;
+        void watchMachineConfig(publisher, networkConfigOf, (cfg) => {
+          try {
+            validateNetworkConfig(cfg);
+            m.setConfig(cfg);
+            log.info('network configuration updated');
+          } catch (err) {
+            log.error(`network configuration: ${(err as Error).message}; keeping the previous one`);
+          }
+        }, log, watchAbort.signal);
+      }
     } catch (err) {
       // Health stays SERVING: the daemon is up; what failed is logged and shown in the network resources.
       log.error(`network manager: ${(err as Error).message}`);
@@ -82,6 +98,7 @@ export async function main(): Promise<void> {
     return {
       ...d,
       close: async () => {
+        watchAbort.abort();
         await manager?.stop({ release: true }).catch((err) => log.error(`stopping: ${(err as Error).message}`));
         publisher.close?.();
         await d.close();

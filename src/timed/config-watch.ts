@@ -1,10 +1,11 @@
 // timed's input: the machine configuration, watched in machined's state. The time settings
 // come from a TimeSyncConfig document when there is one, else from machine.time.
 import type { Publisher } from '../daemon/publisher.ts';
+import { watchMachineConfig } from '../daemon/config-watch.ts';
 import type { Logger } from '../lib/log.ts';
 import type { TimeConfig } from './sync.ts';
 
-export const MACHINE_CONFIG = { namespace: 'config', type: 'MachineConfigs.config.bronze.dev', id: 'v1alpha1' } as const;
+export { MACHINE_CONFIG } from '../daemon/config-watch.ts';
 
 export function timeConfigOf(spec: { v1alpha1?: Record<string, any>; documents?: Array<Record<string, any>> } | undefined): TimeConfig | undefined {
   if (!spec) return undefined;
@@ -22,25 +23,9 @@ export function timeConfigOf(spec: { v1alpha1?: Record<string, any>; documents?:
 }
 
 /** Feeds `apply` with the time settings whenever the configuration changes, until aborted. */
-export async function watchTimeConfig(publisher: Publisher, apply: (c: TimeConfig | undefined) => void, log: Logger, signal: AbortSignal): Promise<void> {
-  let last = '';
-  while (!signal.aborted) {
-    try {
-      for await (const ev of publisher.watch<{ v1alpha1: Record<string, any>; documents: Array<Record<string, any>> }>(MACHINE_CONFIG.namespace, MACHINE_CONFIG.type, signal)) {
-        if (ev.type === 'errored') throw ev.error;
-        if (ev.type === 'bootstrapped') continue;
-        if (ev.resource.metadata.id !== MACHINE_CONFIG.id) continue;
-        const cfg = ev.type === 'destroyed' ? undefined : timeConfigOf(ev.resource.spec);
-        const key = JSON.stringify(cfg ?? null);
-        if (key === last) continue;
-        last = key;
-        log.info(`time configuration: ${key}`);
-        apply(cfg);
-      }
-    } catch (err) {
-      if (signal.aborted) return;
-      log.warn(`watching the machine configuration: ${(err as Error).message}; retrying`);
-      await new Promise((r) => setTimeout(r, 2000));
-    }
-  }
+export function watchTimeConfig(publisher: Publisher, apply: (c: TimeConfig | undefined) => void, log: Logger, signal: AbortSignal): Promise<void> {
+  return watchMachineConfig(publisher, timeConfigOf, (c) => {
+    log.info(`time configuration: ${JSON.stringify(c ?? null)}`);
+    apply(c);
+  }, log, signal);
 }

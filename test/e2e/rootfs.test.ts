@@ -30,6 +30,9 @@ describe('rootfs.sqsh', () => {
     const bad = files.filter((f) => forbidden.test(path.posix.basename(f)));
     expect(bad, 'shells or coreutils in the image').toEqual([]);
     expect(files.filter((f) => f.startsWith('/bin') || f.startsWith('/usr/bin')), 'no /bin').toEqual([]);
+    const described = execFileSync('rdsquashfs', ['-d', SQSH], { encoding: 'utf8' });
+    expect(described).toMatch(/^slink etc\/resolv\.conf 0777 0 0 \/system\/etc\/resolv\.conf$/m);
+    expect(described).toMatch(/^slink etc\/hosts 0777 0 0 \/system\/etc\/hosts$/m);
   });
 
   it('is byte-identical when rebuilt from the same inputs', () => {

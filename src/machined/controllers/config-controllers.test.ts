@@ -5,7 +5,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ControllerRuntime } from '../../state/controller.ts';
 import { MemoryState } from '../../state/memory.ts';
 import { newResource } from '../../state/resource.ts';
-import { hostnameController } from './hostname.ts';
 import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, machineConfigSpec } from './machineconfig.ts';
 import { kernelParamController, procSys } from './sysctls.ts';
 import { filesController } from './files.ts';
@@ -53,20 +52,6 @@ describe('config controllers', () => {
     await publish(state, 'version: v1alpha1\nmachine:\n  sysctls:\n    net.ipv4.ip_forward: "1"\n');
     await until(() => fs.readFileSync(path.join(dir!, 'vm/swappiness'), 'utf8') === '60');
     await until(async () => (await state.list('runtime', 'KernelParamStatuses.runtime.bronze.dev')).length === 1);
-  });
-
-  it('sets the hostname from HostnameConfig, else machine.network.hostname, else the default', async () => {
-    const state = new MemoryState();
-    const set: string[] = [];
-    runtime = new ControllerRuntime(state, { log: quiet });
-    runtime.register(hostnameController((n) => set.push(n), () => 'bronze-abc123'));
-    runtime.start();
-    await until(() => set.at(-1) === 'bronze-abc123');
-    await publish(state, 'version: v1alpha1\nmachine:\n  network:\n    hostname: node1.example.org\n');
-    await until(() => set.at(-1) === 'node1');
-    expect((await state.get('network', 'HostnameStatuses.net.bronze.dev', 'hostname')).spec).toEqual({ hostname: 'node1', domainname: 'example.org' });
-    await publish(state, 'version: v1alpha1\nmachine: {}\n---\napiVersion: v1alpha1\nkind: HostnameConfig\nhostname: edge7\n');
-    await until(() => set.at(-1) === 'edge7');
   });
 
   it('writes machine.files: create once, overwrite, append once, with permissions', async () => {

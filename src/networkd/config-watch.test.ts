@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { networkConfigOf } from './config-watch.ts';
+
+describe('network configuration from the machine configuration', () => {
+  it('takes machine.network and lets the typed documents replace parts of it', () => {
+    const cfg = networkConfigOf({
+      v1alpha1: { machine: { network: { hostname: 'a', nameservers: ['1.1.1.1'], interfaces: [{ interface: 'eth0', dhcp: true }] }, time: { servers: ['ntp.example'] } } },
+      documents: [
+        { kind: 'HostnameConfig', hostname: 'b' },
+        { kind: 'ResolverConfig', nameservers: [{ address: '9.9.9.9' }] },
+        { kind: 'LinkConfig', name: 'eth1', addresses: [{ address: '10.9.0.2/24' }], routes: [{ gateway: '10.9.0.1' }], mtu: 1400 },
+      ],
+    });
+    expect(cfg).toEqual({
+      hostname: 'b',
+      nameservers: ['9.9.9.9'],
+      timeServers: ['ntp.example'],
+      interfaces: [{ interface: 'eth0', dhcp: true }, { interface: 'eth1', addresses: ['10.9.0.2/24'], routes: [{ network: '0.0.0.0/0', gateway: '10.9.0.1' }], mtu: 1400 }],
+    });
+    expect(networkConfigOf(undefined)).toEqual({});
+  });
+});

@@ -1,0 +1,40 @@
+// networkd's input from the machine configuration: machine.network, with the typed documents
+// that replace parts of it (HostnameConfig, ResolverConfig, LinkConfig as static addresses and
+// routes of a named link, DHCPv4Config turning DHCP on for a link), and the time servers
+// (published for timed when DHCP gives none).
+import type { MachineConfigView } from '../daemon/config-watch.ts';
+import type { InterfaceConfig, NetworkConfig } from './config.ts';
+
+export function networkConfigOf(spec: MachineConfigView | undefined): NetworkConfig {
+  if (!spec) return {};
+  const net = (spec.v1alpha1.machine?.network ?? {}) as NetworkConfig & Record<string, unknown>;
+  const cfg: NetworkConfig = {
+    ...(net.hostname ? { hostname: net.hostname } : {}),
+    ...(net.interfaces ? { interfaces: structuredClone(net.interfaces) } : {}),
+    ...(net.nameservers ? { nameservers: net.nameservers } : {}),
+    ...(net.searchDomains ? { searchDomains: net.searchDomains } : {}),
+    ...(net.extraHostEntries ? { extraHostEntries: net.extraHostEntries } : {}),
+  };
+  const servers = spec.v1alpha1.machine?.time?.servers as string[] | undefined;
+  if (servers?.length) cfg.timeServers = servers;
+  for (const d of spec.documents) {
+    if (d.kind === 'HostnameConfig' && typeof d.hostname === 'string') cfg.hostname = d.hostname;
+    if (d.kind === 'ResolverConfig') {
+      if (Array.isArray(d.nameservers)) cfg.nameservers = d.nameservers.map((n: { address: string }) => n.address);
+      if (Array.isArray(d.searchDomains?.domains)) cfg.searchDomains = d.searchDomains.domains;
+    }
+    if (d.kind === 'TimeSyncConfig' && Array.isArray(d.ntp?.servers)) cfg.timeServers = d.ntp.servers;
+    if (d.kind === 'LinkConfig' || d.kind === 'DHCPv4Config') {
+      const interfaces = (cfg.interfaces ??= []);
+      let link = interfaces.find((i) => i.interface === d.name);
+      if (!link) interfaces.push((link = { interface: d.name } as InterfaceConfig));
+      if (d.kind === 'DHCPv4Config') link.dhcp = true;
+      else {
+        if (Array.isArray(d.addresses)) link.addresses = d.addresses.map((a: { address: string }) => a.address);
+        if (Array.isArray(d.routes)) link.routes = d.routes.map((r: { destination?: string; gateway?: string; metric?: number }) => ({ network: r.destination ?? '0.0.0.0/0', ...(r.gateway ? { gateway: r.gateway } : {}), ...(r.metric ? { metric: r.metric } : {}) }));
+        if (typeof d.mtu === 'number') link.mtu = d.mtu;
+      }
+    }
+  }
+  return cfg;
+}

@@ -11,6 +11,7 @@
 import os from 'node:os';
 import { koffi } from '../lib/native.ts';
 import { SyscallError } from '../lib/sys.ts';
+import { socketLibc, type SocketLibc } from '../lib/libc-sockets.ts';
 
 export const AF_INET = 2;
 export const AF_INET6 = 10;
@@ -36,40 +37,8 @@ const EFD_CLOEXEC = 0o2000000;
 const EAGAIN = os.constants.errno.EAGAIN;
 const EINTR = os.constants.errno.EINTR;
 
-interface Libc {
-  socket: (domain: number, type: number, protocol: number) => number;
-  bind: (fd: number, addr: Buffer, len: number) => number;
-  setsockopt: (fd: number, level: number, name: number, value: Buffer, len: number) => number;
-  sendto: (fd: number, buf: Buffer, len: number, flags: number, addr: Buffer | null, addrlen: number) => number;
-  recv: (fd: number, buf: Buffer, len: number, flags: number) => number;
-  close: (fd: number) => number;
-  poll: ((fds: Buffer, n: number, timeout: number) => number) & {
-    async: (fds: Buffer, n: number, timeout: number, cb: (err: unknown, rc: number) => void) => void;
-  };
-  eventfd: (initval: number, flags: number) => number;
-  read: (fd: number, buf: Buffer, len: number) => number;
-  write: (fd: number, buf: Buffer, len: number) => number;
-}
-
-let libc: Libc | undefined;
-
-function lib(): Libc {
-  if (libc) return libc;
-  const c = koffi().load('libc.so.6');
-  libc = {
-    socket: c.func('int socket(int domain, int type, int protocol)'),
-    bind: c.func('int bind(int fd, const void *addr, uint32_t len)'),
-    setsockopt: c.func('int setsockopt(int fd, int level, int name, const void *value, uint32_t len)'),
-    sendto: c.func('intptr_t sendto(int fd, const void *buf, size_t len, int flags, const void *addr, uint32_t addrlen)'),
-    recv: c.func('intptr_t recv(int fd, void *buf, size_t len, int flags)'),
-    close: c.func('int close(int fd)'),
-    poll: c.func('int poll(void *fds, unsigned long n, int timeout)') as Libc['poll'],
-    eventfd: c.func('int eventfd(unsigned int initval, int flags)'),
-    read: c.func('intptr_t read(int fd, void *buf, size_t len)'),
-    write: c.func('intptr_t write(int fd, const void *buf, size_t len)'),
-  };
-  return libc;
-}
+type Libc = SocketLibc;
+const lib = socketLibc;
 
 function errno(): number {
   return koffi().errno();

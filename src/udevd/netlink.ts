@@ -10,6 +10,7 @@ import os from 'node:os';
 import { koffi } from '../lib/native.ts';
 import { SyscallError } from '../lib/sys.ts';
 import { MAX_UEVENT_SIZE } from './uevent.ts';
+import { socketLibc, type SocketLibc } from '../lib/libc-sockets.ts';
 
 export interface UeventHandlers {
   /** One datagram, as received (parse it with parseUevent). */
@@ -42,34 +43,8 @@ const POLLIN = 1;
 const KERNEL_GROUP = 1;
 const RCVBUF = 8 << 20;
 
-interface Libc {
-  socket: (domain: number, type: number, protocol: number) => number;
-  bind: (fd: number, addr: Buffer, len: number) => number;
-  setsockopt: (fd: number, level: number, name: number, value: Buffer, len: number) => number;
-  recvfrom: (fd: number, buf: Buffer, len: number, flags: number, addr: Buffer, addrlen: Buffer) => number | bigint;
-  poll: { (fds: Buffer, n: number, timeout: number): number; async(fds: Buffer, n: number, timeout: number, cb: (err: unknown, res: number) => void): void };
-  eventfd: (initval: number, flags: number) => number;
-  write: (fd: number, buf: Buffer, len: number) => number | bigint;
-  close: (fd: number) => number;
-}
-
-let libc: Libc | undefined;
-
-function lib(): Libc {
-  if (libc) return libc;
-  const c = koffi().load('libc.so.6');
-  libc = {
-    socket: c.func('int socket(int domain, int type, int protocol)'),
-    bind: c.func('int bind(int fd, const void *addr, uint32_t len)'),
-    setsockopt: c.func('int setsockopt(int fd, int level, int name, const void *value, uint32_t len)'),
-    recvfrom: c.func('intptr_t recvfrom(int fd, void *buf, size_t len, int flags, void *addr, void *addrlen)'),
-    poll: c.func('int poll(void *fds, unsigned long nfds, int timeout)') as Libc['poll'],
-    eventfd: c.func('int eventfd(unsigned int initval, int flags)'),
-    write: c.func('intptr_t write(int fd, const void *buf, size_t len)'),
-    close: c.func('int close(int fd)'),
-  };
-  return libc;
-}
+type Libc = SocketLibc;
+const lib = socketLibc;
 
 function check(call: string, rc: number): number {
   if (rc < 0) throw new SyscallError(call, koffi().errno());

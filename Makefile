@@ -36,8 +36,20 @@ $(A)/rootfs.sqsh: $(B)/bronze image-builder/rootfs.sh image-builder/env.sh $(she
 $(A)/initramfs.xz: $(A)/rootfs.sqsh image-builder/preinit/preinit.c image-builder/initramfs.sh
 	@image-builder/initramfs.sh $(ARCH) $< $@
 
+# The boot media, from the kernel and initramfs: a hybrid ISO (BIOS and UEFI), a raw disk
+# image (GPT, GRUB with A/B slots; needs root for loop devices) and the PXE assets.
+$(A)/bronze.iso: $(A)/initramfs.xz $(A)/vmlinuz $(A)/cmdline image-builder/iso.sh image-builder/grub/iso.cfg
+	@image-builder/iso.sh $(ARCH) $(A) $@
+
+$(A)/disk.raw: $(A)/initramfs.xz $(A)/vmlinuz $(A)/cmdline image-builder/disk.sh image-builder/grub/disk.cfg
+	@image-builder/disk.sh $(ARCH) $(A) $@
+
+$(A)/pxe/boot.ipxe: $(A)/initramfs.xz $(A)/vmlinuz $(A)/cmdline image-builder/pxe.sh
+	@image-builder/pxe.sh $(ARCH) $(A) $(A)/pxe
+
 image: deps kernel
 	@$(MAKE) --no-print-directory $(A)/initramfs.xz
+	@$(MAKE) --no-print-directory $(A)/bronze.iso $(A)/disk.raw $(A)/pxe/boot.ipxe
 	@image-builder/sign.sh $(OUT)
 
 verify:

@@ -3,11 +3,29 @@
 // and the benchmarks.
 //
 //   tsx image-builder/qemu.ts run  [--arch amd64] [--port 50000] [--append "..."]
+//                                  [--iso _out/amd64/bronze.iso | --disk _out/amd64/disk.raw] [--uefi]
 //   tsx image-builder/qemu.ts stop [--arch amd64]      (ACPI power button: orderly shutdown)
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
+
+/**
+ * What the VM boots from. `kernel` (the default): QEMU loads _out/<arch>/{vmlinuz,initramfs.xz}
+ * itself with the default command line. The others go through firmware and a boot loader:
+ * `iso` a CD-ROM, `disk` a virtio disk (`snapshot`: writes go to a temporary overlay, the
+ * image is left as it was), `pxe` the network card's iPXE ROM with QEMU's DHCP/TFTP handing it
+ * `bootfile` from `tftpDir`.
+ */
+export type QemuBoot =
+  | { kind: 'kernel' }
+  | { kind: 'iso'; path: string }
+  | { kind: 'disk'; path: string; snapshot?: boolean }
+  | { kind: 'pxe'; tftpDir: string; bootfile: string };
+
+/** OVMF (Debian's ovmf package): the firmware code, read-only, and the variable store template. */
+export const OVMF = { code: '/usr/share/OVMF/OVMF_CODE_4M.fd', vars: '/usr/share/OVMF/OVMF_VARS_4M.fd' };
 
 export interface QemuOptions {
   arch?: 'amd64';
@@ -21,38 +39,82 @@ export interface QemuOptions {
   /** Exit QEMU instead of rebooting the guest. */
   noReboot?: boolean;
   monitorSocket?: string;
+  /** Default: { kind: 'kernel' }. */
+  boot?: QemuBoot;
+  /** Default 'bios' (SeaBIOS). 'uefi' uses OVMF with a writable copy of its variable store. */
+  firmware?: 'bios' | 'uefi';
+  /** The UEFI variable store to use (written by the firmware); default: a fresh copy in a temporary directory. */
+  ovmfVars?: string;
+  /** Extra `-drive` specifications, e.g. `file=extra.raw,format=raw,if=virtio`. */
+  drives?: string[];
+  /** Any other QEMU arguments, appended as they are (e.g. `['-device', 'pcie-root-port,id=rp1,chassis=1,slot=1']`). */
+  extraArgs?: string[];
 }
 
 export function defaultMonitorSocket(outDir: string, arch: string): string {
   return path.join(outDir, arch, 'qemu-monitor.sock');
 }
 
-export function qemuCommand(o: QemuOptions = {}): { bin: string; args: string[]; monitor: string } {
+/** A value inside a QEMU option list: a comma is written twice. */
+const qemuValue = (v: string) => v.replace(/,/g, ',,');
+
+export function qemuCommand(o: QemuOptions = {}): { bin: string; args: string[]; monitor: string; tempDir?: string } {
   const arch = o.arch ?? 'amd64';
   const out = o.outDir ?? '_out';
   const dir = path.join(out, arch);
-  for (const f of ['vmlinuz', 'initramfs.xz', 'cmdline']) {
-    if (!fs.existsSync(path.join(dir, f))) throw new Error(`${path.join(dir, f)} is missing: run \`make image\` first`);
-  }
-  const cmdline = fs.readFileSync(path.join(dir, 'cmdline'), 'utf8').trim();
+  const boot = o.boot ?? { kind: 'kernel' };
   const monitor = o.monitorSocket ?? defaultMonitorSocket(out, arch);
   const port = o.apiPort ?? 50000;
+  const hostfwd = `hostfwd=tcp:127.0.0.1:${port}-:50000`;
   const args = [
     '-machine', 'q35,accel=tcg',
     '-cpu', 'max',
     '-smp', String(o.cpus ?? 2),
     '-m', String(o.memoryMiB ?? 1536),
-    '-kernel', path.join(dir, 'vmlinuz'),
-    '-initrd', path.join(dir, 'initramfs.xz'),
-    '-append', [cmdline, o.append ?? ''].join(' ').trim(),
-    '-display', 'none',
-    '-serial', 'stdio',
-    '-monitor', `unix:${monitor},server,nowait`,
-    '-nic', `user,model=virtio-net-pci,hostfwd=tcp:127.0.0.1:${port}-:50000`,
-    '-device', 'virtio-rng-pci',
   ];
+  let tempDir: string | undefined;
+  if (o.firmware === 'uefi') {
+    for (const f of [OVMF.code, OVMF.vars]) if (!fs.existsSync(f)) throw new Error(`${f} is missing: apt-get install ovmf (scripts/deps.sh)`);
+    let vars = o.ovmfVars;
+    if (!vars) {
+      tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-ovmf-'));
+      vars = path.join(tempDir, 'OVMF_VARS.fd');
+      fs.copyFileSync(OVMF.vars, vars);
+    }
+    args.push('-drive', `if=pflash,format=raw,unit=0,readonly=on,file=${OVMF.code}`, '-drive', `if=pflash,format=raw,unit=1,file=${qemuValue(vars)}`);
+  }
+  if (boot.kind === 'kernel') {
+    for (const f of ['vmlinuz', 'initramfs.xz', 'cmdline']) {
+      if (!fs.existsSync(path.join(dir, f))) throw new Error(`${path.join(dir, f)} is missing: run \`make image\` first`);
+    }
+    const cmdline = fs.readFileSync(path.join(dir, 'cmdline'), 'utf8').trim();
+    args.push(
+      '-kernel', path.join(dir, 'vmlinuz'),
+      '-initrd', path.join(dir, 'initramfs.xz'),
+      '-append', [cmdline, o.append ?? ''].join(' ').trim(),
+    );
+  } else {
+    // The boot loader has the command line; extra arguments cannot be passed from here.
+    if (o.append) throw new Error(`append is only for kernel boots (this is a ${boot.kind} boot: put arguments in its boot loader's configuration)`);
+    const image = boot.kind === 'pxe' ? boot.tftpDir : boot.path;
+    if (!fs.existsSync(image)) throw new Error(`${image} is missing: run \`make image\` first`);
+  }
+  args.push('-display', 'none', '-serial', 'stdio', '-monitor', `unix:${monitor},server,nowait`);
+  if (boot.kind === 'iso') {
+    args.push('-drive', `if=none,id=cd0,media=cdrom,readonly=on,format=raw,file=${qemuValue(boot.path)}`, '-device', 'ide-cd,drive=cd0,bus=ide.0,bootindex=0');
+  } else if (boot.kind === 'disk') {
+    args.push('-drive', `if=none,id=disk0,format=raw,file=${qemuValue(boot.path)}${boot.snapshot ? ',snapshot=on' : ''}`, '-device', 'virtio-blk-pci,drive=disk0,bootindex=0');
+  }
+  if (boot.kind === 'pxe') {
+    args.push('-netdev', `user,id=net0,${hostfwd},tftp=${qemuValue(path.resolve(boot.tftpDir))},bootfile=${qemuValue(boot.bootfile)}`, '-device', 'virtio-net-pci,netdev=net0,bootindex=0');
+  } else {
+    args.push('-nic', `user,model=virtio-net-pci,${hostfwd}`);
+  }
+  for (const d of o.drives ?? []) args.push('-drive', d);
+  args.push('-device', 'virtio-rng-pci');
+  args.push(...(o.extraArgs ?? []));
   if (o.noReboot) args.push('-no-reboot');
-  return { bin: 'qemu-system-x86_64', args, monitor };
+  return { bin: 'qemu-system-x86_64', args, monitor, ...(tempDir ? { tempDir } : {}) };
 }
 
 /** Sends one command to a QEMU human monitor socket and returns what it printed. */
@@ -94,6 +156,7 @@ export class QemuVM {
   readonly monitor: string;
   private readonly bin: string;
   private readonly args: string[];
+  private readonly tempDir: string | undefined;
 
   constructor(
     opts: QemuOptions,
@@ -103,6 +166,7 @@ export class QemuVM {
     this.bin = c.bin;
     this.args = c.args;
     this.monitor = c.monitor;
+    this.tempDir = c.tempDir;
   }
 
   start(): this {
@@ -124,6 +188,7 @@ export class QemuVM {
     p.stderr!.on('data', onData);
     p.on('exit', (code) => {
       this.exitCode = code;
+      if (this.tempDir) fs.rmSync(this.tempDir, { recursive: true, force: true });
       this.wake();
     });
     return this;
@@ -194,10 +259,18 @@ async function cli(argv: string[]): Promise<number> {
   const f = parseFlags(rest);
   const arch = (f.arch ?? 'amd64') as 'amd64';
   if (cmd === 'run') {
-    const c = qemuCommand({ arch, apiPort: f.port ? Number(f.port) : 50000, append: f.append });
-    process.stderr.write(`bronze: booting ${arch} under QEMU (TCG); API on 127.0.0.1:${f.port ?? 50000}; stop with \`make stop\`\n`);
+    // A disk image boots with its writes kept in a temporary overlay: the signed artifact stays as built.
+    const boot: QemuBoot = f.iso ? { kind: 'iso', path: f.iso } : f.disk ? { kind: 'disk', path: f.disk, snapshot: true } : { kind: 'kernel' };
+    const firmware = f.uefi ? 'uefi' : 'bios';
+    const c = qemuCommand({ arch, apiPort: f.port ? Number(f.port) : 50000, append: f.append, boot, firmware });
+    process.stderr.write(`bronze: booting ${arch} (${boot.kind}, ${firmware}) under QEMU (TCG); API on 127.0.0.1:${f.port ?? 50000}; stop with \`make stop\`\n`);
     const p = spawn(c.bin, c.args, { stdio: 'inherit' });
-    return new Promise((resolve) => p.on('exit', (code) => resolve(code ?? 1)));
+    return new Promise((resolve) =>
+      p.on('exit', (code) => {
+        if (c.tempDir) fs.rmSync(c.tempDir, { recursive: true, force: true });
+        resolve(code ?? 1);
+      }),
+    );
   }
   if (cmd === 'stop') {
     const sock = defaultMonitorSocket('_out', arch);
@@ -209,7 +282,7 @@ async function cli(argv: string[]): Promise<number> {
     process.stderr.write('bronze: power button pressed; the node shuts down in order and QEMU exits\n');
     return 0;
   }
-  process.stderr.write('usage: qemu.ts run [--arch amd64] [--port N] [--append ARGS] | stop [--arch amd64]\n');
+  process.stderr.write('usage: qemu.ts run [--arch amd64] [--port N] [--append ARGS] [--iso FILE | --disk FILE] [--uefi] | stop [--arch amd64]\n');
   return 2;
 }
 

@@ -1,0 +1,216 @@
+// The node's own disk: its partitions found by GPT partition name (EFI, BIOS, BOOT, META,
+// STATE, EPHEMERAL, as image-builder/disk.sh and the installer lay them out), and STATE and
+// EPHEMERAL mounted where Bronze keeps its state (/system/state) and its writable data
+// (/var). Booted from the initramfs alone (QEMU -kernel, the ISO, PXE) there are no such
+// partitions, nothing is mounted, and /system/state and /var stay memory-backed.
+//
+// Every disk under /sys/class/block is read for its partition table here, with udevd's GPT
+// parser, rather than trusting names from elsewhere: machined runs before udevd, and the
+// table is the authority. The kernel's partition devices (vda5, nvme0n1p5, ...) are matched by
+// partition number.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Logger } from '../lib/log.ts';
+import { MS, mount as sysMount, umount as sysUmount } from '../lib/sys.ts';
+import { openReader } from '../udevd/bytes.ts';
+import { readPartitionTable } from '../udevd/gpt.ts';
+import { currentMounts } from './mounts.ts';
+
+export const VOLUME_LABELS = ['EFI', 'BIOS', 'BOOT', 'META', 'STATE', 'EPHEMERAL'] as const;
+export type VolumeLabel = (typeof VOLUME_LABELS)[number];
+
+export interface NodePartition {
+  label: VolumeLabel;
+  /** The GPT entry's number (1-based), as the kernel numbers the partition. */
+  number: number;
+  /** The kernel's name for the partition ('vda5'); undefined when the kernel shows none. */
+  name?: string;
+  /** Its device node (`<devRoot>/vda5`); undefined with `name`. */
+  device?: string;
+  /** Bytes from the start of the disk, and length in bytes. */
+  start: number;
+  size: number;
+  /** GPT unique partition GUID and type GUID (lowercase). */
+  uuid: string;
+  type: string;
+}
+
+export interface NodeDisk {
+  /** The kernel's name for the disk ('vda'). */
+  disk: string;
+  device: string;
+  /** The GPT disk GUID. */
+  uuid: string;
+  /** The Bronze partitions on it by name (the first entry of each name). */
+  partitions: Partial<Record<VolumeLabel, NodePartition>>;
+}
+
+const LABELS = new Set<string>(VOLUME_LABELS);
+
+function readAttr(file: string): string {
+  try {
+    return fs.readFileSync(file, 'latin1').trim();
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Every disk under `<sysRoot>/class/block` whose GPT names at least one Bronze partition, in
+ * the order of the disks' names. Disks that cannot be read (no medium, gone) or carry no GPT
+ * are skipped. Pure over the two roots: a test passes a fake /sys and image files as /dev.
+ */
+export async function findPartitions(sysRoot = '/sys', devRoot = '/dev'): Promise<NodeDisk[]> {
+  const classDir = path.join(sysRoot, 'class', 'block');
+  let names: string[];
+  try {
+    names = fs.readdirSync(classDir).sort();
+  } catch {
+    return [];
+  }
+  const out: NodeDisk[] = [];
+  for (const disk of names) {
+    const dir = path.join(classDir, disk);
+    if (fs.existsSync(path.join(dir, 'partition'))) continue; // partitions are found through their disk
+    const sectors = Number(readAttr(path.join(dir, 'size')));
+    if (!(sectors > 0)) continue; // empty loop devices, drives without a medium
+    const device = path.join(devRoot, disk);
+    const table = await readTable(device, sectors * 512, Number(readAttr(path.join(dir, 'queue', 'logical_block_size'))));
+    if (table?.type !== 'gpt') continue;
+    const kernelParts = partitionsOf(dir);
+    const partitions: NodeDisk['partitions'] = {};
+    for (const p of table.partitions) {
+      if (!LABELS.has(p.name) || partitions[p.name as VolumeLabel]) continue;
+      const name = kernelParts.get(p.number);
+      partitions[p.name as VolumeLabel] = {
+        label: p.name as VolumeLabel,
+        number: p.number,
+        ...(name ? { name, device: path.join(devRoot, name) } : {}),
+        start: p.start * table.sectorSize,
+        size: p.size * table.sectorSize,
+        uuid: p.uuid,
+        type: p.type,
+      };
+    }
+    if (Object.keys(partitions).length > 0) out.push({ disk, device, uuid: table.uuid, partitions });
+  }
+  return out;
+}
+
+async function readTable(device: string, size: number, logicalBlockSize: number) {
+  let reader: Awaited<ReturnType<typeof openReader>> | undefined;
+  try {
+    reader = await openReader(device, size);
+    const sizes = logicalBlockSize === 4096 ? [4096, 512] : [512, 4096];
+    return await readPartitionTable(reader, sizes);
+  } catch {
+    return undefined; // no medium, no device node, unreadable: not our disk
+  } finally {
+    await reader?.close().catch(() => {});
+  }
+}
+
+/** The kernel's partitions of a disk: number → name, from the `partition` files under its /sys directory. */
+function partitionsOf(diskDir: string): Map<number, string> {
+  const out = new Map<number, string>();
+  let entries: string[];
+  try {
+    entries = fs.readdirSync(diskDir);
+  } catch {
+    return out;
+  }
+  for (const e of entries.sort()) {
+    const n = Number(readAttr(path.join(diskDir, e, 'partition')));
+    if (n > 0 && !out.has(n)) out.set(n, e);
+  }
+  return out;
+}
+
+/** Where the node's volumes are mounted, and how. */
+export const VOLUME_MOUNTS: ReadonlyArray<{ label: VolumeLabel; target: string; fstype: string; flags: number; mode?: number }> = [
+  // The machine configuration and the node's secrets: root only.
+  { label: 'STATE', target: '/system/state', fstype: 'xfs', flags: MS.NOSUID | MS.NODEV, mode: 0o700 },
+  { label: 'EPHEMERAL', target: '/var', fstype: 'xfs', flags: MS.NOSUID | MS.NODEV },
+];
+
+export interface MountVolumesOptions {
+  sysRoot?: string;
+  devRoot?: string;
+  /** Where each label goes instead of VOLUME_MOUNTS' targets (tests). */
+  targets?: Partial<Record<VolumeLabel, string>>;
+  mount?: (src: string, target: string, fstype: string, flags: number) => void;
+  /** Unmounts the memory-backed filesystem a volume replaces; default: umount(2) when it is an empty tmpfs. */
+  replace?: (target: string) => void;
+}
+
+export interface MountedVolumes {
+  /** The node's disk (see chooseDisk), if there is one. */
+  disk?: NodeDisk;
+  mounted: Array<{ label: VolumeLabel; device: string; target: string }>;
+}
+
+/**
+ * Finds the node's disk and mounts its STATE at /system/state and EPHEMERAL at /var (xfs,
+ * nosuid, nodev), logging `mounted STATE (/dev/vda5) at /system/state`. A missing or
+ * unmountable volume is logged and left out: the node carries on with memory-backed
+ * directories rather than failing to boot. Call it after the early mounts (/sys, /dev, /var's
+ * tmpfs, /system) and before the configuration is loaded, which reads STATE.
+ */
+export async function mountNodeVolumes(log: Logger, o: MountVolumesOptions = {}): Promise<MountedVolumes> {
+  const disks = await findPartitions(o.sysRoot, o.devRoot);
+  const disk = chooseDisk(disks);
+  if (!disk) {
+    log.info('volumes: no disk with Bronze partitions (STATE, EPHEMERAL): /system/state and /var stay in memory');
+    return { mounted: [] };
+  }
+  const found = VOLUME_LABELS.filter((l) => disk.partitions[l]).map((l) => `${l}=${disk.partitions[l]!.number}`);
+  log.info(`volumes: node disk ${disk.device} (GPT ${disk.uuid}): ${found.join(' ')}`);
+  for (const other of disks) if (other !== disk) log.warn(`volumes: ignoring ${other.device}, which also has Bronze partitions`);
+
+  const doMount = o.mount ?? ((src, target, fstype, flags) => sysMount(src, target, fstype, flags, null));
+  const replace = o.replace ?? replaceEmptyTmpfs;
+  const mounted: MountedVolumes['mounted'] = [];
+  for (const m of VOLUME_MOUNTS) {
+    const part = disk.partitions[m.label];
+    if (!part) {
+      log.warn(`volumes: no ${m.label} partition on ${disk.device}: ${m.target} stays in memory`);
+      continue;
+    }
+    if (!part.device) {
+      log.warn(`volumes: the kernel shows no device for ${m.label} (partition ${part.number} of ${disk.device}): ${m.target} stays in memory`);
+      continue;
+    }
+    const target = o.targets?.[m.label] ?? m.target;
+    try {
+      fs.mkdirSync(target, { recursive: true });
+      replace(target);
+      doMount(part.device, target, m.fstype, m.flags);
+      if (m.mode !== undefined) fs.chmodSync(target, m.mode);
+      mounted.push({ label: m.label, device: part.device, target });
+      log.info(`mounted ${m.label} (${part.device}) at ${target}`);
+    } catch (err) {
+      log.error(`mount ${m.label} (${part.device}) at ${target} (${m.fstype}): ${(err as Error).message}; ${target} stays in memory`);
+    }
+  }
+  return { disk, mounted };
+}
+
+/**
+ * The node's disk among those with Bronze partitions: one with BOOT (installed), then one
+ * whose STATE the kernel shows as a device (a whole-disk mapping such as multipath has no
+ * partition devices of its own), then the first by name.
+ */
+export function chooseDisk(disks: NodeDisk[]): NodeDisk | undefined {
+  const score = (d: NodeDisk) => (d.partitions.BOOT ? 2 : 0) + (d.partitions.STATE?.device ? 1 : 0);
+  let best: NodeDisk | undefined;
+  for (const d of disks) if (!best || score(d) > score(best)) best = d;
+  return best;
+}
+
+/** machined's early tmpfs on /var is unmounted when nothing was written to it yet, so the volume is not stacked on it. */
+function replaceEmptyTmpfs(target: string): void {
+  const top = currentMounts().filter((m) => m.target === target).at(-1);
+  if (top?.fstype !== 'tmpfs') return;
+  if (fs.readdirSync(target).length > 0) return; // keep it underneath rather than lose what is there
+  sysUmount(target);
+}

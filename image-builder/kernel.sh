@@ -23,7 +23,8 @@ esac
 [ -f "$FRAG" ] || { echo "kernel.sh: $FRAG missing" >&2; exit 1; }
 
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
-key=$( { echo "$srcver"; sha256sum "$FRAG" "$0"; ${CROSS}gcc --version | head -1; } | sha256sum | cut -c1-16)
+# Contents only (not paths): a clone elsewhere must find the same cache entry.
+key=$( { echo "$srcver"; cat "$FRAG" "$0"; ${CROSS}gcc --version | head -1; } | sha256sum | cut -c1-16)
 dest=$CACHE/$ARCH_NAME-$key
 mkdir -p "$OUT"
 if [ -f "$dest/vmlinuz" ] && [ -f "$dest/kernel.config" ]; then

@@ -445,13 +445,20 @@ const machineFilePath = () =>
     return undefined;
   });
 
-/** NTP servers: a host name or an IP address (a PTP device path /dev/ptp* also, as Talos). */
+/**
+ * NTP servers: a host name or an IP address, optionally with a port (`host:port`,
+ * `[v6]:port`), or a PTP device path /dev/ptp* (as Talos).
+ */
 export const timeServer = () =>
   checked((s) => {
     if (/^\/dev\/ptp[A-Za-z0-9_]*$/.test(s)) return undefined;
     if (ipBytes(s)) return undefined;
-    const reason = dnsNameError(s);
-    return reason ? `${q(s)} is not a valid time server: expected a host name, an IP address or a PTP device (/dev/ptp0): ${reason}` : undefined;
+    const withPort = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(s);
+    const host = withPort ? (withPort[1] ?? withPort[2]!) : s;
+    if (withPort && (Number(withPort[3]) < 1 || Number(withPort[3]) > 65535)) return `${q(s)} is not a valid time server: port ${withPort[3]} is out of range (1-65535)`;
+    if (withPort && ipBytes(host)) return undefined;
+    const reason = dnsNameError(host);
+    return reason ? `${q(s)} is not a valid time server: expected a host name or an IP address (optionally with :port), or a PTP device (/dev/ptp0): ${reason}` : undefined;
   });
 
 const kernelArg = () =>

@@ -28,6 +28,7 @@ import { MemoryState } from '../state/memory.ts';
 import { ControllerRuntime } from '../state/controller.ts';
 import { DefinitionRegistry, bronzeDefinitions, publishDefinitions, registerDefinitions } from '../state/definitions.ts';
 import { NodeConfig } from './node-config.ts';
+import { mountNodeVolumes } from './volumes.ts';
 import { validateMachineConfig } from './config/validation.ts';
 import { apidListenAddress, secretsDir } from '../contract/paths.ts';
 import { splitHostPort } from '../apid/router.ts';
@@ -129,6 +130,9 @@ export async function main(): Promise<void> {
       log.reopen();
     },
     systemEtc: () => setupSystemEtc(log),
+    mountVolumes: async () => {
+      await mountNodeVolumes(log);
+    },
     hostname: () => {
       const name = defaultHostname();
       sethostname(name);

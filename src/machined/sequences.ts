@@ -4,6 +4,7 @@
 export const TASKS = [
   'mountEarly',
   'systemEtc',
+  'mountVolumes',
   'hostname',
   'ctrlAltDelSignal',
   'loadConfig',
@@ -28,7 +29,7 @@ export type SequenceName = 'boot' | 'shutdown' | 'reboot';
 
 export const SEQUENCES: Record<SequenceName, Phase[]> = {
   boot: [
-    { name: 'earlyMounts', tasks: ['mountEarly', 'systemEtc'] },
+    { name: 'earlyMounts', tasks: ['mountEarly', 'systemEtc', 'mountVolumes'] },
     { name: 'identity', tasks: ['hostname', 'ctrlAltDelSignal'] },
     { name: 'config', tasks: ['loadConfig'] },
     { name: 'services', tasks: ['startReaper', 'startApi', 'startServices', 'watchPowerButton'] },
@@ -46,7 +47,7 @@ export const SEQUENCES: Record<SequenceName, Phase[]> = {
 };
 
 /** Tasks that only make sense as PID 1 on a real node (skipped in host runs). */
-export const PID1_ONLY: ReadonlySet<TaskName> = new Set(['mountEarly', 'systemEtc', 'hostname', 'ctrlAltDelSignal', 'watchPowerButton', 'sync', 'unmountAll', 'powerOff', 'restart']);
+export const PID1_ONLY: ReadonlySet<TaskName> = new Set(['mountEarly', 'systemEtc', 'mountVolumes', 'hostname', 'ctrlAltDelSignal', 'watchPowerButton', 'sync', 'unmountAll', 'powerOff', 'restart']);
 
 export async function runSequence(
   name: SequenceName,

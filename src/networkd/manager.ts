@@ -314,6 +314,23 @@ export class NetworkManager {
     }
   }
 
+  async #refreshAddressesAndRoutes(): Promise<void> {
+    const rtnl = this.#rtnl!;
+    this.#dumping = true;
+    try {
+      const [addresses, routes] = [await rtnl.listAddresses(), await rtnl.listRoutes({ table: 0 })];
+      this.#addresses.clear();
+      this.#routes.clear();
+      for (const a of addresses) this.#addresses.set(addrKey(a), a);
+      for (const r of routes) this.#routes.set(routeKey(r), r);
+    } catch (err) {
+      this.#o.log.error(`listing addresses and routes: ${errText(err)}`);
+    } finally {
+      this.#dumping = false;
+      for (const ev of this.#pendingEvents.splice(0)) this.#apply(ev);
+    }
+  }
+
   /** Lists everything again (start, and after the kernel dropped events). */
   async #resync(): Promise<void> {
     const rtnl = this.#rtnl!;
@@ -396,12 +413,17 @@ export class NetworkManager {
     for (const [name, h] of this.#dhcp) {
       const present = this.#links.get(h.linkIndex)?.name === name;
       if (wanted.has(name) && present) continue;
-      this.#dhcp.delete(name);
+      // Still registered while it stops, so that the release's clean-up is chained (and
+      // awaited here) rather than racing with the static configuration applied below.
       await h.client.stop({ release: present });
       await h.chain;
+      this.#dhcp.delete(name);
     }
     let failed = false;
     if (this.#manage) {
+      // Plans are compared with what the kernel has now, not with the event-fed view, which
+      // may lag behind what was just done (a DHCP release removing its address and route).
+      await this.#refreshAddressesAndRoutes();
       // Parents before VLANs.
       const ordered = [...plan.plans].sort((a, b) => Number(!!a.vlan) - Number(!!b.vlan));
       for (const p of ordered) {

@@ -491,6 +491,13 @@ export const INVALID_CASES: InvalidCase[] = [
     line: 10,
     message: '"pool..ntp.org" is not a valid time server',
   },
+  {
+    name: 'time server with a port out of range',
+    yaml: config({ machine: 'time:\n  servers:\n    - 10.0.2.2:123\n    - ntp.example.org:70000' }),
+    path: 'machine.time.servers[1]',
+    line: 11,
+    message: 'port 70000 is out of range',
+  },
 
   // ---- sysctls, sysfs, env ----
   {

@@ -50,6 +50,7 @@ $(A)/pxe/boot.ipxe: $(A)/initramfs.xz $(A)/vmlinuz $(A)/cmdline image-builder/px
 image: deps kernel
 	@$(MAKE) --no-print-directory $(A)/initramfs.xz
 	@$(MAKE) --no-print-directory $(A)/bronze.iso $(A)/disk.raw $(A)/pxe/boot.ipxe
+	@image-builder/bronzectl.sh $(A) >/dev/null && echo "bronzectl: $(A)/bronzectl (single executable), $(A)/bronzectl.cjs (any Node >= 20)"
 	@image-builder/sign.sh $(OUT)
 
 verify:

@@ -64,3 +64,11 @@ describe('signed checksums', () => {
     }
   });
 });
+
+describe('bronzectl for operators', () => {
+  it('is built as its own single executable and runs without Node installed', () => {
+    const out = execFileSync('_out/amd64/bronzectl', ['version', '--client'], { encoding: 'utf8', env: { PATH: '/nonexistent', HOME: os.tmpdir() } });
+    expect(out).toMatch(/Client:/);
+    expect(out).toMatch(/Tag:\s+v\d/);
+  });
+});

@@ -19,6 +19,11 @@ const have = (tool: string) => {
     return false;
   }
 };
+
+// scripts/deps.sh installs these: a missing one is a setup error, not a reason to skip.
+for (const tool of ['sgdisk', 'losetup', 'mkfs.xfs']) {
+  if (!have(tool)) throw new Error(`${tool} is missing: run scripts/deps.sh (packages gdisk, util-linux, xfsprogs)`);
+}
 const root = process.getuid?.() === 0;
 const LINUX = '0fc63daf-8483-4772-8e79-3d69d8477de4';
 const ESP = 'c12a7328-f81f-11d2-ba4b-00a0c93ec93b';
@@ -68,7 +73,7 @@ function partInfo(image: string, n: number): { first: number; last: number } {
   return { first: Number(/First sector: (\d+)/.exec(text)![1]), last: Number(/Last sector: (\d+)/.exec(text)![1]) };
 }
 
-describe.skipIf(!have('sgdisk'))('findPartitions', () => {
+describe('findPartitions', () => {
   let tmp: string;
   let sys: string;
   let dev: string;
@@ -111,7 +116,7 @@ describe.skipIf(!have('sgdisk'))('findPartitions', () => {
     expect(await findPartitions(path.join(tmp, 'nowhere'), dev)).toEqual([]);
   });
 
-  it.skipIf(!root || !have('losetup'))('reads a real loop device', async () => {
+  it.skipIf(!root)('reads a real loop device', async () => {
     const image = path.join(tmp, 'loop.raw');
     bronzeImage(image);
     const loop = execFileSync('losetup', ['--find', '--show', '--partscan', image], { encoding: 'utf8' }).trim();
@@ -149,7 +154,7 @@ describe('chooseDisk', () => {
   });
 });
 
-describe.skipIf(!have('sgdisk'))('mountNodeVolumes', () => {
+describe('mountNodeVolumes', () => {
   let tmp: string;
   beforeAll(() => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-volumes-mount-'));
@@ -217,7 +222,7 @@ describe.skipIf(!have('sgdisk'))('mountNodeVolumes', () => {
     expect(text).toMatch(/warn: volumes: no EPHEMERAL partition on .*\/sdb: .* stays in memory/);
   });
 
-  it.skipIf(!root || !have('losetup') || !have('mkfs.xfs'))('mounts real xfs volumes', async () => {
+  it.skipIf(!root)('mounts real xfs volumes', async () => {
     // Each partition through its own loop device (by offset), standing in for the kernel's
     // partition devices, which kernels without GPT support do not make.
     await initNative();

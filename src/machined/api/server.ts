@@ -1,7 +1,8 @@
 // machined's API server: grpc.health.v1.Health, machine.MachineService and cosi.resource.State
 // on machined's unix socket (<run dir>/machined/machined.sock), which apid routes to.
-// Everything it serves is passed in explicitly. RPCs not implemented here (ApplyConfiguration,
-// Upgrade, Reset, Rollback, EtcdSnapshot) answer UNIMPLEMENTED.
+// Everything it serves is passed in explicitly (ApplyConfiguration and
+// GenerateClientConfiguration too). Upgrade, Reset, Rollback and EtcdSnapshot are not built
+// yet and answer UNIMPLEMENTED.
 
 import fs from 'node:fs';
 import path from 'node:path';

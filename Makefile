@@ -86,8 +86,10 @@ test: deps typecheck
 	node scripts/test-summary.mjs $(R)/unit.json $(R)/e2e.json || rc=1; \
 	exit $$rc
 
+# On demand, not part of the tests. bench/api.ts imports the protos, so it runs bundled.
 bench: image
 	@tsx bench/boot.ts
+	@image-builder/bundle.sh bench/api.ts $(OUT)/build/bench-api.cjs >/dev/null && node $(OUT)/build/bench-api.cjs
 
 clean:
 	rm -rf $(OUT)

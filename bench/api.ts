@@ -2,7 +2,7 @@
 // (client → mTLS → apid → unix socket → machined), next to a bare grpc-js server answering
 // the same RPC over the same TLS 1.3 with the same certificates, in the same run; and the
 // cold start of `bronzectl version --client`. Prints numbers, asserts nothing.
-//   tsx bench/api.ts            (BENCH_CALLS, BENCH_CONCURRENCY to change the load)
+//   make bench (runs it bundled)   (BENCH_CALLS, BENCH_CONCURRENCY to change the load)
 import { execFileSync, spawnSync } from 'node:child_process';
 import tls from 'node:tls';
 import * as grpc from '@grpc/grpc-js';

@@ -114,6 +114,27 @@ describe('apid over real mTLS between real node processes', () => {
     expect(r.messages.map((m) => m.metadata?.hostname)).toEqual([nodes[3]!.o.address]);
   });
 
+  it('streams through the proxy: fan-out stamped per node, and a follow ended by the client', async () => {
+    type LogsClient = grpc.Client & { Logs: (req: object, md: grpc.Metadata) => grpc.ClientReadableStream<{ metadata?: { hostname?: string }; bytes: Buffer }> };
+    const c = new Machine(nodes[0]!.endpoint, admin) as unknown as LogsClient;
+    const targets = [nodes[1]!.o.address, nodes[2]!.o.address];
+    const got: Array<{ metadata?: { hostname?: string }; bytes: Buffer }> = [];
+    await new Promise<void>((resolve, reject) => {
+      const s = c.Logs({ namespace: 'system', id: 'machined', tail_lines: 3 }, withNodes('nodes', targets));
+      s.on('data', (m) => got.push(m));
+      s.on('error', reject);
+      s.on('end', () => resolve());
+    });
+    for (const t of targets) expect(got.filter((m) => m.metadata?.hostname === t).length).toBe(3);
+    // follow: the first lines arrive, then the client goes away and the call ends as CANCELLED
+    const follow = c.Logs({ namespace: 'system', id: 'machined', tail_lines: 1, follow: true }, withNodes('node', [nodes[3]!.o.address]));
+    const first = await new Promise<{ metadata?: { hostname?: string } }>((resolve) => follow.once('data', resolve));
+    expect(first.metadata?.hostname).toBe(nodes[3]!.o.address);
+    const ended = new Promise<grpc.ServiceError>((resolve) => follow.on('error', resolve));
+    follow.cancel();
+    expect((await ended).code).toBe(grpc.status.CANCELLED);
+  });
+
   it('fans out to 5 nodes with one stopped: 4 answers and 1 error entry', async () => {
     await nodes[4]!.stop();
     const targets = nodes.map((n) => n.o.address);

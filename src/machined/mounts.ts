@@ -88,7 +88,8 @@ export function setupSystemEtc(log: Logger): void {
 
 /** Unmounts everything but the root and the kernel filesystems, deepest first. */
 export function unmountAll(log: Logger): void {
-  const keep = new Set(['/', '/proc', '/sys', '/dev']);
+  // /run holds the native module machined itself has mapped: it stays, like /dev.
+  const keep = new Set(['/', '/proc', '/sys', '/dev', '/run']);
   const targets = currentMounts()
     .map((m) => m.target)
     .filter((t) => !keep.has(t))

@@ -86,7 +86,15 @@ describe('networkd, timed and udevd on a node', () => {
       machine: {
         network: {
           nameservers: ['10.0.2.3', '9.9.9.9'],
-          interfaces: [{ interface: 'eth0', dhcp: false, addresses: ['10.0.2.15/24', '10.0.2.50/24'], routes: [{ network: '0.0.0.0/0', gateway: '10.0.2.2' }] }],
+          interfaces: [
+            {
+              interface: 'eth0',
+              dhcp: false,
+              addresses: ['10.0.2.15/24', '10.0.2.50/24'],
+              routes: [{ network: '0.0.0.0/0', gateway: '10.0.2.2' }],
+              vlans: [{ vlanId: 100, addresses: ['192.168.100.2/24'] }],
+            },
+          ],
         },
       },
     });
@@ -94,6 +102,9 @@ describe('networkd, timed and udevd on a node', () => {
     expect(p.code, p.stderr + p.stdout).toBe(0);
     await until('static address', () => bronzectl(['get', 'addresses'], { config }), (x) => /10\.0\.2\.50\/24/.test(x.stdout), 60_000);
     await until('static resolvers', () => bronzectl(['get', 'resolvers'], { config }), (x) => /9\.9\.9\.9/.test(x.stdout), 60_000);
+    // A VLAN on eth0, made over rtnetlink by networkd (no traffic leaves the guest).
+    await until('VLAN link', () => bronzectl(['get', 'links'], { config }), (x) => /eth0\.100/.test(x.stdout), 60_000);
+    await until('VLAN address', () => bronzectl(['get', 'addresses'], { config }), (x) => /192\.168\.100\.2\/24/.test(x.stdout), 60_000);
   });
 
   it('sees a hot-plugged disk under /dev/disk/by-id and in get disks, and its removal', async () => {

@@ -6,7 +6,7 @@ import { KmsgLogger } from '../lib/log.ts';
 import { REBOOT, reboot, sethostname, sync } from '../lib/sys.ts';
 import { VERSION } from '../version.ts';
 import { readCmdline } from './cmdline.ts';
-import { stableHostname, hostnameSeed } from './hostname.ts';
+import { stableHostname, hostnameSeed } from '../lib/hostname.ts';
 import { mountEarly, setupSystemEtc, unmountAll } from './mounts.ts';
 import { watchPowerButton } from './powerbutton.ts';
 import { memoryReport } from './memstats.ts';

@@ -15,7 +15,7 @@ import type { Logger } from '../lib/log.ts';
 import { newCA } from '../pki/ca.ts';
 import { issueServerCert } from '../pki/certs.ts';
 import type { State } from '../state/state.ts';
-import { newResource } from '../state/resource.ts';
+import { StatePublisher } from '../daemon/publisher.ts';
 import { machineStatusDefinition } from '../state/definitions.ts';
 import { ApiError, unavailable, invalidArgument } from './api/common.ts';
 import { ApiCertificates, certificateNames, nodeAddresses } from './apicerts.ts';
@@ -46,8 +46,11 @@ export class NodeConfig {
   identity: NodeIdentity | undefined;
   private apiCerts: ApiCertificates | undefined;
   readonly manager: ConfigManager;
+  /** machined's own resources (MachineConfig, MachineStatus), written as "machined". */
+  private readonly publisher: StatePublisher;
 
   constructor(private readonly o: NodeConfigOptions) {
+    this.publisher = new StatePublisher(o.state, OWNER);
     this.manager = new ConfigManager({
       stateDir: o.stateDir,
       validate: (text) => {
@@ -115,20 +118,14 @@ export class NodeConfig {
 
   private async status(stage: string, unmet: string[]): Promise<void> {
     const spec = { stage, ready: unmet.length === 0, unmetConditions: unmet.map((reason) => ({ name: 'config', reason })) };
-    const ns = machineStatusDefinition.defaultNamespace;
-    const existing = await this.o.state.get(ns, machineStatusDefinition.type, 'machine').catch(() => undefined);
-    if (existing) await this.o.state.update({ ...existing, spec }, { owner: OWNER });
-    else await this.o.state.create(newResource(ns, machineStatusDefinition.type, 'machine', spec), { owner: OWNER });
+    await this.publisher.apply(machineStatusDefinition.defaultNamespace, machineStatusDefinition.type, 'machine', spec);
   }
 
   /** Makes `text` (already validated) the running configuration. */
   private async activate(text: string): Promise<void> {
     const identity = nodeIdentity(text);
     const wasMaintenance = this.maintenance;
-    const spec = machineConfigSpec(text);
-    const existing = await this.o.state.get(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID).catch(() => undefined);
-    if (existing) await this.o.state.update({ ...existing, spec }, { owner: OWNER });
-    else await this.o.state.create(newResource(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID, spec), { owner: OWNER });
+    await this.publisher.apply(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID, machineConfigSpec(text));
     if (JSON.stringify(identity) !== JSON.stringify(this.identity)) {
       this.apiCerts?.stop();
       this.identity = identity;

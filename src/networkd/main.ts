@@ -18,7 +18,7 @@ import { runDaemon, serveDaemon } from '../daemon/serve.ts';
 import { type Publisher, StatePublisher } from '../daemon/publisher.ts';
 import { RemotePublisher } from '../daemon/remote-publisher.ts';
 import { MemoryState } from '../state/memory.ts';
-import { hostnameSeed, stableHostname } from '../machined/hostname.ts';
+import { hostnameSeed, stableHostname } from '../lib/hostname.ts';
 import { mayWrite } from '../contract/owners.ts';
 import { HOSTNAME_STATUS_TYPE } from './definitions.ts';
 import type { NetworkConfig } from './config.ts';

@@ -67,10 +67,17 @@ describe('configuration: maintenance mode, apply, live patches', () => {
     const patch = JSON.stringify({ machine: { network: { hostname: 'patched-node' }, sysctls: { 'net.ipv4.ip_forward': '1' } } });
     const r = await bronzectl(['patch', 'machineconfig', '--mode', 'no-reboot', '--patch', patch], { config });
     expect(r.code, r.stderr + r.stdout).toBe(0);
-    const h = await bronzectl(['get', 'hostname'], { config });
-    expect(h.stdout).toMatch(/patched-node/);
-    const s = await bronzectl(['read', '/proc/sys/net/ipv4/ip_forward'], { config });
-    expect(s.stdout.trim()).toBe('1');
+    // Applied by controllers and networkd as they see the new configuration: eventually, not at once.
+    const eventually = async (args: string[], ok: (out: string) => boolean) => {
+      let out = '';
+      for (let i = 0; i < 30 && !ok(out); i++) {
+        if (i) await new Promise((r) => setTimeout(r, 1000));
+        out = (await bronzectl(args, { config })).stdout;
+      }
+      return out;
+    };
+    expect(await eventually(['get', 'hostname'], (o) => /patched-node/.test(o))).toMatch(/patched-node/);
+    expect((await eventually(['read', '/proc/sys/net/ipv4/ip_forward'], (o) => o.trim() === '1')).trim()).toBe('1');
     expect(vm.lines.slice(before).some((l) => /machined\[1\]: rebooting/.test(l))).toBe(false);
   });
 

@@ -3,13 +3,17 @@
 import os from 'node:os';
 import { koffi } from './native.ts';
 
+/** ENOENT for 2, and so on ("errno N" for numbers Node does not name). */
+export function errnoName(errno: number): string {
+  return Object.entries(os.constants.errno).find(([, v]) => v === errno)?.[0] ?? `errno ${errno}`;
+}
+
 export class SyscallError extends Error {
   constructor(
     readonly call: string,
     readonly errno: number,
   ) {
-    const name = Object.entries(os.constants.errno).find(([, v]) => v === errno)?.[0] ?? `errno ${errno}`;
-    super(`${call}: ${name}`);
+    super(`${call}: ${errnoName(errno)}`);
   }
 }
 

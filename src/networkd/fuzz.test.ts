@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { type Clock, DhcpClient, type DhcpTransport } from './dhcp/client.ts';
 import { BOOTREPLY, MalformedPacketError, MessageType, Opt, decodePacket, encodeClasslessRoutes, encodeDomainSearch, encodePacket, interpretOptions, opt } from './dhcp/packet.ts';
+import { prng } from '../../test/lib/prng.ts';
 import {
   IFLA,
   IFLA_INFO,
@@ -29,16 +30,6 @@ import {
 const ROUNDS = 12_000;
 const NL_ROUNDS = 20_000;
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function hexFixture(name: string): Buffer[] {
   return fs
@@ -79,7 +70,7 @@ function variant(rand: () => number, corpus: Buffer[], headerLen: number): Buffe
 
 describe('fuzzing', () => {
   it(`DHCP: ${ROUNDS} random, truncated and mutated packets never crash the parser or the client`, () => {
-    const rand = mulberry32(0xb12e);
+    const rand = prng(0xb12e);
     const mac = '02:42:ac:63:00:02';
     const corpus = [
       ...hexFixture('dnsmasq-offer.hex'),
@@ -120,7 +111,7 @@ describe('fuzzing', () => {
   }, 30_000);
 
   it(`netlink: ${NL_ROUNDS} random, truncated and mutated datagrams never crash the decoders`, () => {
-    const rand = mulberry32(0x7e7);
+    const rand = prng(0x7e7);
     const msg = (type: number, body: Buffer) => encodeMessage({ type, flags: 0, seq: 1, pid: 0 }, body);
     const corpus = [
       ...hexFixture('rtm-getlink-dump.hex'),

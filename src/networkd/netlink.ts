@@ -6,7 +6,6 @@
 //
 // Decoding never trusts a length: every read is bounds-checked and anything inconsistent
 // throws MalformedMessageError, which callers count and drop.
-import os from 'node:os';
 import { bytesToIp, type Family, ipToBytes, parseCidr } from './ip.ts';
 
 export class MalformedMessageError extends Error {
@@ -164,9 +163,7 @@ export function routeTypeName(n: number): string {
   return RTN_NAMES[n] ?? String(n);
 }
 
-export function errnoName(errno: number): string {
-  return Object.entries(os.constants.errno).find(([, v]) => v === errno)?.[0] ?? `errno ${errno}`;
-}
+export { errnoName } from '../lib/sys.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Framing.

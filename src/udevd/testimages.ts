@@ -204,17 +204,6 @@ export function isoImage(opts: { label: string; joliet?: string; modified?: stri
   return img;
 }
 
-/** A small deterministic PRNG (mulberry32) for the fuzz tests. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Throws naming every missing program (tests fail, rather than skip, without their tools). */
 export function requireTools(names: string[]): void {
@@ -235,3 +224,5 @@ export function parseBlkidExport(text: string): Record<string, string> {
   }
   return out;
 }
+
+export { prng } from '../../test/lib/prng.ts';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
 import { StderrLogger } from '../lib/log.ts';
-import { serveDaemon } from '../daemon/serve.ts';
+import { runDaemon, serveDaemon, shutdownServer } from '../daemon/serve.ts';
 import { ApidCertificateSource } from './certs.ts';
 import { apidListenAddress, secretsDir } from '../contract/paths.ts';
 import { ApiProxy } from './proxy.ts';
@@ -20,56 +20,54 @@ function bind(server: grpc.Server, address: string, creds: grpc.ServerCredential
 export async function main(): Promise<void> {
   tls.DEFAULT_MIN_VERSION = 'TLSv1.3';
   const log = new StderrLogger('apid');
-  const local = await serveDaemon('apid', log);
-  const listen = apidListenAddress();
-  const listenHost = splitHostPort(listen).host;
-  const peerPort = Number(process.env.BRONZE_APID_PEER_PORT ?? 50000);
+  await runDaemon('apid', log, async () => {
+    const local = await serveDaemon('apid', log);
+    const listen = apidListenAddress();
+    const listenHost = splitHostPort(listen).host;
+    const peerPort = Number(process.env.BRONZE_APID_PEER_PORT ?? 50000);
 
-  const certs = new ApidCertificateSource(path.join(secretsDir(), 'apid'), log);
-  let peerCreds: grpc.ChannelCredentials | undefined;
-  const proxy = new ApiProxy({
-    self: new SelfIdentity(() => (listenHost === '::' || listenHost === '0.0.0.0' ? [] : [listenHost])),
-    peerPort,
-    peerCredentials: () => peerCreds,
-    log,
-    maintenance: () => certs.maintenance,
+    const certs = new ApidCertificateSource(path.join(secretsDir(), 'apid'), log);
+    let peerCreds: grpc.ChannelCredentials | undefined;
+    const proxy = new ApiProxy({
+      self: new SelfIdentity(() => (listenHost === '::' || listenHost === '0.0.0.0' ? [] : [listenHost])),
+      peerPort,
+      peerCredentials: () => peerCreds,
+      log,
+      maintenance: () => certs.maintenance,
+    });
+    certs.onChange((c) => {
+      peerCreds = c.clientCert && c.clientKey ? grpc.credentials.createSsl(c.ca, c.clientKey, c.clientCert) : undefined;
+      proxy.resetPeers();
+    });
+    certs.start();
+
+    // The API listener comes up once machined has given apid its certificates.
+    let stopping = false;
+    let server: grpc.Server | undefined;
+    if (!certs.certs) log.info(`waiting for certificates in ${path.join(secretsDir(), 'apid')}`);
+    void certs.ready().then(async () => {
+      if (stopping) return;
+      server = new grpc.Server();
+      for (const s of proxy.services()) server.addService(s.definition, s.implementation);
+      // The CA and identity come from the certificate source; client certificates are requested
+      // but checked per call, so that a caller without one gets a clear UNAUTHENTICATED.
+      const creds = grpc.experimental.createCertificateProviderServerCredentials(certs, certs, false);
+      const port = await bind(server, listen, creds);
+      log.info(`serving the API on ${listenHost}:${port} (TLS 1.3, client certificates checked against the OS CA)`);
+    }).catch((err: Error) => {
+      // Without its listener apid is of no use: exit, and machined restarts it.
+      log.error(`serving the API on ${listen}: ${err.message}`);
+      process.exit(1);
+    });
+
+    return {
+      ...local,
+      close: async () => {
+        stopping = true;
+        certs.stop();
+        proxy.close();
+        await Promise.all([local.close(), server ? shutdownServer(server) : undefined]);
+      },
+    };
   });
-  certs.onChange((c) => {
-    peerCreds = c.clientCert && c.clientKey ? grpc.credentials.createSsl(c.ca, c.clientKey, c.clientCert) : undefined;
-    proxy.resetPeers();
-  });
-  certs.start();
-
-  let server: grpc.Server | undefined;
-  let stopping = false;
-  const stop = async (sig: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info(`${sig}: stopping`);
-    local.setStatus('NOT_SERVING');
-    certs.stop();
-    proxy.close();
-    await Promise.all([
-      local.close(),
-      new Promise<void>((resolve) => {
-        if (!server) return resolve();
-        server.tryShutdown(() => resolve());
-        setTimeout(() => (server!.forceShutdown(), resolve()), 2000).unref();
-      }),
-    ]);
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
-
-  if (!certs.certs) log.info(`waiting for certificates in ${path.join(secretsDir(), 'apid')}`);
-  await certs.ready();
-  if (stopping) return;
-  server = new grpc.Server();
-  for (const s of proxy.services()) server.addService(s.definition, s.implementation);
-  // The CA and identity come from the certificate source; client certificates are requested
-  // but checked per call, so that a caller without one gets a clear UNAUTHENTICATED.
-  const creds = grpc.experimental.createCertificateProviderServerCredentials(certs, certs, false);
-  const port = await bind(server, listen, creds);
-  log.info(`serving the API on ${listenHost}:${port} (TLS 1.3, client certificates checked against the OS CA)`);
 }

@@ -61,15 +61,19 @@ export async function serveDaemon(
     setStatus: (s) => {
       status = s;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.tryShutdown(() => resolve());
-        setTimeout(() => {
-          server.forceShutdown();
-          resolve();
-        }, 2000).unref();
-      }),
+    close: () => shutdownServer(server),
   };
+}
+
+/** Lets calls in flight finish for up to `graceMs`, then closes whatever is left. */
+export function shutdownServer(server: grpc.Server, graceMs = 2000): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.tryShutdown(() => resolve());
+    setTimeout(() => {
+      server.forceShutdown();
+      resolve();
+    }, graceMs).unref();
+  });
 }
 
 /** Runs a daemon until SIGTERM/SIGINT, then shuts its server down and exits 0. */

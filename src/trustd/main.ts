@@ -9,7 +9,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
 import { serviceDefinition } from '../contract/protos.ts';
-import { serveDaemon } from '../daemon/serve.ts';
+import { serveDaemon, shutdownServer } from '../daemon/serve.ts';
 import { StderrLogger, type Logger } from '../lib/log.ts';
 import { signCSR } from '../pki/certs.ts';
 import { ApidCertificateSource } from '../apid/certs.ts';
@@ -68,8 +68,7 @@ export async function main(): Promise<void> {
   const stop = async (sig: string) => {
     log.info(`${sig}: stopping`);
     local.setStatus('NOT_SERVING');
-    await local.close();
-    server?.forceShutdown();
+    await Promise.all([local.close(), server ? shutdownServer(server) : undefined]);
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -84,9 +84,9 @@ describe('proto files', () => {
     expect(names('machine.MachineService')).toEqual(
       [
         'ApplyConfiguration', 'CPUInfo', 'DiskStats', 'Dmesg', 'EtcdSnapshot', 'Events', 'GenerateClientConfiguration',
-        'Hostname', 'List', 'LoadAvg', 'Logs', 'Memory', 'Mounts', 'NetworkDeviceStats', 'Processes', 'Read', 'Reboot',
+        'Hostname', 'Install', 'List', 'LoadAvg', 'Logs', 'Memory', 'Mounts', 'NetworkDeviceStats', 'Processes', 'Read', 'Reboot',
         'Reset', 'Rollback', 'ServiceList', 'ServiceRestart', 'ServiceStart', 'ServiceStop', 'Shutdown', 'SystemStat',
-        'Upgrade', 'Version',
+        'Upgrade', 'UpgradeStream', 'Version',
       ].sort(),
     );
     expect(names('time.TimeService')).toEqual(['Time', 'TimeCheck']);
@@ -96,11 +96,13 @@ describe('proto files', () => {
     expect(serviceDefinition('cosi.resource.State').Watch!.path).toBe('/cosi.resource.State/Watch');
   });
 
-  it('mark exactly the streaming RPCs as server streaming (and none as client streaming)', () => {
+  it('mark exactly the streaming RPCs as server streaming, and only UpgradeStream as client streaming (bidi)', () => {
     const streaming = new Set([
       '/machine.MachineService/Dmesg',
       '/machine.MachineService/EtcdSnapshot',
       '/machine.MachineService/Events',
+      '/machine.MachineService/Install',
+      '/machine.MachineService/UpgradeStream',
       '/machine.MachineService/List',
       '/machine.MachineService/Logs',
       '/machine.MachineService/Read',
@@ -108,11 +110,12 @@ describe('proto files', () => {
       '/cosi.resource.State/Watch',
       '/grpc.health.v1.Health/Watch',
     ]);
+    const clientStreaming = new Set(['/machine.MachineService/UpgradeStream']);
     const seen = new Set<string>();
     for (const s of ['machine.MachineService', 'time.TimeService', 'securityapi.SecurityService', 'cosi.resource.State', 'grpc.health.v1.Health']) {
       for (const m of Object.values(serviceDefinition(s))) {
         expect(m.responseStream, m.path).toBe(streaming.has(m.path));
-        expect(m.requestStream, m.path).toBe(false);
+        expect(m.requestStream, m.path).toBe(clientStreaming.has(m.path));
         seen.add(m.path);
       }
     }
@@ -125,6 +128,10 @@ describe('proto files', () => {
     expect(md.Events!.resolvedResponseType!.fullName).toBe('.machine.Event');
     expect(md.List!.resolvedResponseType!.fullName).toBe('.machine.FileInfo');
     expect(md.Version!.resolvedRequestType!.fullName).toBe('.google.protobuf.Empty');
+    expect(md.UpgradeStream!.resolvedRequestType!.fullName).toBe('.machine.UpgradeStreamRequest');
+    expect(md.UpgradeStream!.resolvedResponseType!.fullName).toBe('.machine.Progress');
+    expect(md.Install!.resolvedRequestType!.fullName).toBe('.machine.InstallRequest');
+    expect(md.Install!.resolvedResponseType!.fullName).toBe('.machine.Progress');
   });
 });
 
@@ -282,6 +289,9 @@ describe('field numbers by name (Talos / COSI contract table)', () => {
     'machine.UpgradeRequest': { image: 1, preserve: 2, stage: 3, force: 4, reboot_mode: 5 },
     'machine.Upgrade': { metadata: 1, ack: 2, actor_id: 3 },
     'machine.Reboot': { metadata: 1, actor_id: 2 },
+    'machine.UpgradeStreamRequest': { request: 1, size: 2, chunk: 3 },
+    'machine.InstallRequest': { disk: 1, wipe: 2, image: 3, extra_kernel_args: 4 },
+    'machine.Progress': { metadata: 1, stage: 2, message: 3, done: 4, total: 5 },
     'machine.ShutdownRequest': { force: 1 },
     'machine.EventsRequest': { tail_events: 1, tail_id: 2, tail_seconds: 3, with_actor_id: 4 },
     'machine.SequenceEvent': { sequence: 1, action: 2, error: 3 },
@@ -348,6 +358,6 @@ describe('field numbers by name (Talos / COSI contract table)', () => {
         checked.push(m.name);
       }
     }
-    expect(checked.length).toBe(29);
+    expect(checked.length).toBe(31);
   });
 });

@@ -67,6 +67,8 @@ export const RBAC: Readonly<Record<string, Rule>> = Object.freeze({
   '/machine.MachineService/Reset': admin,
   '/machine.MachineService/Rollback': admin,
   '/machine.MachineService/Upgrade': admin,
+  '/machine.MachineService/UpgradeStream': admin,
+  '/machine.MachineService/Install': admin,
 
   // An etcd snapshot holds every cluster secret; it has its own role.
   '/machine.MachineService/EtcdSnapshot': etcdBackup,

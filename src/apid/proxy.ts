@@ -2,6 +2,9 @@
 // decode a request or a reply), authorized against the RBAC table, then routed to this node's
 // daemon over its unix socket, to one other node's apid, or to many nodes at once with each
 // reply stamped with its node's metadata so one failing node never hides the others.
+// Bidirectional streams (UpgradeStream: an upload one way, progress the other) go to exactly
+// one node and are piped both ways with backpressure; client-streaming-only RPCs (none yet)
+// are not routed.
 import * as grpc from '@grpc/grpc-js';
 import { serviceDefinition } from '../contract/protos.ts';
 import type { Logger } from '../lib/log.ts';
@@ -75,9 +78,13 @@ export class ApiProxy {
       const definition: Record<string, grpc.MethodDefinition<Buffer, Buffer>> = {};
       const implementation: grpc.UntypedServiceImplementation = {};
       for (const [method, def] of Object.entries(typed)) {
-        if (def.requestStream) continue; // no client-streaming RPCs are routed
+        if (def.requestStream && !def.responseStream) continue; // client-streaming-only RPCs are not routed
         definition[method] = { ...def, requestSerialize: raw, requestDeserialize: raw, responseSerialize: raw, responseDeserialize: raw };
-        implementation[method] = def.responseStream ? this.streamHandler(def.path) : this.unaryHandler(def.path);
+        implementation[method] = def.requestStream
+          ? this.bidiHandler(def.path)
+          : def.responseStream
+            ? this.streamHandler(def.path)
+            : this.unaryHandler(def.path);
       }
       return { definition, implementation };
     });
@@ -88,8 +95,12 @@ export class ApiProxy {
     return callerRoles(call.getAuthContext()?.sslPeerCertificate, call.metadata);
   }
 
-  /** Checks the caller and resolves the route; returns an error to send instead. */
-  private admit(path: string, call: SurfaceCall): { roles: string[]; targets: Target[]; mode: 'local' | 'one' | 'many' } | AuthError {
+  /**
+   * Checks the caller and resolves the route; returns an error to send instead. `single`:
+   * the RPC answers for one node only (bidi streams): `nodes` naming one node is taken as
+   * `node`, naming several is refused.
+   */
+  private admit(path: string, call: SurfaceCall, single = false): { roles: string[]; targets: Target[]; mode: 'local' | 'one' | 'many' } | AuthError {
     if (this.o.maintenance?.()) {
       const refused = maintenanceAuthorize(path);
       if (refused) return refused;
@@ -112,6 +123,13 @@ export class ApiProxy {
     }
     if (route.kind === 'local') return { roles, mode: 'local', targets: [this.target('', true)] };
     if (route.kind === 'one') return { roles, mode: 'one', targets: [this.target(route.target)] };
+    if (single) {
+      if (route.targets.length === 1) return { roles, mode: 'one', targets: [this.target(route.targets[0]!)] };
+      return {
+        code: grpc.status.INVALID_ARGUMENT,
+        details: `${path} streams to one node at a time, but "nodes" names ${route.targets.length} (${route.targets.join(', ')}): target one node with "node"`,
+      };
+    }
     if (!ENVELOPE_SERVICES.has(serviceOf(path))) {
       return { code: grpc.status.INVALID_ARGUMENT, details: `${path} answers for one node at a time: use "node", not "nodes"` };
     }
@@ -250,6 +268,79 @@ export class ApiProxy {
           if (--open === 0) finish();
         });
       }
+    };
+  }
+
+  /**
+   * A bidirectional stream to one node: client messages are written upstream as they come,
+   * pausing the client while the upstream cannot take more (so an upload never piles up in
+   * apid beyond a few messages); upstream messages are stamped with the node's metadata when
+   * a node was named, as for server streams. The client's half-close, cancellation and the
+   * upstream's end or error are passed on.
+   */
+  private bidiHandler(path: string): grpc.handleBidiStreamingCall<Buffer, Buffer> {
+    return (call) => {
+      const a = this.admit(path, call, true);
+      if ('code' in a) {
+        call.emit('error', { code: a.code, details: a.details });
+        return;
+      }
+      const t = a.targets[0]!;
+      let up: grpc.ClientDuplexStream<Buffer, Buffer>;
+      try {
+        up = this.client(path, t).makeBidiStreamRequest(path, raw, raw, this.outgoingMetadata(t, a.roles), { deadline: call.getDeadline() });
+      } catch (err) {
+        const e = asUpstreamError(err);
+        call.emit('error', { code: e.code, details: a.mode === 'one' ? `${t.name}: ${e.details}` : e.details });
+        return;
+      }
+      let finished = false;
+      const stop = () => {
+        if (finished) return;
+        finished = true;
+        call.off('data', fromClient);
+        up.off('data', fromUpstream);
+      };
+
+      // client → upstream
+      const fromClient = (msg: Buffer) => {
+        if (up.write(msg)) return;
+        call.pause();
+        up.once('drain', () => call.resume());
+      };
+      call.on('data', fromClient);
+      // A client's cancel also ends the readable side (grpc-js sees the RST as the end of the
+      // request body) just before 'cancelled': half-close upstream only once it is clear that
+      // this was no cancel.
+      call.on('end', () => {
+        setImmediate(() => {
+          if (!finished && !call.cancelled) up.end();
+        });
+      });
+      call.on('cancelled', () => {
+        stop();
+        up.cancel();
+      });
+
+      // upstream → client
+      const stamp = a.mode !== 'local';
+      const fromUpstream = (msg: Buffer) => {
+        if (call.write(stamp ? stampMessage(msg, { hostname: t.name }) : msg)) return;
+        up.pause();
+        call.once('drain', () => up.resume());
+      };
+      up.on('data', fromUpstream);
+      up.on('error', (err) => {
+        if (finished) return;
+        stop();
+        const e = asUpstreamError(err);
+        call.emit('error', { code: e.code, details: a.mode === 'one' ? `${t.name}: ${e.details}` : e.details });
+      });
+      up.on('end', () => {
+        if (finished) return;
+        stop();
+        call.end();
+      });
     };
   }
 }

@@ -353,12 +353,17 @@ describe('machined API over a real unix socket', () => {
     }
   });
 
-  it('GenerateClientConfiguration without a configuration: UNAVAILABLE; Upgrade: UNIMPLEMENTED', async () => {
+  it('without a configuration or a lifecycle: GenerateClientConfiguration, Upgrade, Reset UNAVAILABLE; EtcdSnapshot UNIMPLEMENTED', async () => {
     await expect(unary(machine, 'GenerateClientConfiguration', { roles: ['os:admin'] })).rejects.toMatchObject({
       code: grpc.status.UNAVAILABLE,
       details: 'no machine configuration yet',
     });
-    await expect(unary(machine, 'Upgrade', {})).rejects.toMatchObject({ code: grpc.status.UNIMPLEMENTED });
+    await expect(unary(machine, 'Upgrade', { image: 'https://example.com/bronze.tar' })).rejects.toMatchObject({
+      code: grpc.status.UNAVAILABLE,
+      details: 'this node cannot install or upgrade',
+    });
+    await expect(unary(machine, 'Reset', {})).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE, details: 'this node cannot reset or roll back' });
+    await expect(collect(machine, 'EtcdSnapshot', {})).rejects.toMatchObject({ code: grpc.status.UNIMPLEMENTED });
   });
 
   it('Reboot replies first, then requests the sequence with the reply\'s actor id', async () => {

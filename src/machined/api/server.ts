@@ -1,8 +1,9 @@
 // machined's API server: grpc.health.v1.Health, machine.MachineService and cosi.resource.State
 // on machined's unix socket (<run dir>/machined/machined.sock), which apid routes to.
 // Everything it serves is passed in explicitly (ApplyConfiguration and
-// GenerateClientConfiguration too). Upgrade, Reset, Rollback and EtcdSnapshot are not built
-// yet and answer UNIMPLEMENTED.
+// GenerateClientConfiguration too). Install, Upgrade, UpgradeStream, Reset and Rollback are
+// served by ./lifecycle.ts on top of the Lifecycle machined passes in (none: UNAVAILABLE).
+// EtcdSnapshot is not built yet and answers UNIMPLEMENTED.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,6 +17,7 @@ import { unary, unavailable } from './common.ts';
 import { dmesgHandlers } from './dmesg.ts';
 import { type EventBus, eventsHandlers } from './events.ts';
 import { filesHandlers } from './files.ts';
+import { type Lifecycle, lifecycleHandlers } from './lifecycle.ts';
 import { type LogSource, type ServiceLogSource, logsHandlers } from './logs.ts';
 import { type RequestSequence, powerHandlers } from './power.ts';
 import { resourceHandlers } from './resources.ts';
@@ -48,6 +50,8 @@ export interface MachinedApiDeps {
   generateClientConfiguration?: (req: GenerateClientConfigurationRequest) => Promise<GeneratedClientConfiguration>;
   /** ApplyConfiguration; UNAVAILABLE when absent. */
   applyConfiguration?: (req: any) => Promise<unknown>;
+  /** Install, upgrade, reset and rollback (./lifecycle.ts); absent: those RPCs answer UNAVAILABLE. */
+  lifecycle?: Lifecycle;
   /** Where failures that no caller sees are reported (e.g. a rejected sequence request). */
   onError?: (msg: string) => void;
 
@@ -58,7 +62,8 @@ export interface MachinedApiDeps {
   procRoot?: string;
   /** Default '/dev/kmsg'. */
   kmsgPath?: string;
-  /** Delay between a Reboot/Shutdown reply and the sequence request, ms. Default 100. */
+  /** Delay between a Reboot/Shutdown/Reset/Rollback reply (or the end of an install or
+   *  upgrade) and the sequence request, ms. Default 100. */
   powerDelayMs?: number;
 }
 
@@ -101,6 +106,11 @@ export async function startMachinedApi(deps: MachinedApiDeps): Promise<MachinedA
       requestSequence: deps.requestSequence,
       afterReplyMs: deps.powerDelayMs,
       onError: (err) => deps.onError?.(`power request failed: ${err instanceof Error ? err.message : String(err)}`),
+    }),
+    ...lifecycleHandlers({
+      lifecycle: deps.lifecycle,
+      afterReplyMs: deps.powerDelayMs,
+      onError: (err) => deps.onError?.(`lifecycle request failed: ${err instanceof Error ? err.message : String(err)}`),
     }),
   });
   server.addService(serviceDefinition('cosi.resource.State'), resourceHandlers({ state: deps.state, registry: deps.registry }));

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Builds the signed upgrade image that `bronzectl upgrade --image` sends to a node: a ustar
+# archive whose entries are, in this order,
+#
+#   manifest.json   {"format":"bronze-upgrade/1","version":"v0.1.0","arch":"amd64",
+#                    "files":{"vmlinuz":{"size":N,"sha256":"hex"},"initramfs.xz":{...}}}
+#                   (one line, then a newline)
+#   manifest.sig    the raw 64-byte Ed25519 signature over the exact bytes of manifest.json,
+#                   by the key image-builder/signing-key.sh names
+#   vmlinuz         the kernel
+#   initramfs.xz    the initramfs
+#
+# The node (src/install/image.ts) reads it as a stream: it checks the signature against the
+# key it trusts before it accepts any file, then each file's size and hash against the
+# manifest. The archive is reproducible: fixed order, owner, mode and mtime
+# (SOURCE_DATE_EPOCH), so the same inputs and key give the same bytes.
+#
+# usage: image-builder/upgrade.sh <arch> <artifact dir (vmlinuz, initramfs.xz)> <out.tar>
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/image-builder/env.sh"
+arch=${1:?arch}; dir=${2:?artifact dir}; out=${3:?out.tar}
+case $arch in
+  amd64 | arm64) ;;
+  *) echo "upgrade.sh: unsupported arch '$arch'" >&2; exit 2 ;;
+esac
+# The version goes into JSON as it is: keep it to characters that need no escaping.
+[[ $BRONZE_VERSION =~ ^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$ ]] \
+  || { echo "upgrade.sh: BRONZE_VERSION '$BRONZE_VERSION' is not a version (letters, digits, . _ + -)" >&2; exit 1; }
+for f in vmlinuz initramfs.xz; do
+  [ -f "$dir/$f" ] || { echo "upgrade.sh: $dir/$f missing" >&2; exit 1; }
+done
+dir=$(cd "$dir" && pwd)
+key=$("$ROOT/image-builder/signing-key.sh")
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp" "$out.tmp"' EXIT
+entry() { # name: the manifest's entry for one file
+  printf '"%s":{"size":%s,"sha256":"%s"}' "$1" "$(stat -L -c %s "$dir/$1")" "$(sha256sum < "$dir/$1" | cut -d' ' -f1)"
+}
+printf '{"format":"bronze-upgrade/1","version":"%s","arch":"%s","files":{%s,%s}}\n' \
+  "$BRONZE_VERSION" "$arch" "$(entry vmlinuz)" "$(entry initramfs.xz)" > "$tmp/manifest.json"
+openssl pkeyutl -sign -inkey "$key" -rawin -in "$tmp/manifest.json" -out "$tmp/manifest.sig"
+[ "$(stat -c %s "$tmp/manifest.sig")" = 64 ] || { echo "upgrade.sh: $key is not an Ed25519 key" >&2; exit 1; }
+
+# The order of the arguments is the order in the archive; -C takes absolute directories
+# (a relative one would be taken from the previous -C). -h: the files, never symlinks.
+tar --create --file="$out.tmp" --format=ustar --no-recursion --dereference \
+  --mtime="@$SOURCE_DATE_EPOCH" --owner=0 --group=0 --numeric-owner --mode=0644 \
+  -C "$tmp" manifest.json manifest.sig -C "$dir" vmlinuz initramfs.xz
+mv "$out.tmp" "$out"
+echo "upgrade: $out ($BRONZE_VERSION $arch, $(stat -c %s "$out") bytes)"

@@ -309,9 +309,10 @@ export class ApiProxy {
         up.once('drain', () => call.resume());
       };
       call.on('data', fromClient);
-      // A client's cancel also ends the readable side (grpc-js sees the RST as the end of the
-      // request body) just before 'cancelled': half-close upstream only once it is clear that
-      // this was no cancel.
+      // A client's cancel also ends the readable side (the RST ends the HTTP/2 request body)
+      // shortly before 'cancelled'. Half-closing upstream a turn later catches most cancels
+      // first; when it does not, the upstream sees its requests end, then the cancel (machined
+      // also checks an upload against its announced size).
       call.on('end', () => {
         setImmediate(() => {
           if (!finished && !call.cancelled) up.end();

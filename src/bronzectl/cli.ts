@@ -13,6 +13,7 @@ import { register as edit } from './commands/edit.ts';
 import { register as events } from './commands/events.ts';
 import { register as gen } from './commands/gen.ts';
 import { register as get } from './commands/get.ts';
+import { register as install } from './commands/install.ts';
 import { register as list } from './commands/list.ts';
 import { register as logs } from './commands/logs.ts';
 import { register as machineconfig } from './commands/machineconfig.ts';
@@ -22,10 +23,13 @@ import { register as patch } from './commands/patch.ts';
 import { register as processes } from './commands/processes.ts';
 import { register as read } from './commands/read.ts';
 import { register as reboot } from './commands/reboot.ts';
+import { register as reset } from './commands/reset.ts';
+import { register as rollback } from './commands/rollback.ts';
 import { register as service } from './commands/service.ts';
 import { register as services } from './commands/services.ts';
 import { register as shutdown } from './commands/shutdown.ts';
 import { register as time } from './commands/time.ts';
+import { register as upgrade } from './commands/upgrade.ts';
 import { register as validate } from './commands/validate.ts';
 import { register as version } from './commands/version.ts';
 
@@ -49,6 +53,7 @@ const COMMANDS: ReadonlyArray<(program: Command, ctx: Ctx) => void> = [
   events,
   gen,
   get,
+  install,
   list,
   logs,
   machineconfig,
@@ -58,10 +63,13 @@ const COMMANDS: ReadonlyArray<(program: Command, ctx: Ctx) => void> = [
   processes,
   read,
   reboot,
+  reset,
+  rollback,
   service,
   services,
   shutdown,
   time,
+  upgrade,
   validate,
   version,
 ];

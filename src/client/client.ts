@@ -41,6 +41,9 @@ export interface CallOptions {
 
 type MethodDef = grpc.MethodDefinition<unknown, unknown>;
 
+/** Messages of a bidi stream written but not yet sent, at most. */
+const BIDI_IN_FLIGHT = 4;
+
 const methods = new Map<string, MethodDef>();
 
 function method(path: string): MethodDef {
@@ -184,6 +187,84 @@ export class Client {
     }
   }
 
+  /**
+   * The index of the first endpoint, in the usual order, whose channel connects: a stream that
+   * uploads cannot be replayed on another endpoint once it has started, so it picks a live one
+   * first. None connects: the first in order (the call then fails with gRPC's own reason).
+   * Undefined when the signal aborts meanwhile.
+   */
+  async #connected(opts: CallOptions): Promise<number | undefined> {
+    const order = this.#order();
+    for (const i of order) {
+      const channel = this.#client(i).getChannel();
+      const ok = await new Promise<boolean>((resolve) => {
+        const deadline = Date.now() + 20_000;
+        const check = (): void => {
+          const state = channel.getConnectivityState(true);
+          if (state === grpc.connectivityState.READY) return resolve(true);
+          if (state === grpc.connectivityState.TRANSIENT_FAILURE || state === grpc.connectivityState.SHUTDOWN || opts.signal?.aborted) return resolve(false);
+          channel.watchConnectivityState(state, deadline, (err) => (err ? resolve(false) : check()));
+        };
+        check();
+      });
+      if (opts.signal?.aborted) return undefined;
+      if (ok) {
+        this.#current = i;
+        return i;
+      }
+    }
+    return order[0]!;
+  }
+
+  /**
+   * A bidirectional stream: `requests` are sent as the server takes them (the next one is
+   * pulled only when the call can take more), the replies are yielded. It goes to the first
+   * endpoint that connects and is not retried elsewhere (what was sent cannot be replayed).
+   * An error reading `requests` cancels the call and is thrown as it is; an aborted signal
+   * ends the iteration without error; leaving the loop early cancels the call.
+   */
+  async *bidiStream<Req, Res>(path: string, requests: AsyncIterable<Req>, opts: CallOptions = {}): AsyncGenerator<Res, void, undefined> {
+    const def = method(path);
+    const i = await this.#connected(opts);
+    if (i === undefined) return;
+    const ep = this.endpoints[i]!.raw;
+    const call = this.#client(i).makeBidiStreamRequest(def.path, def.requestSerialize, def.responseDeserialize, opts.metadata?.clone() ?? new grpc.Metadata(), this.#callOptions(opts));
+    const cancel = () => call.cancel();
+    opts.signal?.addEventListener('abort', cancel, { once: true });
+    let over = false;
+    const ended = new Promise<void>((resolve) => call.once('status', () => ((over = true), resolve())));
+    let sendError: { error: unknown } | undefined;
+    void (async () => {
+      // At most a few messages handed to grpc-js and not yet written out: the next request is
+      // pulled only when the connection has taken the oldest (so an upload's progress is what
+      // left, not what was buffered, and memory stays small).
+      const inFlight: Array<Promise<void>> = [];
+      for await (const req of requests) {
+        if (over) return;
+        inFlight.push(new Promise<void>((resolve) => call.write(req, () => resolve())));
+        if (inFlight.length >= BIDI_IN_FLIGHT) await Promise.race([inFlight.shift()!, ended]);
+      }
+      if (!over) call.end();
+    })().catch((error: unknown) => {
+      sendError = { error };
+      call.cancel();
+    });
+    let done = false;
+    try {
+      for await (const msg of call) yield msg as Res;
+      done = true;
+    } catch (e) {
+      done = true;
+      if (sendError) throw sendError.error;
+      if (opts.signal?.aborted) return;
+      throw toRpcError(e, ep);
+    } finally {
+      opts.signal?.removeEventListener('abort', cancel);
+      if (!done) call.cancel();
+    }
+    if (sendError) throw sendError.error;
+  }
+
   close(): void {
     for (const c of this.#clients.values()) c.close();
     this.#clients.clear();
@@ -233,6 +314,29 @@ export class MachineAPI {
   }
   shutdown(req: { force?: boolean } = {}, o?: CallOptions) {
     return this.c.unary<T.Envelope<T.Shutdown>>('/machine.MachineService/Shutdown', req, o);
+  }
+  upgrade(req: T.UpgradeRequest, o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.Upgrade>>('/machine.MachineService/Upgrade', req, o);
+  }
+  /**
+   * Upgrade with progress: from req.image (a URL) when `image` is undefined, else from the
+   * bytes of `image` (`size` of them), sent as the node takes them.
+   */
+  upgradeStream(req: T.UpgradeRequest, image?: { size: number; chunks: AsyncIterable<Buffer> }, o?: CallOptions) {
+    async function* requests(): AsyncGenerator<T.UpgradeStreamRequest> {
+      yield image ? { request: { ...req, image: '' }, size: image.size } : { request: req };
+      if (image) for await (const chunk of image.chunks) yield { chunk };
+    }
+    return this.c.bidiStream<T.UpgradeStreamRequest, T.Progress>('/machine.MachineService/UpgradeStream', requests(), o);
+  }
+  install(req: T.InstallRequest, o?: CallOptions) {
+    return this.c.serverStream<T.Progress>('/machine.MachineService/Install', req, o);
+  }
+  reset(req: T.ResetRequest = {}, o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.Reset>>('/machine.MachineService/Reset', req, o);
+  }
+  rollback(o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.Rollback>>('/machine.MachineService/Rollback', EMPTY, o);
   }
   generateClientConfiguration(req: { roles: string[]; crt_ttl?: T.Duration }, o?: CallOptions) {
     return this.c.unary<T.Envelope<T.GenerateClientConfiguration>>('/machine.MachineService/GenerateClientConfiguration', req, o);

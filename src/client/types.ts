@@ -151,6 +151,53 @@ export interface ApplyConfiguration extends Item {
   mode_details: string;
 }
 
+export interface UpgradeRequest {
+  /** A URL (http, https) the node fetches the image from; empty when the client sends it (UpgradeStream). */
+  image: string;
+  preserve?: boolean;
+  stage?: boolean;
+  force?: boolean;
+  reboot_mode?: RebootMode;
+}
+
+export interface Upgrade extends Item {
+  ack: string;
+  actor_id: string;
+}
+
+/** One message of UpgradeStream: the first carries the request (and the size of an upload), the others the image's bytes. */
+export interface UpgradeStreamRequest {
+  request?: UpgradeRequest;
+  size?: number;
+  chunk?: Buffer;
+}
+
+export interface InstallRequest {
+  disk: string;
+  wipe?: boolean;
+  /** Empty: the media the node booted from. */
+  image?: string;
+  extra_kernel_args?: string[];
+}
+
+/** One step of an install or upgrade. done and total: bytes (or steps), "0" when unknown. */
+export interface Progress extends Item {
+  stage: string;
+  message: string;
+  done: string;
+  total: string;
+}
+
+export interface ResetRequest {
+  graceful?: boolean;
+  reboot?: boolean;
+  system_partitions_to_wipe?: Array<{ label: string; wipe: boolean }>;
+}
+
+export type Reset = Reboot;
+
+export type Rollback = Item;
+
 export interface Hostname extends Item {
   hostname: string;
 }

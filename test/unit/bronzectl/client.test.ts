@@ -1,5 +1,6 @@
 // The client library against a real mTLS grpc-js server: routing metadata, endpoint failover,
 // server-name checks, client-certificate checks, maintenance (insecure) mode, stream cancellation.
+import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as grpc from '@grpc/grpc-js';
 import { connect, node, nodes, parseEndpoint, RpcError } from '../../../src/client/index.ts';
@@ -11,6 +12,9 @@ const DAY = 86_400_000;
 let pki: Pki;
 let admin: { crt: string; key: string };
 let api: FakeApi;
+/** What the fake UpgradeStream saw last; while `gate` is pending it does not read. */
+let upgradeSeen = { bytes: 0, sha256: '', cancelled: false };
+let gate: Promise<void> | undefined;
 
 const version = (hostname: string) => ({ messages: [{ metadata: { hostname }, version: { tag: 'v9' } }] });
 
@@ -19,6 +23,35 @@ beforeAll(async () => {
   admin = await issueClientCert(pki.ca, { commonName: 'admin', roles: ['os:admin'], ttlMs: DAY });
   api = await startApi(pki, {
     '/machine.MachineService/Version': { unary: () => version('n1') },
+    '/machine.MachineService/UpgradeStream': {
+      bidi: async (call) => {
+        const hash = crypto.createHash('sha256');
+        upgradeSeen = { bytes: 0, sha256: '', cancelled: false };
+        const seen = upgradeSeen;
+        let replied = false;
+        // ('cancelled' also comes when a finished call closes)
+        call.on('cancelled', () => (seen.cancelled ||= !replied));
+        if (gate) {
+          call.pause();
+          await gate;
+          call.resume();
+        }
+        let size = -1;
+        for await (const m of call.iterator({ destroyOnReturn: false })) {
+          if (size < 0) {
+            size = Number(m.size);
+            continue;
+          }
+          hash.update(m.chunk);
+          seen.bytes += m.chunk.length;
+        }
+        // A client's cancel looks like the end of its requests at first: answer only a whole upload.
+        if (seen.bytes !== size) return new Promise<void>((resolve) => call.on('cancelled', () => resolve()));
+        seen.sha256 = hash.digest('hex');
+        replied = true;
+        call.write({ stage: 'reboot', message: seen.sha256 });
+      },
+    },
     '/machine.MachineService/Dmesg': {
       stream: async (_req, call) => {
         call.write({ bytes: Buffer.from('first\n') });
@@ -160,5 +193,87 @@ describe('connect', () => {
       c.close();
     }
     expect(got).toEqual(['first\n']);
+  });
+});
+
+describe('bidirectional streams (UpgradeStream)', () => {
+  const MiB = 1 << 20;
+
+  it('pulls the next message only as the connection takes them; everything arrives intact', async () => {
+    const data = crypto.randomBytes(64 * MiB);
+    let pulled = 0;
+    async function* chunks(): AsyncGenerator<Buffer> {
+      for (let off = 0; off < data.length; off += MiB) {
+        pulled++;
+        yield data.subarray(off, off + MiB);
+      }
+    }
+    let open!: () => void;
+    gate = new Promise((r) => (open = r));
+    const c = connect({ endpoints: [api.endpoint], ...creds() });
+    try {
+      const replies: Array<{ stage: string; message: string }> = [];
+      const done = (async () => {
+        for await (const p of c.machine.upgradeStream({ image: '' }, { size: data.length, chunks: chunks() })) replies.push(p);
+      })();
+      await new Promise((r) => setTimeout(r, 500));
+      // The server reads nothing: a few messages in flight and what the HTTP/2 windows hold, not 64.
+      expect(pulled).toBeGreaterThan(0);
+      expect(pulled).toBeLessThanOrEqual(8);
+      open();
+      await done;
+      expect(pulled).toBe(64);
+      expect(upgradeSeen).toMatchObject({ bytes: data.length, cancelled: false });
+      expect(replies).toEqual([expect.objectContaining({ stage: 'reboot', message: crypto.createHash('sha256').update(data).digest('hex') })]);
+    } finally {
+      gate = undefined;
+      c.close();
+    }
+  });
+
+  it('starts on an endpoint that connects, skipping a dead one', async () => {
+    const c = connect({ endpoints: [await deadEndpoint(), api.endpoint], ...creds(), random: () => 0 });
+    try {
+      const out = [];
+      for await (const p of c.machine.upgradeStream({ image: '' }, { size: 3, chunks: (async function* () { yield Buffer.from('abc'); })() })) out.push(p);
+      expect(out).toHaveLength(1);
+      expect(c.currentEndpoint).toBe(api.endpoint);
+      expect(upgradeSeen.bytes).toBe(3);
+    } finally {
+      c.close();
+    }
+  });
+
+  it('with every endpoint down, fails with gRPC\'s UNAVAILABLE naming the endpoint', async () => {
+    const dead = await deadEndpoint();
+    const c = connect({ endpoints: [dead], ...creds() });
+    try {
+      const run = (async () => {
+        for await (const _ of c.machine.upgradeStream({ image: 'https://x/y' })) void _;
+      })();
+      await expect(run).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE, endpoint: dead });
+    } finally {
+      c.close();
+    }
+  });
+
+  it('an error reading the requests cancels the call and is thrown as it is', async () => {
+    const c = connect({ endpoints: [api.endpoint], ...creds() });
+    try {
+      async function* failing(): AsyncGenerator<Buffer> {
+        yield Buffer.alloc(MiB);
+        await new Promise((r) => setTimeout(r, 50));
+        throw new Error('EIO: reading upgrade.tar');
+      }
+      const run = (async () => {
+        for await (const _ of c.machine.upgradeStream({ image: '' }, { size: 10 * MiB, chunks: failing() })) void _;
+      })();
+      await expect(run).rejects.toThrow('EIO: reading upgrade.tar');
+      const deadline = Date.now() + 2000;
+      while (!upgradeSeen.cancelled && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(upgradeSeen.cancelled).toBe(true);
+    } finally {
+      c.close();
+    }
   });
 });

@@ -28,7 +28,9 @@ export async function makePki(): Promise<Pki> {
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export type UnaryHandler = (req: any, md: grpc.Metadata) => unknown;
 export type StreamHandler = (req: any, call: grpc.ServerWritableStream<any, any>) => void | Promise<void>;
-export type Handler = { unary: UnaryHandler } | { stream: StreamHandler };
+/** A bidirectional stream: the handler reads and writes the call itself (recorded without a request). */
+export type BidiHandler = (call: grpc.ServerDuplexStream<any, any>) => void | Promise<void>;
+export type Handler = { unary: UnaryHandler } | { stream: StreamHandler } | { bidi: BidiHandler };
 
 export interface RecordedCall {
   path: string;
@@ -70,6 +72,18 @@ export async function startApi(
             .then(
               (reply) => cb(null, reply),
               (err: Error & { code?: number }) => cb({ code: err.code ?? grpc.status.UNKNOWN, details: err.message }),
+            );
+        };
+      } else if ('bidi' in h) {
+        impl[name] = (call: grpc.ServerDuplexStream<any, any>) => {
+          record({ request: undefined, metadata: call.metadata });
+          Promise.resolve()
+            .then(() => h.bidi(call))
+            .then(
+              () => {
+                if (!call.cancelled && !call.writableEnded) call.end();
+              },
+              (err: Error & { code?: number }) => call.emit('error', { code: err.code ?? grpc.status.UNKNOWN, details: err.message }),
             );
         };
       } else {

@@ -1,0 +1,62 @@
+// `bronzectl upgrade --image <url|file> [--preserve] [--stage] [--force]`: upgrades one node.
+// An http(s):// URL is fetched by the node; anything else is a local upgrade image that
+// bronzectl sends itself (UpgradeStream), 1 MiB at a time and only as fast as the node takes
+// it. Progress goes to stderr (a line per stage, and per tenth of a transfer), the outcome to
+// stdout; the node reboots into the new image once the stream ends without an error.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import type { Ctx } from '../cli.ts';
+import { followProgress } from '../progress.ts';
+import { UserError } from '../session.ts';
+
+const CHUNK = 1 << 20;
+const URL_RE = /^https?:\/\//i;
+
+export function register(program: Command, ctx: Ctx): void {
+  program
+    .command('upgrade')
+    .description('Upgrade Bronze on the target node (from a URL the node fetches, or a local upgrade image bronzectl sends)')
+    .requiredOption('-i, --image <url|file>', 'the upgrade image: an http:// or https:// URL, or a local file')
+    .option('--preserve', 'preserve data (EPHEMERAL, /var) across the upgrade')
+    .option('--stage', 'stage the upgrade to perform it after a reboot')
+    .option('-f, --force', 'force the upgrade (skip checks on etcd health and members, might lead to data loss)')
+    .action(async (opts: { image: string; preserve?: boolean; stage?: boolean; force?: boolean }) => {
+      const s = ctx.session();
+      const req = { image: opts.image, preserve: !!opts.preserve, stage: !!opts.stage, force: !!opts.force };
+      if (URL_RE.test(opts.image)) {
+        await followProgress(s, 'upgrade', (c, o) => c.machine.upgradeStream(req, undefined, o));
+        return;
+      }
+      const file = path.resolve(ctx.io.cwd, opts.image);
+      let size: number;
+      try {
+        const st = fs.statSync(file);
+        if (!st.isFile()) throw new UserError(`${opts.image}: not a file (give an upgrade image file, or an http:// or https:// URL)`);
+        size = st.size;
+      } catch (e) {
+        if (e instanceof UserError) throw e;
+        const code = (e as NodeJS.ErrnoException).code;
+        throw new UserError(`${opts.image}: ${code === 'ENOENT' ? 'no such file' : (e as Error).message} (give an upgrade image file, or an http:// or https:// URL)`);
+      }
+      if (size === 0) throw new UserError(`${opts.image}: empty file`);
+      await followProgress(
+        s,
+        'upgrade',
+        (c, o, lines) => {
+          async function* chunks(): AsyncGenerator<Buffer> {
+            let sent = 0;
+            lines.report('upload', '', 0, size);
+            for await (const chunk of fs.createReadStream(file, { highWaterMark: CHUNK }) as AsyncIterable<Buffer>) {
+              yield chunk;
+              sent += chunk.length;
+              lines.report('upload', '', sent, size);
+            }
+          }
+          return c.machine.upgradeStream(req, { size, chunks: chunks() }, o);
+        },
+        // The node counts what it receives too; the upload lines say it already.
+        new Set(['receive']),
+      );
+    });
+}

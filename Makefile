@@ -9,7 +9,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 
 FORCE:
-.PHONY: all deps kernel image sign verify run stop test test-unit test-e2e typecheck bench clean
+.PHONY: all deps kernel image test-images sign verify run stop test test-unit test-e2e typecheck bench clean
 
 all: image
 
@@ -29,9 +29,14 @@ $(OUT)/build/bronze.cjs: FORCE
 $(B)/bronze: $(OUT)/build/bronze.cjs image-builder/sea.sh package-lock.json
 	@image-builder/sea.sh $(ARCH) $< $@
 
-$(A)/rootfs.sqsh: $(B)/bronze image-builder/rootfs.sh image-builder/env.sh $(shell find rootfs -type f)
+# GRUB for installed disks (BIOS and UEFI), built once and copied onto every disk: by disk.sh
+# and, from the rootfs, by machined's installer. Needs the kernel's command line for grub.cfg.
+$(A)/bootloader/boot-uuid: $(A)/cmdline image-builder/bootloader.sh image-builder/grub/disk.cfg package.json
+	@image-builder/bootloader.sh $(ARCH) $(A) $(A)/bootloader
+
+$(A)/rootfs.sqsh: $(B)/bronze $(A)/bootloader/boot-uuid image-builder/rootfs.sh image-builder/env.sh $(shell find rootfs -type f)
 	@mkdir -p $(A)
-	@image-builder/rootfs.sh $(ARCH) $< $@
+	@image-builder/rootfs.sh $(ARCH) $< $@ $(A)/bootloader
 
 $(A)/initramfs.xz: $(A)/rootfs.sqsh image-builder/preinit/preinit.c image-builder/initramfs.sh
 	@image-builder/initramfs.sh $(ARCH) $< $@
@@ -41,15 +46,28 @@ $(A)/initramfs.xz: $(A)/rootfs.sqsh image-builder/preinit/preinit.c image-builde
 $(A)/bronze.iso: $(A)/initramfs.xz $(A)/vmlinuz $(A)/cmdline image-builder/iso.sh image-builder/grub/iso.cfg
 	@image-builder/iso.sh $(ARCH) $(A) $@
 
-$(A)/disk.raw: $(A)/initramfs.xz $(A)/vmlinuz $(A)/cmdline image-builder/disk.sh image-builder/grub/disk.cfg
+$(A)/disk.raw: $(A)/initramfs.xz $(A)/vmlinuz $(A)/bootloader/boot-uuid image-builder/disk.sh
 	@image-builder/disk.sh $(ARCH) $(A) $@
 
 $(A)/pxe/boot.ipxe: $(A)/initramfs.xz $(A)/vmlinuz $(A)/cmdline image-builder/pxe.sh
 	@image-builder/pxe.sh $(ARCH) $(A) $(A)/pxe
 
+# The signed upgrade image for `bronzectl upgrade --image` (image-builder/upgrade.sh).
+$(A)/upgrade.tar: $(A)/initramfs.xz $(A)/vmlinuz image-builder/upgrade.sh
+	@image-builder/upgrade.sh $(ARCH) $(A) $@
+
+# Upgrade images only the end-to-end tests use (another version; a broken one), not signed
+# into SHA256SUMS and not shipped.
+T := $(OUT)/test-images/$(ARCH)
+$(T)/next/upgrade.tar: $(A)/initramfs.xz image-builder/test-images.sh test/fixtures/broken-machined.ts
+	@image-builder/test-images.sh $(ARCH) $(A) $(T)
+
+test-images: image
+	@$(MAKE) --no-print-directory $(T)/next/upgrade.tar
+
 image: deps kernel
 	@$(MAKE) --no-print-directory $(A)/initramfs.xz
-	@$(MAKE) --no-print-directory $(A)/bronze.iso $(A)/disk.raw $(A)/pxe/boot.ipxe
+	@$(MAKE) --no-print-directory $(A)/bronze.iso $(A)/disk.raw $(A)/pxe/boot.ipxe $(A)/upgrade.tar
 	@image-builder/bronzectl.sh $(A) >/dev/null && echo "bronzectl: $(A)/bronzectl (single executable), $(A)/bronzectl.cjs (any Node >= 20)"
 	@image-builder/sign.sh $(OUT)
 
@@ -74,7 +92,7 @@ test-unit: deps
 	@mkdir -p $(R)
 	@vitest run --project unit --reporter=default --reporter=json --outputFile.json=$(R)/unit.json
 
-test-e2e: image
+test-e2e: image test-images
 	@mkdir -p $(R)
 	@vitest run --project e2e --reporter=default --reporter=json --outputFile.json=$(R)/e2e.json
 

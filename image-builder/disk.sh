@@ -18,12 +18,13 @@
 # mkfs.xfs refuses filesystems under 300 MB unless it believes it runs under fstests; STATE
 # is 100 MiB as Talos has it, so the three fstests variables are set for that one call.
 #
-# Filesystem and partition UUIDs are random, so two builds differ (and two disks made from
-# one image share them, as with any disk image).
+# Partition UUIDs and the STATE/EPHEMERAL filesystem UUIDs are random, so two builds differ
+# (and two disks made from one image share them, as with any disk image). BOOT's UUID is the
+# one GRUB's core images search for (image-builder/bootloader.sh).
 #
-# usage: image-builder/disk.sh <arch> <artifact dir (vmlinuz, initramfs.xz, cmdline)> <out.raw>
+# usage: image-builder/disk.sh <arch> <artifact dir (vmlinuz, initramfs.xz, bootloader/)> <out.raw>
 #        BRONZE_DISK_SIZE (default 2G, at least 1600M) sizes the image; EPHEMERAL takes what is
-#        left (xfs wants 300 MB or more). BRONZE_DISK_TIMEOUT: GRUB menu seconds (default 2).
+#        left (xfs wants 300 MB or more).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/image-builder/env.sh"
@@ -32,16 +33,14 @@ case $arch in
   amd64) ;;
   *) echo "disk.sh: unsupported arch '$arch'" >&2; exit 2 ;;
 esac
-for f in vmlinuz initramfs.xz cmdline; do
-  [ -f "$dir/$f" ] || { echo "disk.sh: $dir/$f missing" >&2; exit 1; }
+bl=$dir/bootloader
+for f in vmlinuz initramfs.xz bootloader/mbr.bin bootloader/bios.img bootloader/efi.img bootloader/boot-uuid bootloader/grub/grub.cfg; do
+  [ -e "$dir/$f" ] || { echo "disk.sh: $dir/$f missing" >&2; exit 1; }
 done
-for tool in sgdisk losetup blkid mkfs.vfat mkfs.xfs mmd mcopy grub-install grub-mkimage grub-editenv; do
+for tool in sgdisk losetup mkfs.xfs grub-editenv; do
   command -v "$tool" >/dev/null || { echo "disk.sh: $tool missing (scripts/deps.sh installs it)" >&2; exit 1; }
 done
 [ "$(id -u)" = 0 ] || { echo "disk.sh: needs root (loop devices, mounts)" >&2; exit 1; }
-
-cmdline=$(tr -s ' \n' ' ' < "$dir/cmdline" | sed 's/ *$//')
-case $cmdline in *[\"\\\$\;\&\|\`]*) echo "disk.sh: the command line may not contain \" \\ \$ ; & | or \`" >&2; exit 1 ;; esac
 
 tmp=$out.tmp
 mnt=$(mktemp -d "${TMPDIR:-/tmp}/bronze-disk.XXXXXX")
@@ -67,8 +66,7 @@ sgdisk --clear \
   --new=6:0:0 --typecode=6:8300 --change-name=6:EPHEMERAL \
   "$tmp" > /dev/null
 
-# One loop device for the whole disk (GRUB's BIOS boot code goes there) and one per
-# partition, by offset: the partitions do not depend on the build kernel reading GPT
+# One loop device per formatted partition, by offset: the partitions do not depend on the build kernel reading GPT
 # (`losetup --partscan` makes no loopNpM on kernels without CONFIG_EFI_PARTITION).
 first_sector() { sgdisk --info="$1" "$tmp" | sed -n 's/^First sector: \([0-9]*\).*/\1/p'; }
 last_sector() { sgdisk --info="$1" "$tmp" | sed -n 's/^Last sector: \([0-9]*\).*/\1/p'; }
@@ -81,16 +79,11 @@ attach() { # attach [<partition number>] -> prints the loop device
   fi
   losetup --find --show "${args[@]}" "$tmp"
 }
-disk=$(attach); loops+=("$disk")
-efi=$(attach 1); loops+=("$efi")
 boot=$(attach 3); loops+=("$boot")
 state=$(attach 5); loops+=("$state")
 ephemeral=$(attach 6); loops+=("$ephemeral")
 
-# Geometry and hidden sectors given: a loop device has none to ask for, and the partition's
-# start belongs in the boot sector.
-mkfs.vfat -F 32 -g 255/63 -h "$(first_sector 1)" -n EFI "$efi" > /dev/null
-mkfs.xfs -q -f -L BOOT "$boot"
+mkfs.xfs -q -f -L BOOT -m uuid="$(cat "$bl/boot-uuid")" "$boot"
 TEST_DIR=1 TEST_DEV=1 QA_CHECK_FS=1 mkfs.xfs -q -f -L STATE "$state"
 mkfs.xfs -q -f -L EPHEMERAL "$ephemeral"
 
@@ -99,34 +92,13 @@ mount -t xfs "$boot" "$mnt/boot"
 mkdir -p "$mnt/boot/A" "$mnt/boot/B" "$mnt/boot/grub"
 cp "$dir/vmlinuz" "$dir/initramfs.xz" "$mnt/boot/A/"
 
-# GRUB for both firmwares, its modules on BOOT. Both core images find BOOT by its filesystem
-# UUID (search.fs_uuid), so BOOT may be probed through its own loop device; part_gpt lets
-# them see the partitions of the real disk at boot.
-#
-# BIOS: grub-install puts boot.img in the protective MBR and the core image into the BIOS
-# boot partition of the whole disk.
-grub-install --target=i386-pc --boot-directory="$mnt/boot" --locales= --fonts= --themes= \
-  --modules="part_gpt xfs" "$disk" 2> "$mnt/grub.log" \
-  || { cat "$mnt/grub.log" >&2; exit 1; }
-# UEFI: what `grub-install --target=x86_64-efi --removable` does, by hand, because
-# grub-install insists on probing a mounted ESP and the build kernel may have no vfat: the
-# modules to BOOT, the core image (with the same load.cfg as the BIOS one) to the ESP's
-# removable-media path EFI/BOOT/BOOTX64.EFI, written with mtools.
-efimods=/usr/lib/grub/x86_64-efi
-mkdir -p "$mnt/boot/grub/x86_64-efi"
-cp "$efimods"/*.mod "$efimods"/*.lst "$mnt/boot/grub/x86_64-efi/"
-uuid=$(blkid -s UUID -o value "$boot")
-printf "search.fs_uuid %s root\nset prefix=(\$root)'/grub'\n" "$uuid" > "$mnt/boot/grub/x86_64-efi/load.cfg"
-grub-mkimage --format=x86_64-efi --directory="$efimods" --prefix= \
-  --config="$mnt/boot/grub/x86_64-efi/load.cfg" --output="$mnt/bootx64.efi" \
-  part_gpt xfs search_fs_uuid
-esp="$tmp@@$(($(first_sector 1) * 512))"  # mtools' image@@offset: no device geometry to ask for
-mmd -i "$esp" ::/EFI ::/EFI/BOOT
-mcopy -i "$esp" "$mnt/bootx64.efi" ::/EFI/BOOT/BOOTX64.EFI
-rm -rf "$mnt/boot/grub/fonts" "$mnt/boot/grub/locale"
-
-sed -e "s|@VERSION@|$BRONZE_VERSION|g" -e "s|@CMDLINE@|$cmdline|g" -e "s|@TIMEOUT@|${BRONZE_DISK_TIMEOUT:-2}|g" \
-  "$ROOT/image-builder/grub/disk.cfg" > "$mnt/boot/grub/grub.cfg"
+# GRUB for both firmwares, from image-builder/bootloader.sh: boot code into the MBR, the core
+# images into the BIOS boot partition and the ESP, the modules and grub.cfg onto BOOT (made
+# with the UUID the core images search for). machined's installer does the same on a node.
+dd if="$bl/mbr.bin" of="$tmp" bs=440 count=1 conv=notrunc status=none
+dd if="$bl/bios.img" of="$tmp" bs=512 seek="$(first_sector 2)" conv=notrunc status=none
+dd if="$bl/efi.img" of="$tmp" bs=1M seek="$(($(first_sector 1) * 512))" oflag=seek_bytes conv=notrunc,sparse status=none
+cp -r "$bl/grub/." "$mnt/boot/grub/"
 rm -f "$mnt/boot/grub/grubenv"
 grub-editenv "$mnt/boot/grub/grubenv" create
 grub-editenv "$mnt/boot/grub/grubenv" set saved_entry=A

@@ -2,13 +2,21 @@
 # Builds rootfs.sqsh with squashfs-tools-ng from a generated pack file: the SEA binary as
 # /sbin/init with the daemon names linked to it, exactly the shared libraries it needs (found
 # with ldd), the static files from rootfs/, the host's CA bundle, and the mount points. No
-# shell, no coreutils. Every inode gets fixed ownership and mtime (SOURCE_DATE_EPOCH), so the
+# shell, no coreutils; the one foreign program is mkfs.xfs (with its libraries), which
+# machined runs to install, reset and wipe (no library makes an xfs filesystem). Also GRUB as
+# built by image-builder/bootloader.sh (/usr/share/bronze/bootloader, for the installer) and
+# the public half of the image signing key (/usr/share/bronze/signing-key.pub: upgrades
+# must be signed with it). Every inode gets fixed ownership and mtime (SOURCE_DATE_EPOCH), so the
 # same inputs give the same bytes.
-# usage: image-builder/rootfs.sh <arch> <sea-binary> <out.sqsh>
+# usage: image-builder/rootfs.sh <arch> <sea-binary> <out.sqsh> [<bootloader dir>]
+#        (default _out/<arch>/bootloader)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/image-builder/env.sh"
 arch=${1:?arch}; bin=$(realpath "${2:?binary}"); out=$(realpath -m "${3:?out}")
+bootloader=$(realpath -m "${4:-$ROOT/_out/$arch/bootloader}")
+[ -f "$bootloader/boot-uuid" ] || { echo "rootfs.sh: $bootloader/boot-uuid missing (image-builder/bootloader.sh builds it)" >&2; exit 1; }
+mkfs_xfs=$(command -v mkfs.xfs) || { echo "rootfs.sh: mkfs.xfs missing (apt-get install xfsprogs)" >&2; exit 1; }
 case $arch in
   amd64) koffi_native=$ROOT/node_modules/@koromix/koffi-linux-x64/linux_x64/koffi.node ;;
   *) echo "rootfs.sh: unsupported arch '$arch'" >&2; exit 2 ;;
@@ -35,8 +43,10 @@ for d in /proc /sys /dev /run /system /tmp /var /etc /sbin /usr/sbin; do dir "$d
 file /sbin/init 0755 "$bin"
 for name in machined apid trustd networkd timed udevd; do add "slink /sbin/$name 0777 0 0 init"; done
 
-# Shared libraries: whatever the runtime and koffi's native module link against.
-libs=$( { ldd "$bin"; ldd "$koffi_native"; } | awk '/=>/ { print $3; next } /^[ \t]*\// { print $1 }' | sort -u)
+file /usr/sbin/mkfs.xfs 0755 "$(readlink -f "$mkfs_xfs")"
+
+# Shared libraries: whatever the runtime, koffi's native module and mkfs.xfs link against.
+libs=$( { ldd "$bin"; ldd "$koffi_native"; ldd "$mkfs_xfs"; } | awk '/=>/ { print $3; next } /^[ \t]*\// { print $1 }' | sort -u)
 for lib in $libs; do
   [ -f "$lib" ] || { echo "rootfs.sh: library $lib not found" >&2; exit 1; }
   file "$lib" 0755 "$(readlink -f "$lib")"
@@ -52,6 +62,13 @@ while IFS= read -r -d '' f; do
   fi
   file "$rel" 0644 "$src"
 done < <(find "$ROOT/rootfs" -type f -print0 | LC_ALL=C sort -z)
+
+# The installer's GRUB and the trusted signing key.
+while IFS= read -r -d '' f; do
+  file "/usr/share/bronze/bootloader/${f#"$bootloader/"}" 0644 "$f"
+done < <(find "$bootloader" -type f -print0 | LC_ALL=C sort -z)
+"$ROOT/image-builder/signing-key.sh" --public "$stage/signing-key.pub"
+file /usr/share/bronze/signing-key.pub 0644 "$stage/signing-key.pub"
 
 # Files that change at run time live in /system (tmpfs); /etc points there. Links, not bind
 # mounts: networkd replaces them atomically (rename), which a bind mount would not follow.

@@ -49,6 +49,7 @@ interface Libc {
   sync: () => void;
   waitpid: (pid: number, status: number[], options: number) => number;
   prctl: (option: number, arg2: number, arg3: number, arg4: number, arg5: number) => number;
+  ioctl: (fd: number, request: number, ...variadic: unknown[]) => number;
 }
 
 let libc: Libc | undefined;
@@ -65,6 +66,7 @@ function lib(): Libc {
     sync: c.func('void sync(void)'),
     waitpid: c.func('int waitpid(int pid, _Out_ int *status, int options)'),
     prctl: c.func('int prctl(int option, unsigned long arg2, unsigned long arg3, unsigned long arg4, unsigned long arg5)'),
+    ioctl: c.func('int ioctl(int fd, unsigned long request, ...)'),
   };
   return libc;
 }
@@ -84,6 +86,14 @@ export function umount(target: string, flags = 0): void {
 
 export function sethostname(name: string): void {
   check(`sethostname(${name})`, lib().sethostname(name, Buffer.byteLength(name)));
+}
+
+/** BLKRRPART (_IO(0x12, 95)): the kernel re-reads a disk's partition table (EBUSY while one is mounted). */
+export const BLKRRPART = 0x125f;
+
+/** ioctl(fd, BLKRRPART): makes the kernel show a freshly written partition table. */
+export function rereadPartitions(fd: number, device: string): void {
+  check(`ioctl(${device}, BLKRRPART)`, lib().ioctl(fd, BLKRRPART, 'int', 0));
 }
 
 export function sync(): void {

@@ -28,7 +28,8 @@ import { MemoryState } from '../state/memory.ts';
 import { ControllerRuntime } from '../state/controller.ts';
 import { DefinitionRegistry, bronzeDefinitions, publishDefinitions, registerDefinitions } from '../state/definitions.ts';
 import { NodeConfig } from './node-config.ts';
-import { mountNodeVolumes } from './volumes.ts';
+import { mountNodeVolumes, type MountedVolumes } from './volumes.ts';
+import { NodeLifecycle } from './lifecycle/lifecycle.ts';
 import { validateMachineConfig } from './config/validation.ts';
 import { apidListenAddress, secretsDir } from '../contract/paths.ts';
 import { splitHostPort } from '../apid/router.ts';
@@ -79,6 +80,7 @@ export async function main(): Promise<void> {
       log.info(`all ${list.length} services Running (${uptime()})`);
       debugKill();
       debugMemstats();
+      void lifecycle.running();
     }
     if (!allUp && allRunningLogged && list.some((s) => s.state !== 'Running')) allRunningLogged = false;
   });
@@ -110,6 +112,22 @@ export async function main(): Promise<void> {
   };
 
   let machinedApi: { close(): Promise<void> } | undefined;
+  let volumes: MountedVolumes | undefined;
+  let configText: string | undefined;
+  const lifecycle = new NodeLifecycle({
+    log,
+    state,
+    cmdline,
+    volumes: () => volumes,
+    configText: () => configText,
+    requestSequence: (seq, reason, actorId) => request(seq, reason, actorId),
+  });
+  // Only a node installs: a host run must never write to the host's disks.
+  const activated = (text: string) => {
+    configText = text;
+    if (pid1 && servicesStarted) void lifecycle.maybeInstall(text);
+  };
+  let servicesStarted = false;
   const listenHost = splitHostPort(apidListenAddress()).host;
   const nodeConfig = new NodeConfig({
     state,
@@ -122,6 +140,7 @@ export async function main(): Promise<void> {
     certTtlMs: Number(process.env.BRONZE_API_CERT_TTL_MS ?? 24 * 3600 * 1000),
     certCheckMs: Number(process.env.BRONZE_API_CERT_CHECK_MS ?? 30_000),
     trustdPort: Number(process.env.BRONZE_TRUSTD_PORT ?? 50001),
+    onActivated: (text) => activated(text),
   });
 
   const tasks: Record<TaskName, () => void | Promise<void>> = {
@@ -131,7 +150,7 @@ export async function main(): Promise<void> {
     },
     systemEtc: () => setupSystemEtc(log),
     mountVolumes: async () => {
-      await mountNodeVolumes(log);
+      volumes = await mountNodeVolumes(log);
     },
     hostname: () => {
       const name = defaultHostname();
@@ -141,7 +160,10 @@ export async function main(): Promise<void> {
     // With ctrl-alt-del "off", the kernel sends SIGINT to PID 1 instead of rebooting at once.
     ctrlAltDelSignal: () => reboot(REBOOT.CAD_OFF),
     // A host run (not PID 1) may name a file; a node reads STATE, then kernel arguments.
-    loadConfig: () => nodeConfig.boot(cmdline(), !pid1 ? process.env.BRONZE_CONFIG_FILE : undefined),
+    loadConfig: async () => {
+      await nodeConfig.boot(cmdline(), !pid1 ? process.env.BRONZE_CONFIG_FILE : undefined);
+      await lifecycle.boot();
+    },
     startReaper: () => reaper.start(),
     startApi: async () => {
       await publishDefinitions(state, registry);
@@ -155,10 +177,16 @@ export async function main(): Promise<void> {
         requestSequence: (seq, reason, actorId) => request(seq, reason, actorId),
         generateClientConfiguration: (req) => nodeConfig.generateClientConfiguration(req),
         applyConfiguration: (req) => nodeConfig.applyConfiguration(req),
+        lifecycle,
         onError: (m) => log.warn(m),
       });
     },
-    startServices: () => supervisor.start(),
+    startServices: () => {
+      supervisor.start();
+      servicesStarted = true;
+      // A configuration from the kernel arguments may name an install disk.
+      if (pid1 && configText !== undefined) void lifecycle.maybeInstall(configText);
+    },
     watchPowerButton: () => watchPowerButton(log, () => void request('shutdown', 'power button')),
     stopServices: async () => {
       nodeConfig.stop();
@@ -170,6 +198,7 @@ export async function main(): Promise<void> {
     },
     sync: () => sync(),
     unmountAll: () => unmountAll(log),
+    wipeVolumes: () => lifecycle.wipePending(),
     powerOff: () => {
       log.info('powering off');
       reboot(REBOOT.POWER_OFF);

@@ -38,6 +38,8 @@ export interface NodeConfigOptions {
   certTtlMs: number;
   certCheckMs: number;
   trustdPort: number;
+  /** Called with each configuration made active (boot, ApplyConfiguration). */
+  onActivated?: (text: string) => void;
 }
 
 const OWNER = 'machined';
@@ -143,6 +145,7 @@ export class NodeConfig {
       this.o.log.info('left maintenance mode: the API now requires client certificates');
     }
     await this.status('running', []);
+    this.o.onActivated?.(text);
   }
 
   stop(): void {

@@ -15,6 +15,6 @@ describe('sequences', () => {
     expect(ran).toEqual(['loadConfig', 'startReaper', 'startApi', 'startServices']);
     ran.length = 0;
     await runSequence('shutdown', impl, { pid1: true, log: () => {} });
-    expect(ran).toEqual(['stopServices', 'sync', 'unmountAll', 'sync', 'powerOff']);
+    expect(ran).toEqual(['stopServices', 'sync', 'unmountAll', 'sync', 'wipeVolumes', 'sync', 'powerOff']);
   });
 });

@@ -15,6 +15,7 @@ export const TASKS = [
   'stopServices',
   'sync',
   'unmountAll',
+  'wipeVolumes',
   'powerOff',
   'restart',
 ] as const;
@@ -37,17 +38,21 @@ export const SEQUENCES: Record<SequenceName, Phase[]> = {
   shutdown: [
     { name: 'stopServices', tasks: ['stopServices'] },
     { name: 'unmount', tasks: ['sync', 'unmountAll', 'sync'] },
+    // Reset and upgrades (without --preserve) wipe volumes once nothing has them mounted.
+    { name: 'wipe', tasks: ['wipeVolumes', 'sync'] },
     { name: 'power', tasks: ['powerOff'] },
   ],
   reboot: [
     { name: 'stopServices', tasks: ['stopServices'] },
     { name: 'unmount', tasks: ['sync', 'unmountAll', 'sync'] },
+    // Reset and upgrades (without --preserve) wipe volumes once nothing has them mounted.
+    { name: 'wipe', tasks: ['wipeVolumes', 'sync'] },
     { name: 'power', tasks: ['restart'] },
   ],
 };
 
 /** Tasks that only make sense as PID 1 on a real node (skipped in host runs). */
-export const PID1_ONLY: ReadonlySet<TaskName> = new Set(['mountEarly', 'systemEtc', 'mountVolumes', 'hostname', 'ctrlAltDelSignal', 'watchPowerButton', 'sync', 'unmountAll', 'powerOff', 'restart']);
+export const PID1_ONLY: ReadonlySet<TaskName> = new Set(['mountEarly', 'systemEtc', 'mountVolumes', 'hostname', 'ctrlAltDelSignal', 'watchPowerButton', 'sync', 'unmountAll', 'wipeVolumes', 'powerOff', 'restart']);
 
 export async function runSequence(
   name: SequenceName,

@@ -90,6 +90,7 @@ describe('DefinitionRegistry', () => {
     registerDefinitions(reg, [extra]);
     expect(reg.resolve('timestatus').type).toBe('TimeStatuses.bronze.dev');
     expect(reg.list().map((d) => d.type)).toEqual([
+      'BootStatuses.bronze.dev',
       'HostnameStatuses.net.bronze.dev',
       'MachineStatuses.bronze.dev',
       RESOURCE_DEFINITION_TYPE,
@@ -127,6 +128,7 @@ describe('publishDefinitions', () => {
     await publishDefinitions(st, reg);
     const published = await st.list<ResourceDefinitionSpec>(META_NAMESPACE, RESOURCE_DEFINITION_TYPE);
     expect(published.map((r) => r.metadata.id)).toEqual([
+      'bootstatuses.bronze.dev',
       'hostnamestatuses.net.bronze.dev',
       'machinestatuses.bronze.dev',
       'resourcedefinitions.meta.cosi.dev',

@@ -92,7 +92,25 @@ export const hostnameStatusDefinition: ResourceDefinition = {
 };
 
 /** What Bronze registers today (machined passes it to registerDefinitions). */
-export const bronzeDefinitions: readonly ResourceDefinition[] = [servicesDefinition, machineStatusDefinition, hostnameStatusDefinition];
+/**
+ * Spec: { installed, disk?, booted: 'A'|'B'|'', version, default?: slot GRUB boots,
+ * next?: slot tried once next boot, slots?: { A|B: { present, version } },
+ * upgrade?: { state: trying|committed|failed, from, to, version } }. Written by machined.
+ */
+export const bootStatusDefinition: ResourceDefinition = {
+  type: 'BootStatuses.bronze.dev',
+  displayType: 'BootStatus',
+  aliases: ['boot', 'bootstatus'],
+  defaultNamespace: 'runtime',
+  printColumns: [
+    { name: 'Booted', jsonPath: '{.booted}' },
+    { name: 'Default', jsonPath: '{.default}' },
+    { name: 'Next', jsonPath: '{.next}' },
+    { name: 'Version', jsonPath: '{.version}' },
+  ],
+};
+
+export const bronzeDefinitions: readonly ResourceDefinition[] = [servicesDefinition, machineStatusDefinition, hostnameStatusDefinition, bootStatusDefinition];
 
 // ---------------------------------------------------------------------------------------------
 // The registry.

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Builds GRUB for an installed Bronze disk, once, as files that are copied byte for byte onto
+# every disk: by image-builder/disk.sh (disk.raw) and by machined's installer on a node (they
+# travel in the rootfs under /usr/share/bronze/bootloader). Output directory:
+#
+#   mbr.bin     440 bytes: GRUB's boot.img for the MBR's boot-code area (the partition table
+#               after it belongs to the GPT's protective MBR)
+#   bios.img    the BIOS boot partition (1 MiB): GRUB's i386-pc core image
+#   efi.img     the EFI system partition (100 MiB vfat): EFI/BOOT/BOOTX64.EFI
+#   boot-uuid   the filesystem UUID BOOT must be made with (mkfs.xfs -m uuid=...): both core
+#               images find BOOT by it (search.fs_uuid), then load grub/ from there
+#   grub/       BOOT's grub/ directory: i386-pc/ and x86_64-efi/ modules and grub.cfg
+#
+# The core images are position-dependent: boot.img holds the BIOS boot partition's first
+# sector and the core image its own sector list. They are made here on a scratch disk laid out
+# exactly as src/install/layout.ts lays out every disk (the same sgdisk command as disk.sh),
+# where that partition starts at the same sector whatever the disk's size.
+#
+# BOOT's UUID is derived from the version, so that builds of one commit match; an upgrade
+# keeps the GRUB of the install (it only replaces the slots), so a new UUID does no harm.
+#
+# usage: image-builder/bootloader.sh <arch> <artifact dir (cmdline)> <out dir>
+#        BRONZE_DISK_TIMEOUT: GRUB menu seconds (default 2).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/image-builder/env.sh"
+arch=${1:?arch}; dir=${2:?artifact dir}; out=${3:?out dir}
+case $arch in
+  amd64) ;;
+  *) echo "bootloader.sh: unsupported arch '$arch'" >&2; exit 2 ;;
+esac
+[ -f "$dir/cmdline" ] || { echo "bootloader.sh: $dir/cmdline missing" >&2; exit 1; }
+for tool in sgdisk losetup mkfs.vfat mkfs.xfs mmd mcopy grub-install grub-mkimage; do
+  command -v "$tool" >/dev/null || { echo "bootloader.sh: $tool missing (scripts/deps.sh installs it)" >&2; exit 1; }
+done
+[ "$(id -u)" = 0 ] || { echo "bootloader.sh: needs root (loop devices, mounts)" >&2; exit 1; }
+
+cmdline=$(tr -s ' \n' ' ' < "$dir/cmdline" | sed 's/ *$//')
+case $cmdline in *[\"\\\$\;\&\|\`]*) echo "bootloader.sh: the command line may not contain \" \\ \$ ; & | or \`" >&2; exit 1 ;; esac
+
+tmp=$out.tmp
+work=$(mktemp -d "${TMPDIR:-/tmp}/bronze-bootloader.XXXXXX")
+loops=()
+cleanup() {
+  local rc=$?
+  mountpoint -q "$work/boot" && umount "$work/boot"
+  for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null || true; done
+  rm -rf "$work"
+  [ $rc = 0 ] || rm -rf "$tmp"
+  return $rc
+}
+trap cleanup EXIT
+rm -rf "$tmp"; mkdir -p "$tmp"
+
+# A version-derived UUID (v4 layout): same version, same bytes.
+h=$(printf 'bronze-boot %s' "$BRONZE_VERSION" | sha256sum | cut -c1-32)
+uuid="${h:0:8}-${h:8:4}-4${h:13:3}-a${h:17:3}-${h:20:12}"
+echo "$uuid" > "$tmp/boot-uuid"
+
+disk=$work/disk.raw
+truncate -s 1700M "$disk"
+sgdisk --clear \
+  --new=1:1MiB:+100MiB --typecode=1:EF00 --change-name=1:EFI \
+  --new=2:0:+1MiB --typecode=2:EF02 --change-name=2:BIOS \
+  --new=3:0:+1000MiB --typecode=3:8300 --change-name=3:BOOT \
+  --new=4:0:+1MiB --typecode=4:8300 --change-name=4:META \
+  --new=5:0:+100MiB --typecode=5:8300 --change-name=5:STATE \
+  --new=6:0:0 --typecode=6:8300 --change-name=6:EPHEMERAL \
+  "$disk" > /dev/null
+first_sector() { sgdisk --info="$1" "$disk" | sed -n 's/^First sector: \([0-9]*\).*/\1/p'; }
+last_sector() { sgdisk --info="$1" "$disk" | sed -n 's/^Last sector: \([0-9]*\).*/\1/p'; }
+[ "$(first_sector 2)" = 206848 ] || { echo "bootloader.sh: the BIOS boot partition moved (sector $(first_sector 2), not 206848): src/install/layout.ts must agree" >&2; exit 1; }
+bytes_of() { echo $(( ($(last_sector "$1") - $(first_sector "$1") + 1) * 512 )); }
+whole=$(losetup --find --show "$disk"); loops+=("$whole")
+boot=$(losetup --find --show --offset $(($(first_sector 3) * 512)) --sizelimit "$(bytes_of 3)" "$disk"); loops+=("$boot")
+mkfs.xfs -q -f -L BOOT -m uuid="$uuid" "$boot"
+mkdir -p "$work/boot"
+mount -t xfs "$boot" "$work/boot"
+
+# BIOS: boot.img into the MBR, the core image into the BIOS boot partition; the modules to
+# BOOT/grub/i386-pc. The core image's load.cfg searches BOOT by the UUID above.
+grub-install --target=i386-pc --boot-directory="$work/boot" --locales= --fonts= --themes= \
+  --modules="part_gpt xfs" "$whole" 2> "$work/grub.log" \
+  || { cat "$work/grub.log" >&2; exit 1; }
+grep -q "$uuid" "$work/boot/grub/i386-pc/load.cfg" || { echo "bootloader.sh: GRUB's core image does not search for $uuid" >&2; exit 1; }
+# UEFI: what `grub-install --target=x86_64-efi --removable` does, by hand (grub-install
+# insists on probing a mounted ESP, and the build kernel may have no vfat): the modules to
+# BOOT, the core image (same load.cfg) to the ESP's removable-media path.
+efimods=/usr/lib/grub/x86_64-efi
+mkdir -p "$work/boot/grub/x86_64-efi"
+cp "$efimods"/*.mod "$efimods"/*.lst "$work/boot/grub/x86_64-efi/"
+printf "search.fs_uuid %s root\nset prefix=(\$root)'/grub'\n" "$uuid" > "$work/boot/grub/x86_64-efi/load.cfg"
+grub-mkimage --format=x86_64-efi --directory="$efimods" --prefix= \
+  --config="$work/boot/grub/x86_64-efi/load.cfg" --output="$work/bootx64.efi" \
+  part_gpt xfs search_fs_uuid
+truncate -s "$(bytes_of 1)" "$tmp/efi.img"
+# Hidden sectors = the partition's start (it belongs in the boot sector); a fixed volume id
+# and --invariant for the same bytes from the same inputs.
+mkfs.vfat -F 32 -g 255/63 -h "$(first_sector 1)" -n EFI -i 42524f4e --invariant "$tmp/efi.img" > /dev/null
+touch -d "@$SOURCE_DATE_EPOCH" "$work/bootx64.efi"
+mmd -i "$tmp/efi.img" ::/EFI ::/EFI/BOOT
+mcopy -m -i "$tmp/efi.img" "$work/bootx64.efi" ::/EFI/BOOT/BOOTX64.EFI
+
+sed -e "s|@VERSION@|$BRONZE_VERSION|g" -e "s|@CMDLINE@|$cmdline|g" -e "s|@TIMEOUT@|${BRONZE_DISK_TIMEOUT:-2}|g" \
+  "$ROOT/image-builder/grub/disk.cfg" > "$work/boot/grub/grub.cfg"
+rm -rf "$work/boot/grub/fonts" "$work/boot/grub/locale" "$work/boot/grub/grubenv"
+cp -r "$work/boot/grub" "$tmp/grub"
+umount "$work/boot"
+
+dd if="$whole" of="$tmp/mbr.bin" bs=440 count=1 status=none
+dd if="$whole" of="$tmp/bios.img" bs=512 skip="$(first_sector 2)" count=$(($(bytes_of 2) / 512)) status=none
+find "$tmp" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
+touch "$tmp/boot-uuid" # make's stamp for the directory: newer than its inputs
+rm -rf "$out"; mv "$tmp" "$out"
+echo "bootloader: $out (BIOS and UEFI GRUB, BOOT uuid $uuid)"

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The upgrade images the end-to-end tests need besides the image under test, built from the
+# same tree with the same kernel and signing key:
+#
+#   next/upgrade.tar     the same sources as another version (<version>-next): an upgrade
+#                        the node must take, and roll back from
+#   broken/upgrade.tar   an image whose machined exits at once (test/fixtures/broken-machined.ts):
+#                        the kernel panics on it, and the node must come back on the old slot
+#
+# usage: image-builder/test-images.sh <arch> <artifact dir (vmlinuz, bootloader/)> <out dir>
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/image-builder/env.sh"
+arch=${1:?arch}; dir=$(realpath "${2:?artifact dir}"); out=${3:?out dir}
+ib=$ROOT/image-builder
+
+build() { # build <name> <entry.ts> <version>
+  local name=$1 entry=$2 version=$3 w=$out/$1
+  rm -rf "$w"; mkdir -p "$w"
+  BRONZE_VERSION=$version "$ib/bundle.sh" "$entry" "$w/bronze.cjs" > /dev/null
+  "$ib/sea.sh" "$arch" "$w/bronze.cjs" "$w/bronze" > /dev/null
+  "$ib/rootfs.sh" "$arch" "$w/bronze" "$w/rootfs.sqsh" "$dir/bootloader" > /dev/null
+  "$ib/initramfs.sh" "$arch" "$w/rootfs.sqsh" "$w/initramfs.xz" > /dev/null
+  cp "$dir/vmlinuz" "$w/vmlinuz"
+  BRONZE_VERSION=$version "$ib/upgrade.sh" "$arch" "$w" "$w/upgrade.tar" > /dev/null
+  rm -rf "$w/bronze.cjs" "$w/bronze" "$w/rootfs.sqsh" "$w/rootfs.stage" "$w/rootfs.stage.pack"
+  echo "test image: $w/upgrade.tar ($version, $(stat -c %s "$w/upgrade.tar") bytes)"
+}
+build next "$ROOT/src/main.ts" "$BRONZE_VERSION-next" & next=$!
+build broken "$ROOT/test/fixtures/broken-machined.ts" "$BRONZE_VERSION-broken" & broken=$!
+rc=0
+wait $next || rc=1
+wait $broken || rc=1
+exit $rc

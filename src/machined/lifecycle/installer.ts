@@ -1,0 +1,125 @@
+// Installs Bronze onto one whole disk: the GPT of src/install/layout.ts, GRUB for BIOS and
+// UEFI from the bootloader files image-builder/bootloader.sh made (copied byte for byte, as
+// disk.sh copies them into disk.raw), xfs on BOOT, STATE and EPHEMERAL, the image's kernel and
+// initramfs in slot A, grubenv choosing A, META recording the install, and the machine
+// configuration in STATE. Only the named disk is opened for writing.
+import fs from 'node:fs';
+import path from 'node:path';
+import { writeGpt } from '../../install/gpt-write.ts';
+import { planLayout, partitionByName, type PartitionName } from '../../install/layout.ts';
+import { rereadPartitions } from '../../lib/sys.ts';
+import { CONFIG_FILE } from '../config/manager.ts';
+import { type BlockDisk, DiskError, describeContents } from './disks.ts';
+import { copyImage, copyTree, mkfsXfs, withMount } from './fs-tools.ts';
+import { MetaStore } from '../../install/meta.ts';
+import { type SlotFiles, initGrubenv, writeSlot } from './slots.ts';
+
+export interface InstallProgress {
+  (stage: string, message: string, done?: number, total?: number): void;
+}
+
+export interface InstallPlan {
+  disk: BlockDisk;
+  wipe: boolean;
+  /** The kernel and initramfs for slot A. */
+  files: SlotFiles;
+  /** The version those files are (recorded in META). */
+  version: string;
+  /** GRUB's bronze_extra: kernel arguments for the installed system. */
+  extraKernelArgs: string[];
+  /** The machine configuration to put in STATE, if any. */
+  configText?: string;
+  /** image-builder/bootloader.sh's output (in the rootfs: /usr/share/bronze/bootloader). */
+  bootloaderDir: string;
+  devRoot?: string;
+  sysRoot?: string;
+  signal?: AbortSignal;
+}
+
+/** The kernel's device for partition `number` of a disk (vda → vda3, nvme0n1 → nvme0n1p3). */
+export function partitionDevice(disk: BlockDisk, number: number): string {
+  return /\d$/.test(disk.device) ? `${disk.device}p${number}` : `${disk.device}${number}`;
+}
+
+/** Waits for the kernel (devtmpfs) to show the partitions' device nodes. */
+async function waitForPartitions(devices: string[], timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const missing = devices.filter((d) => !fs.existsSync(d));
+    if (missing.length === 0) return;
+    if (Date.now() > until) throw new Error(`the kernel shows no ${missing.join(', ')} after the partition table was written`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export async function installToDisk(plan: InstallPlan, progress: InstallProgress): Promise<void> {
+  const { disk } = plan;
+  const step = (stage: string, message: string, done?: number, total?: number) => {
+    if (plan.signal?.aborted) throw new Error('install cancelled');
+    progress(stage, message, done, total);
+  };
+  if (disk.readOnly) throw new DiskError(`${disk.device} is read-only`);
+  const layout = planLayout(disk.bytes, disk.sectorSize);
+  const held = await describeContents(disk);
+  if (held && !plan.wipe) {
+    throw new DiskError(`${disk.device} holds ${held}: refusing to install over it (set machine.install.wipe: true, or bronzectl install --wipe, to erase it)`);
+  }
+  for (const f of ['mbr.bin', 'bios.img', 'efi.img', 'boot-uuid', 'grub/grub.cfg']) {
+    if (!fs.existsSync(path.join(plan.bootloaderDir, f))) throw new Error(`the image has no bootloader file ${f} in ${plan.bootloaderDir}`);
+  }
+
+  step('partition', `${disk.device}: GPT (${layout.partitions.map((p) => p.name).join(', ')})${held ? `, replacing ${held}` : ''}`);
+  const fd = fs.openSync(disk.device, 'r+');
+  try {
+    // Old tables and signatures go first: a stale backup GPT at the end, or a filesystem
+    // signature a new partition would not overwrite, must not outlive the install.
+    const zero = Buffer.alloc(1 << 20);
+    fs.writeSync(fd, zero, 0, zero.length, 0);
+    fs.writeSync(fd, zero, 0, zero.length, Math.max(0, disk.bytes - zero.length));
+    writeGpt(fd, disk.bytes, layout);
+    // GRUB's boot code goes in the MBR's first 440 bytes, before the partition table.
+    const mbr = fs.readFileSync(path.join(plan.bootloaderDir, 'mbr.bin'));
+    if (mbr.length !== 440) throw new Error(`bootloader mbr.bin is ${mbr.length} bytes, not 440`);
+    fs.writeSync(fd, mbr, 0, 440, 0);
+    fs.fsyncSync(fd);
+    rereadPartitions(fd, disk.device);
+  } finally {
+    fs.closeSync(fd);
+  }
+  const dev = (name: PartitionName) => partitionDevice(disk, partitionByName(layout, name).number);
+  await waitForPartitions(layout.partitions.map((p) => partitionDevice(disk, p.number)));
+
+  step('bootloader', 'GRUB for BIOS (BIOS boot partition) and UEFI (EFI system partition)');
+  await copyImage(path.join(plan.bootloaderDir, 'bios.img'), dev('BIOS'));
+  await copyImage(path.join(plan.bootloaderDir, 'efi.img'), dev('EFI'));
+
+  step('format', 'xfs on BOOT, STATE and EPHEMERAL');
+  const bootUuid = fs.readFileSync(path.join(plan.bootloaderDir, 'boot-uuid'), 'utf8').trim();
+  await mkfsXfs(dev('BOOT'), 'BOOT', { uuid: bootUuid });
+  await mkfsXfs(dev('STATE'), 'STATE');
+  await mkfsXfs(dev('EPHEMERAL'), 'EPHEMERAL');
+
+  const total = fs.statSync(plan.files.vmlinuz).size + fs.statSync(plan.files.initramfs).size;
+  step('write', `slot A: Bronze ${plan.version}`, 0, total);
+  await withMount(dev('BOOT'), 'xfs', 'install-boot', async (boot) => {
+    copyTree(path.join(plan.bootloaderDir, 'grub'), path.join(boot, 'grub'));
+    fs.mkdirSync(path.join(boot, 'B'), { recursive: true });
+    await writeSlot(boot, 'A', plan.files, (n) => progress('write', `slot A: Bronze ${plan.version}`, n, total));
+    initGrubenv(boot, { saved_entry: 'A', bronze_extra: plan.extraKernelArgs.join(' ') });
+  });
+
+  const meta = MetaStore.open(dev('META'));
+  try {
+    meta.set({ 'install.disk': disk.device, 'install.version': plan.version, 'install.time': new Date().toISOString(), 'slot.A.version': plan.version });
+  } finally {
+    meta.close();
+  }
+
+  if (plan.configText !== undefined) {
+    step('config', 'the machine configuration to STATE');
+    await withMount(dev('STATE'), 'xfs', 'install-state', async (dir) => {
+      fs.chmodSync(dir, 0o700);
+      fs.writeFileSync(path.join(dir, CONFIG_FILE), plan.configText!, { mode: 0o600 });
+    });
+  }
+}

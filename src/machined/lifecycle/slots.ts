@@ -1,0 +1,124 @@
+// The A/B slots on a mounted BOOT partition and GRUB's environment block that chooses between
+// them (image-builder/grub/disk.cfg documents the variables: saved_entry, next_entry,
+// next_tries, bronze_extra). A slot is a directory holding vmlinuz and initramfs.xz; a slot
+// is written beside itself (<slot>.new) and renamed into place, so GRUB never finds half of
+// one. grubenv is rewritten in place, in the same 1024 bytes GRUB itself writes (save_env
+// writes through the file's block list, so the file must keep its blocks).
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseGrubenv, serializeGrubenv } from '../../install/grubenv.ts';
+
+export type Slot = 'A' | 'B';
+export const SLOTS: readonly Slot[] = ['A', 'B'];
+
+export interface SlotFiles {
+  vmlinuz: string;
+  initramfs: string;
+}
+
+export const otherSlot = (s: Slot): Slot => (s === 'A' ? 'B' : 'A');
+export const isSlot = (s: string | undefined): s is Slot => s === 'A' || s === 'B';
+
+const GRUBENV = 'grub/grubenv';
+
+/** Whether a slot holds a kernel and an initramfs. */
+export function slotPresent(boot: string, slot: Slot): boolean {
+  return fs.existsSync(path.join(boot, slot, 'vmlinuz')) && fs.existsSync(path.join(boot, slot, 'initramfs.xz'));
+}
+
+/** The slot's files, for reading (an install from a disk's running slot). */
+export function slotFiles(boot: string, slot: Slot): SlotFiles {
+  return { vmlinuz: path.join(boot, slot, 'vmlinuz'), initramfs: path.join(boot, slot, 'initramfs.xz') };
+}
+
+/** Copies the kernel and initramfs into `slot`, replacing it whole. */
+export async function writeSlot(boot: string, slot: Slot, files: SlotFiles, onBytes?: (n: number) => void): Promise<void> {
+  const fresh = path.join(boot, `${slot}.new`);
+  fs.rmSync(fresh, { recursive: true, force: true });
+  fs.mkdirSync(fresh, { recursive: true });
+  let done = 0;
+  for (const [name, from] of [
+    ['vmlinuz', files.vmlinuz],
+    ['initramfs.xz', files.initramfs],
+  ] as const) {
+    await copyFileSynced(from, path.join(fresh, name), (n) => onBytes?.(done + n));
+    done += fs.statSync(from).size;
+  }
+  const old = path.join(boot, `${slot}.old`);
+  fs.rmSync(old, { recursive: true, force: true });
+  if (fs.existsSync(path.join(boot, slot))) fs.renameSync(path.join(boot, slot), old);
+  fs.renameSync(fresh, path.join(boot, slot));
+  fs.rmSync(old, { recursive: true, force: true });
+  syncDir(boot);
+}
+
+async function copyFileSynced(from: string, to: string, onBytes: (n: number) => void): Promise<void> {
+  const src = await fs.promises.open(from, 'r');
+  const dst = await fs.promises.open(to, 'w', 0o644);
+  try {
+    const buf = Buffer.alloc(4 << 20);
+    let pos = 0;
+    for (;;) {
+      const { bytesRead } = await src.read(buf, 0, buf.length, pos);
+      if (bytesRead === 0) break;
+      await dst.write(buf, 0, bytesRead, pos);
+      pos += bytesRead;
+      onBytes(pos);
+    }
+    await dst.sync();
+  } finally {
+    await src.close();
+    await dst.close();
+  }
+}
+
+function syncDir(dir: string): void {
+  const fd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** GRUB's variables as they are on BOOT. */
+export function readGrubenv(boot: string): Map<string, string> {
+  return parseGrubenv(fs.readFileSync(path.join(boot, GRUBENV)));
+}
+
+/** A fresh grubenv (install). */
+export function initGrubenv(boot: string, vars: Record<string, string>): void {
+  const file = path.join(boot, GRUBENV);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, serializeGrubenv(new Map(Object.entries(vars).filter(([, v]) => v !== ''))));
+  const fd = fs.openSync(file, 'r');
+  fs.fsyncSync(fd);
+  fs.closeSync(fd);
+}
+
+/** Sets (non-empty value) or removes (empty value) variables, rewriting the block in place. */
+export function updateGrubenv(boot: string, changes: Record<string, string>): Map<string, string> {
+  const file = path.join(boot, GRUBENV);
+  const vars = readGrubenv(boot);
+  for (const [k, v] of Object.entries(changes)) {
+    if (v === '') vars.delete(k);
+    else vars.set(k, v);
+  }
+  const block = serializeGrubenv(vars);
+  const fd = fs.openSync(file, 'r+');
+  try {
+    fs.writeSync(fd, block, 0, block.length, 0);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return vars;
+}
+
+/** What GRUB will boot next time, from its variables (mirrors grub.cfg's logic). */
+export function nextBoot(vars: Map<string, string>): { slot: Slot; trial: boolean; good: Slot } {
+  const good: Slot = vars.get('saved_entry') === 'B' ? 'B' : 'A';
+  const next = vars.get('next_entry');
+  if (isSlot(next)) return { slot: next, trial: true, good };
+  return { slot: good, trial: false, good };
+}

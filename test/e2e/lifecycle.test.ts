@@ -1,0 +1,214 @@
+// End-to-end: a node's life on one disk, under QEMU/TCG, driven by bronzectl.
+//   1. The ISO boots with a blank virtio disk (and a second disk holding data) into
+//      maintenance mode; apply-config with machine.install.disk installs Bronze to the blank
+//      disk and reboots; QEMU starts again from that disk alone (the ISO detached) and the node
+//      comes back Running with its configuration from STATE. The other disk is untouched.
+//   2. `bronzectl upgrade --image <file>` to another build (version <v>-next): slot B, booted
+//      once, committed once Running. `bronzectl rollback`: back on slot A and the old version.
+//   3. A tampered image is refused before anything is written.
+//   4. An image whose machined exits at once: the kernel panics, GRUB falls back to slot A by
+//      itself, and machined records the failed upgrade.
+//   5. `bronzectl reset --reboot`: STATE and EPHEMERAL wiped (new filesystems), back in
+//      maintenance mode.
+// Each flow's time is printed (the closing note and bench/ quote them).
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parse, stringify } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QemuVM } from '../../image-builder/qemu.ts';
+import { newClientConfig, save } from '../../src/contract/clientconfig.ts';
+import { generateConfigs } from '../../src/contract/genconfig.ts';
+import { generateSecrets } from '../../src/contract/secrets.ts';
+import { planLayout, partitionByName } from '../../src/install/layout.ts';
+import { bronzectl, bronzectlUntilOk } from '../lib/bronzectl.ts';
+import { consoleFile } from '../lib/console-log.ts';
+import { freePort } from '../lib/ports.ts';
+
+const OUT = '_out/amd64';
+const ISO = `${OUT}/bronze.iso`;
+const NEXT = '_out/test-images/amd64/next/upgrade.tar';
+const BROKEN = '_out/test-images/amd64/broken/upgrade.tar';
+const BOOT = 300_000;
+const DISK_BYTES = 3 * 1024 ** 3;
+const running = /machined\[1\]: all 5 services Running/;
+
+const sha256 = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+
+/** The xfs UUID of a partition of the disk image (sb_uuid: 16 bytes at offset 32 of the superblock). */
+function xfsUuid(disk: string, name: 'STATE' | 'EPHEMERAL'): string {
+  const p = partitionByName(planLayout(DISK_BYTES), name);
+  const fd = fs.openSync(disk, 'r');
+  try {
+    const buf = Buffer.alloc(48);
+    fs.readSync(fd, buf, 0, 48, p.offsetBytes);
+    expect(buf.subarray(0, 4).toString('latin1'), `${name} holds xfs`).toBe('XFSB');
+    return buf.subarray(32, 48).toString('hex');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+describe('lifecycle: install from the ISO, upgrade, rollback, fallback, reset', () => {
+  let dir: string;
+  let disk: string;
+  let other: string;
+  let otherSum: string;
+  let config: string;
+  let target: string;
+  let port: number;
+  let vm: QemuVM | undefined;
+  let version = '';
+  const times: Record<string, number> = {};
+
+  const timed = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+    const t0 = Date.now();
+    const r = await fn();
+    times[name] = (Date.now() - t0) / 1000;
+    console.log(`lifecycle: ${name}: ${times[name]!.toFixed(1)} s`);
+    return r;
+  };
+  const ctl = (args: string[], timeoutMs = 120_000) => bronzectl(args, { config, timeoutMs });
+  const bootStatus = async () => {
+    const r = await ctl(['get', 'bootstatus', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    return JSON.parse(r.stdout).spec as { booted: string; default: string; next: string; version: string; slots: Record<string, { version: string }>; upgrade?: { state: string } };
+  };
+  const serverVersion = async () => {
+    const r = await bronzectlUntilOk(['version'], { config, timeoutMs: 120_000 });
+    return /Server:[\s\S]*?Tag:\s+(\S+)/.exec(r.stdout)?.[1];
+  };
+  /** Waits for the node to reboot (from `from` on the console) and come back Running. */
+  const rebootedAndRunning = async (from: number, slot: 'A' | 'B') => {
+    const reboot = await vm!.waitFor(/machined\[1\]: rebooting|Kernel panic/, BOOT, from);
+    const booting = await vm!.waitFor(new RegExp(`bronze: booting slot ${slot}`), BOOT, reboot);
+    await vm!.waitFor(running, BOOT, booting);
+  };
+
+  beforeAll(async () => {
+    for (const f of [ISO, NEXT, BROKEN]) if (!fs.existsSync(f)) throw new Error(`${f} is missing: run \`make image test-images\` first`);
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-lifecycle-'));
+    disk = path.join(dir, 'disk.raw');
+    fs.closeSync(fs.openSync(disk, 'w'));
+    fs.truncateSync(disk, DISK_BYTES);
+    other = path.join(dir, 'other.raw');
+    fs.writeFileSync(other, Buffer.concat([Buffer.from('another disk: the installer must not touch it\n'), Buffer.alloc(16 << 20, 0x5a)]));
+    otherSum = sha256(other);
+
+    const secrets = await generateSecrets();
+    const cfg = generateConfigs({ clusterName: 'life', endpoint: 'https://10.0.2.15:6443', additionalSANs: ['127.0.0.1'], secrets, installDisk: '/dev/vda' });
+    const doc = parse(cfg.controlplane);
+    doc.machine.network = { ...(doc.machine.network ?? {}), hostname: 'installed-node' };
+    fs.writeFileSync(path.join(dir, 'controlplane.yaml'), stringify(doc));
+    port = await freePort();
+    target = `127.0.0.1:${port}`;
+    config = path.join(dir, 'bronzeconfig');
+    await save(config, await newClientConfig({ contextName: 'life', endpoints: [target], ca: secrets.certs.os, roles: ['os:admin'], ttlMs: 3600_000 }));
+  });
+
+  afterAll(() => {
+    vm?.kill();
+    console.log(`lifecycle: times ${JSON.stringify(times)}`);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('installs from the ISO to the blank disk, and boots from it with the configuration from STATE', async () => {
+    const drives = [`file=${disk},format=raw,if=virtio`, `file=${other},format=raw,if=virtio`];
+    const iso = new QemuVM({ apiPort: port, boot: { kind: 'iso', path: ISO }, drives, noReboot: true }, consoleFile('lifecycle-iso')).start();
+    vm = iso;
+    await iso.waitFor(/machined\[1\]: maintenance mode: no machine configuration/, BOOT);
+    await bronzectlUntilOk(['version', '--insecure', '-n', target], { timeoutMs: 180_000 });
+    await timed('install (apply-config to reboot)', async () => {
+      const r = await bronzectl(['apply-config', '--insecure', '-n', target, '-f', path.join(dir, 'controlplane.yaml')]);
+      expect(r.code, r.stderr).toBe(0);
+      await iso.waitFor(/machined\[1\]: install done: rebooting into the installed disk/, BOOT);
+      await iso.waitExit(120_000); // -no-reboot: QEMU exits when the node reboots
+    });
+    expect(iso.lines.some((l) => /install: partition: \/dev\/vda/.test(l))).toBe(true);
+    expect(sha256(other), 'the second disk is untouched').toBe(otherSum);
+
+    vm = new QemuVM({ apiPort: port, boot: { kind: 'disk', path: disk }, drives: [drives[1]!] }, consoleFile('lifecycle-disk')).start();
+    await timed('first boot from disk to Running', () => vm!.waitFor(running, BOOT));
+    expect(vm.lines.some((l) => /configuration from STATE/.test(l))).toBe(true);
+    version = (await serverVersion())!;
+    expect(version).toMatch(/^v\d/);
+    const h = await ctl(['get', 'hostname']);
+    expect(h.stdout).toMatch(/installed-node/);
+    const st = await bootStatus();
+    expect(st).toMatchObject({ booted: 'A', default: 'A', slots: { A: { version } } });
+  }, 3 * BOOT);
+
+  it('upgrades to another build through the API, then rolls back', async () => {
+    const from = vm!.lines.length;
+    await timed('upgrade (upload to Running on slot B)', async () => {
+      const r = await ctl(['upgrade', '--image', NEXT], 300_000);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/verify/);
+      await rebootedAndRunning(from, 'B');
+    });
+    expect(await serverVersion()).toBe(`${version}-next`);
+    let st = await bootStatus();
+    expect(st).toMatchObject({ booted: 'B', default: 'B', next: '', upgrade: { state: 'committed' } });
+
+    const back = vm!.lines.length;
+    await timed('rollback (to Running on slot A)', async () => {
+      const r = await ctl(['rollback']);
+      expect(r.code, r.stderr).toBe(0);
+      await rebootedAndRunning(back, 'A');
+    });
+    expect(await serverVersion()).toBe(version);
+    st = await bootStatus();
+    expect(st).toMatchObject({ booted: 'A', default: 'A' });
+  }, 3 * BOOT);
+
+  it('refuses a tampered image before writing anything', async () => {
+    const tampered = path.join(dir, 'tampered.tar');
+    const bytes = fs.readFileSync(NEXT);
+    const at = bytes.length - 200_000; // inside initramfs.xz, the last file
+    bytes.writeUInt8(bytes.readUInt8(at) ^ 0xff, at);
+    fs.writeFileSync(tampered, bytes);
+    const before = await bootStatus();
+    const from = vm!.lines.length;
+    const r = await ctl(['upgrade', '--image', tampered], 300_000);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/initramfs\.xz/);
+    expect(r.stderr).toMatch(/nothing was written/);
+    expect(await bootStatus()).toEqual(before);
+    expect(vm!.lines.slice(from).some((l) => /machined\[1\]: rebooting/.test(l))).toBe(false);
+  }, BOOT);
+
+  it('falls back to the old slot by itself when the new image does not boot', async () => {
+    const from = vm!.lines.length;
+    await timed('broken upgrade (upload to Running again on slot A)', async () => {
+      const r = await ctl(['upgrade', '--image', BROKEN, '--preserve'], 300_000);
+      expect(r.code, r.stderr).toBe(0);
+      const tried = await vm!.waitFor(/bronze: trying slot B/, BOOT, from);
+      await vm!.waitFor(/this machined exits at once/, BOOT, tried);
+      const panic = await vm!.waitFor(/Kernel panic/, BOOT, tried);
+      await vm!.waitFor(/bronze: booting slot A/, BOOT, panic);
+      await vm!.waitFor(running, BOOT, panic);
+    });
+    expect(await serverVersion()).toBe(version);
+    const st = await bootStatus();
+    expect(st).toMatchObject({ booted: 'A', default: 'A', next: '', upgrade: { state: 'failed' } });
+  }, 3 * BOOT);
+
+  it('reset wipes STATE and EPHEMERAL and returns the node to maintenance mode', async () => {
+    const before = { state: xfsUuid(disk, 'STATE'), ephemeral: xfsUuid(disk, 'EPHEMERAL') };
+    const from = vm!.lines.length;
+    await timed('reset (to maintenance mode)', async () => {
+      const r = await ctl(['reset', '--reboot', '--system-labels-to-wipe', 'STATE,EPHEMERAL']);
+      expect(r.code, r.stderr).toBe(0);
+      await vm!.waitFor(/wiped STATE/, BOOT, from);
+      await vm!.waitFor(/wiped EPHEMERAL/, BOOT, from);
+      const booting = await vm!.waitFor(/bronze: booting slot A/, BOOT, from);
+      await vm!.waitFor(/machined\[1\]: maintenance mode: no machine configuration/, BOOT, booting);
+    });
+    const v = await bronzectlUntilOk(['version', '--insecure', '-n', target], { timeoutMs: 180_000 });
+    expect(v.stdout).toMatch(/Tag:\s+v\d/);
+    const after = { state: xfsUuid(disk, 'STATE'), ephemeral: xfsUuid(disk, 'EPHEMERAL') };
+    expect(after.state).not.toBe(before.state);
+    expect(after.ephemeral).not.toBe(before.ephemeral);
+  }, 2 * BOOT);
+});

@@ -140,6 +140,9 @@ describe('lifecycle: install from the ISO, upgrade, rollback, fallback, reset', 
   }, 3 * BOOT);
 
   it('upgrades to another build through the API, then rolls back', async () => {
+    const nothing = await ctl(['rollback']);
+    expect(nothing.code).not.toBe(0);
+    expect(nothing.stderr).toMatch(/slot B holds no image/);
     const from = vm!.lines.length;
     await timed('upgrade (upload to Running on slot B)', async () => {
       const r = await ctl(['upgrade', '--image', NEXT], 300_000);
@@ -147,6 +150,8 @@ describe('lifecycle: install from the ISO, upgrade, rollback, fallback, reset', 
       expect(r.stderr).toMatch(/verify/);
       await rebootedAndRunning(from, 'B');
     });
+    // Without --preserve, EPHEMERAL is wiped at the reboot.
+    expect(vm!.lines.slice(from).some((l) => /wiped EPHEMERAL/.test(l))).toBe(true);
     expect(await serverVersion()).toBe(`${version}-next`);
     let st = await bootStatus();
     expect(st).toMatchObject({ booted: 'B', default: 'B', next: '', upgrade: { state: 'committed' } });
@@ -192,6 +197,8 @@ describe('lifecycle: install from the ISO, upgrade, rollback, fallback, reset', 
     expect(await serverVersion()).toBe(version);
     const st = await bootStatus();
     expect(st).toMatchObject({ booted: 'A', default: 'A', next: '', upgrade: { state: 'failed' } });
+    expect(vm!.lines.slice(from).some((l) => /wiped EPHEMERAL/.test(l)), '--preserve keeps EPHEMERAL').toBe(false);
+    expect(vm!.lines.slice(from).some((l) => /upgrade to .* failed: GRUB fell back to slot A/.test(l))).toBe(true);
   }, 3 * BOOT);
 
   it('reset wipes STATE and EPHEMERAL and returns the node to maintenance mode', async () => {

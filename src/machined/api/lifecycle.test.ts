@@ -29,6 +29,12 @@ class FakeLifecycle implements Lifecycle {
   /** Resolves the next time the Lifecycle's signal aborts. */
   aborted: Promise<void> = Promise.resolve();
   failRollback = false;
+  /** checkRollback's refusal, before the reply (undefined: none). */
+  refuseRollback: string | undefined;
+
+  async checkRollback(): Promise<void> {
+    if (this.refuseRollback) throw new ApiError(grpc.status.FAILED_PRECONDITION, this.refuseRollback);
+  }
 
   async upgrade(o: UpgradeOptions, upload: AsyncIterable<Buffer> | undefined, size: number, progress: (p: ProgressEvent) => void, signal: AbortSignal): Promise<void> {
     const rec = { o, size, uploaded: !!upload, bytes: 0, sha256: '', aborted: false };
@@ -311,6 +317,13 @@ describe('lifecycle API handlers', () => {
       expect(lc.rollbacks[0]).toMatch(/^[0-9a-f-]{36}$/);
       expect((errors[0] as Error).message).toBe('cannot roll back: slot A holds no image');
     });
+  });
+
+  it('Rollback passes checkRollback\'s refusal to the caller, before anything is handed over', async () => {
+    lc.refuseRollback = 'cannot roll back: slot B holds no image';
+    await expect(unary(client, 'Rollback', {})).rejects.toMatchObject({ code: grpc.status.FAILED_PRECONDITION, details: 'cannot roll back: slot B holds no image' });
+    await new Promise((r) => setTimeout(r, 80));
+    expect(lc.rollbacks).toEqual([]);
   });
 
   it('without a Lifecycle every one of them is UNAVAILABLE', async () => {

@@ -8,7 +8,8 @@
 //   later) ask for the reboot. An error ends the stream with its status and nothing reboots.
 // - Upgrade (unary, Talos's) takes a URL only, and replies once the image is verified and
 //   written; then the reboot.
-// - Reset and Rollback check what they can, reply with the actor id the sequence's events will
+// - Reset and Rollback check what they can (the labels; the Lifecycle's checkReset and
+//   checkRollback: nothing to roll back to, another operation running), reply with the actor id the sequence's events will
 //   carry, then hand over to the Lifecycle (as Reboot does in power.ts), so that the reply
 //   reaches the client before apid is stopped. What fails after the reply is reported to
 //   onError (machined's log).
@@ -63,6 +64,9 @@ export interface Lifecycle {
   reset(o: ResetOptions, actorId: string): Promise<void>;
   /** Called after the reply. */
   rollback(actorId: string): Promise<void>;
+  /** Called before the reply, so that what is known to fail (nothing to roll back to, another operation running) reaches the caller. */
+  checkRollback?(): Promise<void>;
+  checkReset?(o: ResetOptions): Promise<void>;
 }
 
 /** The system partitions a reset may wipe. */
@@ -261,16 +265,18 @@ export function lifecycleHandlers(o: LifecycleApiOptions): Record<string, grpc.U
     return { messages: [{ ack: 'Upgrade request received', actor_id: actorId }] };
   });
 
-  const Reset = unary<ResetRequest, unknown>((req) => {
+  const Reset = unary<ResetRequest, unknown>(async (req) => {
     const lc = lifecycle('reset or roll back');
     const opts = resetOptions(req ?? {});
+    await lc.checkReset?.(opts);
     const actorId = randomUUID();
     later(() => lc.reset(opts, actorId));
     return { messages: [{ actor_id: actorId }] };
   });
 
-  const Rollback = unary<unknown, unknown>(() => {
+  const Rollback = unary<unknown, unknown>(async () => {
     const lc = lifecycle('reset or roll back');
+    await lc.checkRollback?.();
     const actorId = randomUUID();
     later(() => lc.rollback(actorId));
     return { messages: [{}] };

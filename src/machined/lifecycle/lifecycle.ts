@@ -397,6 +397,18 @@ export class NodeLifecycle implements Lifecycle {
     });
   }
 
+  async checkRollback(): Promise<void> {
+    if (this.busy) throw new ApiError(grpc.status.FAILED_PRECONDITION, `cannot roll back: ${this.busy} is in progress`);
+    const { disk, booted } = this.installedOrThrow('roll back');
+    const target = otherSlot(booted);
+    const present = await this.withBoot(disk, async (dir) => slotPresent(dir, target));
+    if (!present) throw new ApiError(grpc.status.FAILED_PRECONDITION, `cannot roll back: slot ${target} holds no image (nothing was installed there before slot ${booted})`);
+  }
+
+  async checkReset(): Promise<void> {
+    if (this.busy) throw new ApiError(grpc.status.FAILED_PRECONDITION, `cannot reset: ${this.busy} is in progress`);
+  }
+
   rollback(actorId: string): Promise<void> {
     return this.exclusive('rollback', async () => {
       const { disk, booted } = this.installedOrThrow('roll back');

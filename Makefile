@@ -9,7 +9,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 
 FORCE:
-.PHONY: all deps kernel image test-images sign verify run stop test test-unit test-e2e typecheck bench clean
+.PHONY: all deps kernel image test-images sign verify run stop test test-unit test-e2e typecheck bench bench-lifecycle clean
 
 all: image
 
@@ -105,6 +105,9 @@ test: deps typecheck
 	exit $$rc
 
 # On demand, not part of the tests. bench/api.ts imports the protos, so it runs bundled.
+bench-lifecycle: image test-images
+	@tsx bench/lifecycle.ts
+
 bench: image
 	@tsx bench/boot.ts
 	@image-builder/bundle.sh bench/api.ts $(OUT)/build/bench-api.cjs >/dev/null && node $(OUT)/build/bench-api.cjs

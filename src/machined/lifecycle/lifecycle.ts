@@ -111,9 +111,16 @@ export class NodeLifecycle implements Lifecycle {
     return { disk, booted };
   }
 
+  /** BOOT mounted for fn; one user at a time (a status read never stacks a mount on an upgrade's). */
   private withBoot<T>(disk: NodeDisk, fn: (dir: string) => Promise<T>): Promise<T> {
-    return withMount(disk.partitions.BOOT!.device!, 'xfs', BOOT_MOUNT, fn);
+    const run = this.bootLock.then(() => withMount(disk.partitions.BOOT!.device!, 'xfs', BOOT_MOUNT, fn));
+    this.bootLock = run.then(
+      () => {},
+      () => {},
+    );
+    return run;
   }
+  private bootLock: Promise<void> = Promise.resolve();
 
   private meta(disk: NodeDisk): Record<string, string> {
     const dev = disk.partitions.META?.device;

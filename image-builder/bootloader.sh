@@ -24,6 +24,7 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/image-builder/env.sh"
+. "$ROOT/image-builder/layout.sh"
 arch=${1:?arch}; dir=${2:?artifact dir}; out=${3:?out dir}
 case $arch in
   amd64) ;;
@@ -59,20 +60,10 @@ echo "$uuid" > "$tmp/boot-uuid"
 
 disk=$work/disk.raw
 truncate -s 1700M "$disk"
-sgdisk --clear \
-  --new=1:1MiB:+100MiB --typecode=1:EF00 --change-name=1:EFI \
-  --new=2:0:+1MiB --typecode=2:EF02 --change-name=2:BIOS \
-  --new=3:0:+1000MiB --typecode=3:8300 --change-name=3:BOOT \
-  --new=4:0:+1MiB --typecode=4:8300 --change-name=4:META \
-  --new=5:0:+100MiB --typecode=5:8300 --change-name=5:STATE \
-  --new=6:0:0 --typecode=6:8300 --change-name=6:EPHEMERAL \
-  "$disk" > /dev/null
-first_sector() { sgdisk --info="$1" "$disk" | sed -n 's/^First sector: \([0-9]*\).*/\1/p'; }
-last_sector() { sgdisk --info="$1" "$disk" | sed -n 's/^Last sector: \([0-9]*\).*/\1/p'; }
-[ "$(first_sector 2)" = 206848 ] || { echo "bootloader.sh: the BIOS boot partition moved (sector $(first_sector 2), not 206848): src/install/layout.ts must agree" >&2; exit 1; }
-bytes_of() { echo $(( ($(last_sector "$1") - $(first_sector "$1") + 1) * 512 )); }
+gpt_layout "$disk"
+[ "$(first_sector "$disk" 2)" = 206848 ] || { echo "bootloader.sh: the BIOS boot partition moved (sector $(first_sector "$disk" 2), not 206848): src/install/layout.ts must agree" >&2; exit 1; }
 whole=$(losetup --find --show "$disk"); loops+=("$whole")
-boot=$(losetup --find --show --offset $(($(first_sector 3) * 512)) --sizelimit "$(bytes_of 3)" "$disk"); loops+=("$boot")
+boot=$(losetup --find --show --offset $(($(first_sector "$disk" 3) * 512)) --sizelimit "$(part_bytes "$disk" 3)" "$disk"); loops+=("$boot")
 mkfs.xfs -q -f -L BOOT -m uuid="$uuid" "$boot"
 mkdir -p "$work/boot"
 mount -t xfs "$boot" "$work/boot"
@@ -93,10 +84,10 @@ printf "search.fs_uuid %s root\nset prefix=(\$root)'/grub'\n" "$uuid" > "$work/b
 grub-mkimage --format=x86_64-efi --directory="$efimods" --prefix= \
   --config="$work/boot/grub/x86_64-efi/load.cfg" --output="$work/bootx64.efi" \
   part_gpt xfs search_fs_uuid
-truncate -s "$(bytes_of 1)" "$tmp/efi.img"
+truncate -s "$(part_bytes "$disk" 1)" "$tmp/efi.img"
 # Hidden sectors = the partition's start (it belongs in the boot sector); a fixed volume id
 # and --invariant for the same bytes from the same inputs.
-mkfs.vfat -F 32 -g 255/63 -h "$(first_sector 1)" -n EFI -i 42524f4e --invariant "$tmp/efi.img" > /dev/null
+mkfs.vfat -F 32 -g 255/63 -h "$(first_sector "$disk" 1)" -n EFI -i 42524f4e --invariant "$tmp/efi.img" > /dev/null
 touch -d "@$SOURCE_DATE_EPOCH" "$work/bootx64.efi"
 mmd -i "$tmp/efi.img" ::/EFI ::/EFI/BOOT
 mcopy -m -i "$tmp/efi.img" "$work/bootx64.efi" ::/EFI/BOOT/BOOTX64.EFI
@@ -108,7 +99,7 @@ cp -r "$work/boot/grub" "$tmp/grub"
 umount "$work/boot"
 
 dd if="$whole" of="$tmp/mbr.bin" bs=440 count=1 status=none
-dd if="$whole" of="$tmp/bios.img" bs=512 skip="$(first_sector 2)" count=$(($(bytes_of 2) / 512)) status=none
+dd if="$whole" of="$tmp/bios.img" bs=512 skip="$(first_sector "$disk" 2)" count=$(($(part_bytes "$disk" 2) / 512)) status=none
 find "$tmp" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 touch "$tmp/boot-uuid" # make's stamp for the directory: newer than its inputs
 rm -rf "$out"; mv "$tmp" "$out"

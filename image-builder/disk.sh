@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Builds disk.raw: a sparse raw disk image of an installed node (dd it to a disk, or give it to
-# a VM), booting with BIOS and UEFI. GPT, the partitions named (GPT partition names, which
-# machined looks for) and, where there is a filesystem, labelled the same:
+# a VM), booting with BIOS and UEFI: what machined's installer writes to a disk. GPT as
+# image-builder/layout.sh has it, the partitions named (GPT partition names, which machined
+# looks for) and, where there is a filesystem, labelled the same:
 #
 #   1 EFI        100 MiB  vfat, EFI system partition: EFI/BOOT/BOOTX64.EFI (GRUB, removable path)
 #   2 BIOS         1 MiB  BIOS boot partition (EF02): GRUB's i386-pc core image
 #   3 BOOT      1000 MiB  xfs: A/{vmlinuz,initramfs.xz}, B/ (empty), grub/{grub.cfg,grubenv}
 #                         and GRUB's modules (grub/i386-pc, grub/x86_64-efi)
-#   4 META         1 MiB  raw, zeroed
+#   4 META         1 MiB  zeroed (an empty store; src/install/meta.ts)
 #   5 STATE      100 MiB  xfs, empty (the machine configuration goes here; /system/state)
 #   6 EPHEMERAL  the rest xfs, empty (/var)
 #
@@ -28,6 +29,7 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/image-builder/env.sh"
+. "$ROOT/image-builder/layout.sh"
 arch=${1:?arch}; dir=${2:?artifact dir}; out=${3:?out.raw}
 case $arch in
   amd64) ;;
@@ -57,24 +59,16 @@ trap cleanup EXIT
 
 rm -f "$tmp"
 truncate -s "${BRONZE_DISK_SIZE:-2G}" "$tmp"
-sgdisk --clear \
-  --new=1:1MiB:+100MiB --typecode=1:EF00 --change-name=1:EFI \
-  --new=2:0:+1MiB --typecode=2:EF02 --change-name=2:BIOS \
-  --new=3:0:+1000MiB --typecode=3:8300 --change-name=3:BOOT \
-  --new=4:0:+1MiB --typecode=4:8300 --change-name=4:META \
-  --new=5:0:+100MiB --typecode=5:8300 --change-name=5:STATE \
-  --new=6:0:0 --typecode=6:8300 --change-name=6:EPHEMERAL \
-  "$tmp" > /dev/null
+gpt_layout "$tmp"
 
-# One loop device per formatted partition, by offset: the partitions do not depend on the build kernel reading GPT
-# (`losetup --partscan` makes no loopNpM on kernels without CONFIG_EFI_PARTITION).
-first_sector() { sgdisk --info="$1" "$tmp" | sed -n 's/^First sector: \([0-9]*\).*/\1/p'; }
-last_sector() { sgdisk --info="$1" "$tmp" | sed -n 's/^Last sector: \([0-9]*\).*/\1/p'; }
+# One loop device per formatted partition, by offset: the partitions do not depend on the
+# build kernel reading GPT (`losetup --partscan` makes no loopNpM on kernels without
+# CONFIG_EFI_PARTITION).
 attach() { # attach [<partition number>] -> prints the loop device
   local args=()
   if [ -n "${1:-}" ]; then
     local first last
-    first=$(first_sector "$1"); last=$(last_sector "$1")
+    first=$(first_sector "$tmp" "$1"); last=$(last_sector "$tmp" "$1")
     args=(--offset $((first * 512)) --sizelimit $(((last - first + 1) * 512)))
   fi
   losetup --find --show "${args[@]}" "$tmp"
@@ -96,8 +90,8 @@ cp "$dir/vmlinuz" "$dir/initramfs.xz" "$mnt/boot/A/"
 # images into the BIOS boot partition and the ESP, the modules and grub.cfg onto BOOT (made
 # with the UUID the core images search for). machined's installer does the same on a node.
 dd if="$bl/mbr.bin" of="$tmp" bs=440 count=1 conv=notrunc status=none
-dd if="$bl/bios.img" of="$tmp" bs=512 seek="$(first_sector 2)" conv=notrunc status=none
-dd if="$bl/efi.img" of="$tmp" bs=1M seek="$(($(first_sector 1) * 512))" oflag=seek_bytes conv=notrunc,sparse status=none
+dd if="$bl/bios.img" of="$tmp" bs=512 seek="$(first_sector "$tmp" 2)" conv=notrunc status=none
+dd if="$bl/efi.img" of="$tmp" bs=1M seek="$(($(first_sector "$tmp" 1) * 512))" oflag=seek_bytes conv=notrunc,sparse status=none
 cp -r "$bl/grub/." "$mnt/boot/grub/"
 rm -f "$mnt/boot/grub/grubenv"
 grub-editenv "$mnt/boot/grub/grubenv" create

@@ -30,13 +30,13 @@ export function sparseFile(file: string, bytes: number): void {
 }
 
 /**
- * The arguments image-builder/disk.sh gives sgdisk (between `sgdisk` and the image), read from
- * the script itself so the comparison follows it.
+ * The arguments image-builder/layout.sh (disk.sh's and bootloader.sh's layout) gives sgdisk
+ * (between `sgdisk` and the image), read from the script itself so the comparison follows it.
  */
 export function diskShSgdiskArgs(): string[] {
-  const script = fs.readFileSync(new URL('../../image-builder/disk.sh', import.meta.url), 'utf8');
-  const m = /^sgdisk (--clear[\s\S]*?)"\$tmp"/m.exec(script);
-  if (!m) throw new Error('image-builder/disk.sh: no `sgdisk --clear ... "$tmp"` command found');
+  const script = fs.readFileSync(new URL('../../image-builder/layout.sh', import.meta.url), 'utf8');
+  const m = /^\s*sgdisk (--clear[\s\S]*?)"\$1"/m.exec(script);
+  if (!m) throw new Error('image-builder/layout.sh: no `sgdisk --clear ... "$1"` command found');
   return m[1]!.replace(/\\\n/g, ' ').split(/\s+/).filter((a) => a !== '');
 }
 

@@ -33,10 +33,14 @@ export async function mkfsXfs(device: string, label: string, o: MkfsOptions = {}
   }
 }
 
-/** Copies a whole image file onto a device at `offset`, and flushes it. */
-export async function copyImage(image: string, device: string, offset = 0, onBytes?: (n: number) => void): Promise<number> {
+/**
+ * Copies a whole file onto a device (or into a new file, with create) at `offset`, reporting
+ * the bytes copied so far, and flushes it.
+ */
+export async function copyImage(image: string, device: string, o: { offset?: number; onBytes?: (n: number) => void; create?: boolean } = {}): Promise<number> {
+  const { offset = 0, onBytes } = o;
   const src = await fs.promises.open(image, 'r');
-  const dst = await fs.promises.open(device, 'r+');
+  const dst = await fs.promises.open(device, o.create ? 'w' : 'r+', 0o644);
   try {
     const buf = Buffer.alloc(4 << 20);
     let pos = 0;

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseGrubenv, serializeGrubenv } from '../../install/grubenv.ts';
+import { copyImage } from './fs-tools.ts';
 
 export type Slot = 'A' | 'B';
 export const SLOTS: readonly Slot[] = ['A', 'B'];
@@ -41,7 +42,7 @@ export async function writeSlot(boot: string, slot: Slot, files: SlotFiles, onBy
     ['vmlinuz', files.vmlinuz],
     ['initramfs.xz', files.initramfs],
   ] as const) {
-    await copyFileSynced(from, path.join(fresh, name), (n) => onBytes?.(done + n));
+    await copyImage(from, path.join(fresh, name), { create: true, onBytes: (n) => onBytes?.(done + n) });
     done += fs.statSync(from).size;
   }
   const old = path.join(boot, `${slot}.old`);
@@ -50,26 +51,6 @@ export async function writeSlot(boot: string, slot: Slot, files: SlotFiles, onBy
   fs.renameSync(fresh, path.join(boot, slot));
   fs.rmSync(old, { recursive: true, force: true });
   syncDir(boot);
-}
-
-async function copyFileSynced(from: string, to: string, onBytes: (n: number) => void): Promise<void> {
-  const src = await fs.promises.open(from, 'r');
-  const dst = await fs.promises.open(to, 'w', 0o644);
-  try {
-    const buf = Buffer.alloc(4 << 20);
-    let pos = 0;
-    for (;;) {
-      const { bytesRead } = await src.read(buf, 0, buf.length, pos);
-      if (bytesRead === 0) break;
-      await dst.write(buf, 0, bytesRead, pos);
-      pos += bytesRead;
-      onBytes(pos);
-    }
-    await dst.sync();
-  } finally {
-    await src.close();
-    await dst.close();
-  }
 }
 
 function syncDir(dir: string): void {

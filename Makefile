@@ -31,7 +31,7 @@ $(B)/bronze: $(OUT)/build/bronze.cjs image-builder/sea.sh package-lock.json
 
 # GRUB for installed disks (BIOS and UEFI), built once and copied onto every disk: by disk.sh
 # and, from the rootfs, by machined's installer. Needs the kernel's command line for grub.cfg.
-$(A)/bootloader/boot-uuid: $(A)/cmdline image-builder/bootloader.sh image-builder/grub/disk.cfg package.json
+$(A)/bootloader/boot-uuid: $(A)/cmdline image-builder/bootloader.sh image-builder/layout.sh image-builder/grub/disk.cfg package.json
 	@image-builder/bootloader.sh $(ARCH) $(A) $(A)/bootloader
 
 $(A)/rootfs.sqsh: $(B)/bronze $(A)/bootloader/boot-uuid image-builder/rootfs.sh image-builder/env.sh $(shell find rootfs -type f)
@@ -46,7 +46,7 @@ $(A)/initramfs.xz: $(A)/rootfs.sqsh image-builder/preinit/preinit.c image-builde
 $(A)/bronze.iso: $(A)/initramfs.xz $(A)/vmlinuz $(A)/cmdline image-builder/iso.sh image-builder/grub/iso.cfg
 	@image-builder/iso.sh $(ARCH) $(A) $@
 
-$(A)/disk.raw: $(A)/initramfs.xz $(A)/vmlinuz $(A)/bootloader/boot-uuid image-builder/disk.sh
+$(A)/disk.raw: $(A)/initramfs.xz $(A)/vmlinuz $(A)/bootloader/boot-uuid image-builder/disk.sh image-builder/layout.sh
 	@image-builder/disk.sh $(ARCH) $(A) $@
 
 $(A)/pxe/boot.ipxe: $(A)/initramfs.xz $(A)/vmlinuz $(A)/cmdline image-builder/pxe.sh

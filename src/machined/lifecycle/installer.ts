@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeGpt } from '../../install/gpt-write.ts';
-import { planLayout, partitionByName, type PartitionName } from '../../install/layout.ts';
+import { type DiskLayout, type PartitionName, partitionByName, planLayout } from '../../install/layout.ts';
 import { rereadPartitions } from '../../lib/sys.ts';
 import { CONFIG_FILE } from '../config/manager.ts';
 import { type BlockDisk, DiskError, describeContents } from './disks.ts';
@@ -52,18 +52,32 @@ async function waitForPartitions(devices: string[], timeoutMs = 10_000): Promise
   }
 }
 
+/**
+ * Whether Bronze may be installed to `disk`: writable, big enough for the layout, and blank
+ * unless `wipe`. Throws a DiskError saying why not; returns the layout and what the disk holds.
+ */
+export async function checkInstallDisk(disk: BlockDisk, wipe: boolean): Promise<{ layout: DiskLayout; held: string | undefined }> {
+  if (disk.readOnly) throw new DiskError(`${disk.device} is read-only`);
+  let layout: DiskLayout;
+  try {
+    layout = planLayout(disk.bytes, disk.sectorSize);
+  } catch (err) {
+    throw new DiskError(`${disk.device}: ${(err as Error).message}`);
+  }
+  const held = await describeContents(disk);
+  if (held && !wipe) {
+    throw new DiskError(`${disk.device} holds ${held}: refusing to install over it (set machine.install.wipe: true, or bronzectl install --wipe, to erase it)`);
+  }
+  return { layout, held };
+}
+
 export async function installToDisk(plan: InstallPlan, progress: InstallProgress): Promise<void> {
   const { disk } = plan;
   const step = (stage: string, message: string, done?: number, total?: number) => {
     if (plan.signal?.aborted) throw new Error('install cancelled');
     progress(stage, message, done, total);
   };
-  if (disk.readOnly) throw new DiskError(`${disk.device} is read-only`);
-  const layout = planLayout(disk.bytes, disk.sectorSize);
-  const held = await describeContents(disk);
-  if (held && !plan.wipe) {
-    throw new DiskError(`${disk.device} holds ${held}: refusing to install over it (set machine.install.wipe: true, or bronzectl install --wipe, to erase it)`);
-  }
+  const { layout, held } = await checkInstallDisk(disk, plan.wipe);
   for (const f of ['mbr.bin', 'bios.img', 'efi.img', 'boot-uuid', 'grub/grub.cfg']) {
     if (!fs.existsSync(path.join(plan.bootloaderDir, f))) throw new Error(`the image has no bootloader file ${f} in ${plan.bootloaderDir}`);
   }

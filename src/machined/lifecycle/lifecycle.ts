@@ -23,7 +23,7 @@ import type { MountedVolumes, NodeDisk, VolumeLabel } from '../volumes.ts';
 import * as grpc from '@grpc/grpc-js';
 import { type BlockDisk, DiskError, listDisks, resolveDisk } from './disks.ts';
 import { mkfsXfs, withMount } from './fs-tools.ts';
-import { installToDisk } from './installer.ts';
+import { checkInstallDisk, installToDisk } from './installer.ts';
 import { MetaStore, readMeta } from '../../install/meta.ts';
 import { type Slot, type SlotFiles, isSlot, otherSlot, readGrubenv, slotPresent, updateGrubenv, writeSlot } from './slots.ts';
 import { MS, mount, umount } from '../../lib/sys.ts';
@@ -247,6 +247,8 @@ export class NodeLifecycle implements Lifecycle {
       const report = (stage: string, message: string, done?: number, total?: number) => progress({ stage, message, done, total });
       const stage = '/var/lib/bronze/install';
       try {
+        // The disk first: no download for a disk that will be refused.
+        await checkInstallDisk(disk, o.wipe);
         const { files, version, cleanup } = await this.installSource(o.image, stage, report, signal);
         try {
           await installToDisk(

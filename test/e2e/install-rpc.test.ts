@@ -1,0 +1,97 @@
+// End-to-end: `bronzectl install` (the Install RPC) on a node that booted without boot media
+// to copy from (QEMU -kernel, configured from a URL, as a PXE boot is), installing a signed
+// image fetched over HTTP: the node downloads and verifies it, refuses a disk holding data
+// without --wipe, installs to the blank disk, and comes back from that disk on the image's
+// version with its configuration from STATE.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QemuVM } from '../../image-builder/qemu.ts';
+import { newClientConfig, save } from '../../src/contract/clientconfig.ts';
+import { generateConfigs } from '../../src/contract/genconfig.ts';
+import { generateSecrets } from '../../src/contract/secrets.ts';
+import { bronzectl, bronzectlUntilOk } from '../lib/bronzectl.ts';
+import { consoleFile } from '../lib/console-log.ts';
+import { serveFiles, type FileServer } from '../lib/http-files.ts';
+import { freePort } from '../lib/ports.ts';
+
+const NEXT = '_out/test-images/amd64/next/upgrade.tar';
+const BOOT = 300_000;
+const running = /machined\[1\]: all 5 services Running/;
+
+describe('bronzectl install from an image URL', () => {
+  let dir: string;
+  let files: FileServer;
+  let config: string;
+  let port: number;
+  let vm: QemuVM | undefined;
+  const ctl = (args: string[], timeoutMs = 300_000) => bronzectl(args, { config, timeoutMs });
+
+  beforeAll(async () => {
+    if (!fs.existsSync(NEXT)) throw new Error(`${NEXT} is missing: run \`make test-images\` first`);
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-install-rpc-'));
+    const secrets = await generateSecrets();
+    const cfg = generateConfigs({ clusterName: 'inst', endpoint: 'https://10.0.2.15:6443', additionalSANs: ['127.0.0.1'], secrets });
+    files = await serveFiles({ '/controlplane.yaml': cfg.controlplane, '/upgrade.tar': fs.readFileSync(NEXT) });
+    port = await freePort();
+    config = path.join(dir, 'bronzeconfig');
+    await save(config, await newClientConfig({ contextName: 'inst', endpoints: [`127.0.0.1:${port}`], ca: secrets.certs.os, roles: ['os:admin'], ttlMs: 3600_000 }));
+  });
+
+  afterAll(async () => {
+    vm?.kill();
+    await files?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('downloads, verifies and installs; the node comes back from the disk on that image', async () => {
+    const blank = path.join(dir, 'blank.raw');
+    fs.closeSync(fs.openSync(blank, 'w'));
+    fs.truncateSync(blank, 2 * 1024 ** 3);
+    const used = path.join(dir, 'used.raw');
+    fs.writeFileSync(used, Buffer.concat([Buffer.alloc(4096), Buffer.from('precious data')]));
+    fs.truncateSync(used, 2 * 1024 ** 3);
+    vm = new QemuVM(
+      {
+        apiPort: port,
+        append: `ip=dhcp bronze.config=http://10.0.2.2:${files.port}/controlplane.yaml`,
+        drives: [`file=${blank},format=raw,if=virtio`, `file=${used},format=raw,if=virtio`],
+        noReboot: true,
+      },
+      consoleFile('install-rpc'),
+    ).start();
+    await vm.waitFor(running, BOOT);
+    await bronzectlUntilOk(['version'], { config, timeoutMs: 120_000 });
+
+    const refused = await ctl(['install', '--disk', '/dev/vdb', '--image', `http://10.0.2.2:${files.port}/upgrade.tar`]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/\/dev\/vdb holds data .*--wipe/);
+    expect(refused.stderr, 'the disk is checked before anything is downloaded').not.toMatch(/download/);
+    const head = Buffer.alloc(4109);
+    const fd = fs.openSync(used, 'r');
+    fs.readSync(fd, head, 0, head.length, 0);
+    fs.closeSync(fd);
+    expect(head.subarray(4096).toString()).toBe('precious data');
+
+    const t0 = Date.now();
+    const r = await ctl(['install', '--disk', '/dev/vda', '--image', `http://10.0.2.2:${files.port}/upgrade.tar`, '--extra-kernel-arg', 'bronze.hostname=from-install']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/download/);
+    expect(r.stderr).toMatch(/verify/);
+    expect(r.stderr).toMatch(/partition/);
+    await vm.waitExit(120_000); // -no-reboot: QEMU exits when the node reboots into the disk
+    console.log(`install-rpc: download, verify and install: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+
+    vm = new QemuVM({ apiPort: port, boot: { kind: 'disk', path: blank } }, consoleFile('install-rpc-disk')).start();
+    await vm.waitFor(running, BOOT);
+    expect(vm.lines.some((l) => /configuration from STATE/.test(l))).toBe(true);
+    expect(vm.lines.some((l) => /Command line:.*bronze\.slot=A bronze\.hostname=from-install/.test(l)), 'extra kernel arguments via grubenv').toBe(true);
+    const v = await bronzectlUntilOk(['version'], { config, timeoutMs: 120_000 });
+    expect(v.stdout).toMatch(/Server:[\s\S]*Tag:\s+v\S+-next/);
+
+    const own = await ctl(['install', '--disk', '/dev/vda', '--wipe']);
+    expect(own.code).not.toBe(0);
+    expect(own.stderr).toMatch(/this node's own disk/);
+  }, 4 * BOOT);
+});

@@ -47,6 +47,10 @@ export interface NodeLifecycleOptions {
   trustedKeyFile?: string;
   /** How long a tried slot has to reach Running before machined reboots into the old one. Default 10 min. */
   trialTimeoutMs?: number;
+  /** Where images are staged (install/, upgrade/ below it); default /var/lib/bronze. */
+  stageRoot?: string;
+  /** Mounts BOOT for the length of fn; default a scratch xfs mount (tests pass a directory). */
+  mountBoot?: <T>(device: string, fn: (dir: string) => Promise<T>) => Promise<T>;
 }
 
 const OWNER = 'machined';
@@ -113,7 +117,8 @@ export class NodeLifecycle implements Lifecycle {
 
   /** BOOT mounted for fn; one user at a time (a status read never stacks a mount on an upgrade's). */
   private withBoot<T>(disk: NodeDisk, fn: (dir: string) => Promise<T>): Promise<T> {
-    const run = this.bootLock.then(() => withMount(disk.partitions.BOOT!.device!, 'xfs', BOOT_MOUNT, fn));
+    const mountBoot = this.o.mountBoot ?? (<U>(device: string, f: (dir: string) => Promise<U>) => withMount(device, 'xfs', BOOT_MOUNT, f));
+    const run = this.bootLock.then(() => mountBoot(disk.partitions.BOOT!.device!, fn));
     this.bootLock = run.then(
       () => {},
       () => {},
@@ -245,7 +250,7 @@ export class NodeLifecycle implements Lifecycle {
         throw new ApiError(grpc.status.FAILED_PRECONDITION, `${disk.device} is this node's own disk, which it runs from: use upgrade to change its image`);
       }
       const report = (stage: string, message: string, done?: number, total?: number) => progress({ stage, message, done, total });
-      const stage = '/var/lib/bronze/install';
+      const stage = path.join(this.o.stageRoot ?? '/var/lib/bronze', 'install');
       try {
         // The disk first: no download for a disk that will be refused.
         await checkInstallDisk(disk, o.wipe);
@@ -343,7 +348,7 @@ export class NodeLifecycle implements Lifecycle {
       const target = otherSlot(booted);
       const report = (stage: string, message: string, done?: number, total?: number) => progress({ stage, message, done, total });
       // EPHEMERAL (/var) holds the staged image: it is there on every installed node.
-      const stage = '/var/lib/bronze/upgrade';
+      const stage = path.join(this.o.stageRoot ?? '/var/lib/bronze', 'upgrade');
       try {
         let verified;
         try {

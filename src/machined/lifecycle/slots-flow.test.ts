@@ -1,0 +1,204 @@
+// NodeLifecycle's slot logic on the host: BOOT is a directory, META a file, STATE and
+// EPHEMERAL sparse files (mkfs.xfs makes real filesystems on them). The same flows run for
+// real under QEMU in test/e2e/lifecycle.test.ts; here each decision is checked directly.
+import { execFileSync } from 'node:child_process';
+import { createHash, generateKeyPairSync, sign } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { pack } from 'tar-stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readMeta } from '../../install/meta.ts';
+import { MemoryState } from '../../state/memory.ts';
+import { parseCmdline } from '../cmdline.ts';
+import type { NodeDisk } from '../volumes.ts';
+import { NodeLifecycle } from './lifecycle.ts';
+import { initGrubenv, readGrubenv } from './slots.ts';
+
+const quiet = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {}, reopen: () => {} } as never;
+const hasMkfsXfs = (() => {
+  try {
+    execFileSync('mkfs.xfs', ['-V'], { stdio: 'pipe' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+const key = generateKeyPairSync('ed25519');
+const vmlinuz = Buffer.from('kernel of v9');
+const initramfs = Buffer.alloc(3 << 20, 9);
+
+async function image(tamper = false): Promise<Buffer> {
+  const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+  const manifest = Buffer.from(
+    JSON.stringify({ format: 'bronze-upgrade/1', version: 'v9.0.0', arch: 'amd64', files: { vmlinuz: { size: vmlinuz.length, sha256: sha(vmlinuz) }, 'initramfs.xz': { size: initramfs.length, sha256: sha(initramfs) } } }) + '\n',
+  );
+  const p = pack();
+  const out = (async () => {
+    const chunks: Buffer[] = [];
+    for await (const c of p) chunks.push(Buffer.from(c as Uint8Array));
+    return Buffer.concat(chunks);
+  })();
+  const bad = Buffer.from(initramfs);
+  if (tamper) bad[1000] = 0;
+  for (const [name, data] of [
+    ['manifest.json', manifest],
+    ['manifest.sig', sign(null, manifest, key.privateKey)],
+    ['vmlinuz', vmlinuz],
+    ['initramfs.xz', bad],
+  ] as const) {
+    await new Promise<void>((res, rej) => p.entry({ name, mtime: new Date(0) }, data, (err) => (err ? rej(err) : res())));
+  }
+  p.finalize();
+  return out;
+}
+
+async function* chunks(b: Buffer, size = 65_536) {
+  for (let i = 0; i < b.length; i += size) yield b.subarray(i, i + size);
+}
+
+describe('NodeLifecycle on an installed disk', () => {
+  let root: string;
+  let boot: string;
+  let meta: string;
+  let ephemeral: string;
+  let sequences: string[];
+
+  const node = (slot: 'A' | 'B', o: { trialTimeoutMs?: number } = {}) => {
+    const part = (label: string, device: string) => ({ label, number: 1, name: label, device, start: 0, size: 0, uuid: '', type: '' });
+    const disk = { disk: 'vda', device: '/dev/vda', uuid: 'u', partitions: { BOOT: part('BOOT', 'boot-device'), META: part('META', meta), EPHEMERAL: part('EPHEMERAL', ephemeral) } } as unknown as NodeDisk;
+    const state = new MemoryState();
+    const lc = new NodeLifecycle({
+      log: quiet,
+      state,
+      cmdline: () => parseCmdline(`console=ttyS0 bronze.slot=${slot}`),
+      volumes: () => ({ disk, mounted: [] }),
+      configText: () => undefined,
+      requestSequence: (seq, reason) => void sequences.push(`${seq}: ${reason}`),
+      trustedKeyFile: path.join(root, 'trusted.pub'),
+      stageRoot: path.join(root, 'var'),
+      mountBoot: (_device, fn) => fn(boot),
+      ...o,
+    });
+    return { lc, state };
+  };
+  const metaValues = () => Object.fromEntries(readMeta(meta).values);
+  const env = () => Object.fromEntries(readGrubenv(boot));
+
+  beforeEach(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-lifecycle-'));
+    boot = path.join(root, 'boot');
+    fs.mkdirSync(path.join(boot, 'A'), { recursive: true });
+    fs.mkdirSync(path.join(boot, 'B'));
+    fs.writeFileSync(path.join(boot, 'A', 'vmlinuz'), 'kernel of v1');
+    fs.writeFileSync(path.join(boot, 'A', 'initramfs.xz'), 'initramfs of v1');
+    initGrubenv(boot, { saved_entry: 'A' });
+    meta = path.join(root, 'meta');
+    fs.writeFileSync(meta, Buffer.alloc(1 << 20));
+    ephemeral = path.join(root, 'ephemeral');
+    fs.closeSync(fs.openSync(ephemeral, 'w'));
+    fs.truncateSync(ephemeral, 320 << 20);
+    fs.writeFileSync(path.join(root, 'trusted.pub'), key.publicKey.export({ type: 'spki', format: 'pem' }));
+    sequences = [];
+  });
+  afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  it('an upgrade writes the other slot, arms it to boot once, records it, and leaves the reboot to the caller', async () => {
+    const { lc } = node('A');
+    const img = await image();
+    const stages: string[] = [];
+    await lc.upgrade({ image: '', preserve: true, stage: false, force: false }, chunks(img), img.length, (p) => stages.push(p.stage), new AbortController().signal);
+    expect(fs.readFileSync(path.join(boot, 'B', 'vmlinuz'), 'utf8')).toBe('kernel of v9');
+    expect(fs.readFileSync(path.join(boot, 'A', 'vmlinuz'), 'utf8')).toBe('kernel of v1');
+    expect(env()).toEqual({ saved_entry: 'A', next_entry: 'B', next_tries: '1' });
+    expect(metaValues()).toMatchObject({ 'slot.B.version': 'v9.0.0', 'upgrade.from': 'A', 'upgrade.to': 'B', 'upgrade.state': 'trying' });
+    expect(stages).toEqual(expect.arrayContaining(['receive', 'verify', 'write']));
+    expect(sequences).toEqual([]);
+    expect(fs.readdirSync(path.join(root, 'var')), 'the stage is cleaned up').toEqual([]);
+    await lc.reboot('upgrade', 'x');
+    expect(sequences).toEqual(['reboot: upgrade']);
+  });
+
+  it('a tampered image is refused and nothing is written', async () => {
+    const { lc } = node('A');
+    const img = await image(true);
+    const before = { env: env(), meta: fs.readFileSync(meta) };
+    await expect(lc.upgrade({ image: '', preserve: false, stage: false, force: false }, chunks(img), img.length, () => {}, new AbortController().signal)).rejects.toMatchObject({
+      code: grpc.status.INVALID_ARGUMENT,
+      message: expect.stringMatching(/nothing was written.*initramfs\.xz|initramfs\.xz.*nothing was written/s),
+    });
+    expect(fs.readdirSync(path.join(boot, 'B'))).toEqual([]);
+    expect(env()).toEqual(before.env);
+    expect(fs.readFileSync(meta).equals(before.meta)).toBe(true);
+    await lc.wipePending();
+    expect(fs.readFileSync(ephemeral).subarray(0, 4).toString('latin1'), 'no wipe was queued').not.toBe('XFSB');
+  });
+
+  it.skipIf(!hasMkfsXfs)('without --preserve, EPHEMERAL is wiped (a fresh xfs) when the reboot gets there', async () => {
+    const { lc } = node('A');
+    const img = await image();
+    await lc.upgrade({ image: '', preserve: false, stage: false, force: false }, chunks(img), img.length, () => {}, new AbortController().signal);
+    await lc.wipePending();
+    const sb = Buffer.alloc(4);
+    const fd = fs.openSync(ephemeral, 'r');
+    fs.readSync(fd, sb, 0, 4, 0);
+    fs.closeSync(fd);
+    expect(sb.toString('latin1')).toBe('XFSB');
+  });
+
+  it('--stage writes the slot but does not reboot', async () => {
+    const { lc } = node('A');
+    const img = await image();
+    await lc.upgrade({ image: '', preserve: true, stage: true, force: false }, chunks(img), img.length, () => {}, new AbortController().signal);
+    await lc.reboot('upgrade', 'x');
+    expect(sequences).toEqual([]);
+    expect(env()).toMatchObject({ next_entry: 'B' });
+  });
+
+  it('a tried slot becomes the default once Running', async () => {
+    const first = node('A');
+    const img = await image();
+    await first.lc.upgrade({ image: '', preserve: true, stage: false, force: false }, chunks(img), img.length, () => {}, new AbortController().signal);
+    // GRUB boots B once and clears next_entry (tries used up) before the kernel starts.
+    initGrubenv(boot, { saved_entry: 'A' });
+    const { lc, state } = node('B', { trialTimeoutMs: 60_000 });
+    await lc.boot();
+    expect((await state.get('runtime', 'BootStatuses.bronze.dev', 'boot'))?.spec).toMatchObject({ installed: true, booted: 'B', default: 'A', slots: { B: { present: true, version: 'v9.0.0' } } });
+    await lc.running();
+    expect(env()).toEqual({ saved_entry: 'B' });
+    expect(metaValues()).toMatchObject({ 'upgrade.state': 'committed' });
+    expect((await state.get('runtime', 'BootStatuses.bronze.dev', 'boot'))?.spec).toMatchObject({ booted: 'B', default: 'B', upgrade: { state: 'committed' } });
+    expect(sequences).toEqual([]);
+  });
+
+  it('a tried slot that does not reach Running in time is given up: machined reboots into the old one', async () => {
+    initGrubenv(boot, { saved_entry: 'A' });
+    const { lc } = node('B', { trialTimeoutMs: 50 });
+    await lc.boot();
+    await new Promise((r) => setTimeout(r, 150));
+    expect(sequences).toEqual(['reboot: slot B trial timed out']);
+  });
+
+  it('an upgrade GRUB fell back from is recorded as failed', async () => {
+    const first = node('A');
+    const img = await image();
+    await first.lc.upgrade({ image: '', preserve: true, stage: false, force: false }, chunks(img), img.length, () => {}, new AbortController().signal);
+    initGrubenv(boot, { saved_entry: 'A' }); // B panicked; GRUB is back on A
+    const { lc } = node('A');
+    await lc.boot();
+    expect(metaValues()).toMatchObject({ 'upgrade.state': 'failed' });
+  });
+
+  it('rollback makes the other slot the default, and refuses when it is empty', async () => {
+    const { lc } = node('A');
+    await expect(lc.checkRollback()).rejects.toMatchObject({ code: grpc.status.FAILED_PRECONDITION, message: expect.stringMatching(/slot B holds no image/) });
+    fs.writeFileSync(path.join(boot, 'B', 'vmlinuz'), 'k');
+    fs.writeFileSync(path.join(boot, 'B', 'initramfs.xz'), 'i');
+    await lc.checkRollback();
+    await lc.rollback('actor');
+    expect(env()).toEqual({ saved_entry: 'B' });
+    expect(sequences).toEqual(['reboot: rollback to slot B']);
+  });
+});

@@ -1,8 +1,10 @@
-// End-to-end: `bronzectl install` (the Install RPC) on a node that booted without boot media
-// to copy from (QEMU -kernel, configured from a URL, as a PXE boot is), installing a signed
-// image fetched over HTTP: the node downloads and verifies it, refuses a disk holding data
-// without --wipe, installs to the blank disk, and comes back from that disk on the image's
-// version with its configuration from STATE.
+// End-to-end: installs on nodes that booted without boot media to copy from (QEMU -kernel,
+// configured from a URL, as a PXE boot is), from a signed image fetched over HTTP:
+//   - `bronzectl install` (the Install RPC): the node refuses a disk holding data without
+//     --wipe, then downloads, verifies and installs to the blank disk, and comes back from that
+//     disk on the image's version with its configuration from STATE;
+//   - machine.install in the configuration the node boots with (disk, wipe, image): it installs
+//     by itself over a disk holding data, and comes back from it.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,6 +27,8 @@ describe('bronzectl install from an image URL', () => {
   let files: FileServer;
   let config: string;
   let port: number;
+  let installConfig: string;
+  let installFiles: FileServer;
   let vm: QemuVM | undefined;
   const ctl = (args: string[], timeoutMs = 300_000) => bronzectl(args, { config, timeoutMs });
 
@@ -34,6 +38,10 @@ describe('bronzectl install from an image URL', () => {
     const secrets = await generateSecrets();
     const cfg = generateConfigs({ clusterName: 'inst', endpoint: 'https://10.0.2.15:6443', additionalSANs: ['127.0.0.1'], secrets });
     files = await serveFiles({ '/controlplane.yaml': cfg.controlplane, '/upgrade.tar': fs.readFileSync(NEXT) });
+    // The second configuration installs at boot, over whatever /dev/vda holds.
+    const install = generateConfigs({ clusterName: 'inst', endpoint: 'https://10.0.2.15:6443', additionalSANs: ['127.0.0.1'], secrets, installDisk: '/dev/vda', installImage: `http://10.0.2.2:${files.port}/upgrade.tar` });
+    installConfig = install.controlplane.replace(/^(\s+)disk: \/dev\/vda$/m, '$1disk: /dev/vda\n$1wipe: true');
+    installFiles = await serveFiles({ '/install.yaml': installConfig });
     port = await freePort();
     config = path.join(dir, 'bronzeconfig');
     await save(config, await newClientConfig({ contextName: 'inst', endpoints: [`127.0.0.1:${port}`], ca: secrets.certs.os, roles: ['os:admin'], ttlMs: 3600_000 }));
@@ -42,6 +50,7 @@ describe('bronzectl install from an image URL', () => {
   afterAll(async () => {
     vm?.kill();
     await files?.close();
+    await installFiles?.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -93,5 +102,27 @@ describe('bronzectl install from an image URL', () => {
     const own = await ctl(['install', '--disk', '/dev/vda', '--wipe']);
     expect(own.code).not.toBe(0);
     expect(own.stderr).toMatch(/this node's own disk/);
+    vm.kill();
+    await vm.waitExit(10_000).catch(() => {});
+  }, 4 * BOOT);
+
+  it('installs by itself at boot from machine.install (disk, wipe, image), over a disk holding data', async () => {
+    expect(installConfig).toMatch(/wipe: true/);
+    const used = path.join(dir, 'used2.raw');
+    fs.writeFileSync(used, Buffer.concat([Buffer.alloc(4096), Buffer.from('old data')]));
+    fs.truncateSync(used, 2 * 1024 ** 3);
+    vm = new QemuVM(
+      { apiPort: port, append: `ip=dhcp bronze.config=http://10.0.2.2:${installFiles.port}/install.yaml`, drives: [`file=${used},format=raw,if=virtio`], noReboot: true },
+      consoleFile('install-boot'),
+    ).start();
+    await vm.waitFor(/machined\[1\]: machine.install.disk \/dev\/vda: installing/, BOOT);
+    await vm.waitFor(/install: partition: \/dev\/vda: GPT .*replacing data/, BOOT);
+    await vm.waitFor(/machined\[1\]: install done: rebooting into the installed disk/, BOOT);
+    await vm.waitExit(120_000);
+    vm = new QemuVM({ apiPort: port, boot: { kind: 'disk', path: used } }, consoleFile('install-boot-disk')).start();
+    await vm.waitFor(running, BOOT);
+    expect(vm.lines.some((l) => /machine.install.disk \/dev\/vda: already installed/.test(l))).toBe(true);
+    const v = await bronzectlUntilOk(['version'], { config, timeoutMs: 120_000 });
+    expect(v.stdout).toMatch(/Server:[\s\S]*Tag:\s+v\S+-next/);
   }, 4 * BOOT);
 });

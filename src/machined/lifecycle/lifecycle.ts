@@ -54,6 +54,8 @@ export interface NodeLifecycleOptions {
 }
 
 const OWNER = 'machined';
+const FETCH_ATTEMPTS = 20;
+const FETCH_RETRY_MS = 3000;
 const BOOT_MOUNT = 'boot';
 
 /** The install settings of a configuration (v1alpha1 machine.install). */
@@ -301,11 +303,18 @@ export class NodeLifecycle implements Lifecycle {
     let what: string;
     if (url) {
       if (!/^https?:\/\//.test(url)) throw new ApiError(grpc.status.INVALID_ARGUMENT, `image ${JSON.stringify(url)}: only http:// and https:// URLs can be fetched by the node (a local file is sent by bronzectl)`);
-      let res: Response;
-      try {
-        res = await fetch(url, { signal });
-      } catch (err) {
-        throw new ApiError(grpc.status.UNAVAILABLE, `fetching ${url}: ${(err as Error).message}`);
+      // The network may still be coming up (an install at boot starts with the services):
+      // a connection that fails is tried again for a while.
+      let res: Response | undefined;
+      for (let attempt = 1; !res; attempt++) {
+        try {
+          res = await fetch(url, { signal });
+        } catch (err) {
+          const why = (err as { cause?: Error }).cause?.message ?? (err as Error).message;
+          if (signal.aborted || attempt >= FETCH_ATTEMPTS) throw new ApiError(grpc.status.UNAVAILABLE, `fetching ${url}: ${why}`);
+          report('download', `${url}: ${why}; trying again (${attempt}/${FETCH_ATTEMPTS})`);
+          await new Promise((r) => setTimeout(r, FETCH_RETRY_MS));
+        }
       }
       if (!res.ok || !res.body) throw new ApiError(grpc.status.UNAVAILABLE, `fetching ${url}: HTTP ${res.status} ${res.statusText}`);
       total = Number(res.headers.get('content-length') ?? 0);

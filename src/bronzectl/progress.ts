@@ -54,7 +54,7 @@ export class ProgressLines {
 /**
  * Runs a progress stream (install, upgrade) against one node: -n names at most one (none: the
  * endpoint answers for itself). Progress goes to stderr as ProgressLines, the last message
- * (stage "reboot") to stdout as `<node>: <message>`; an error is `<node>: <error>` and fails
+ * (stage "reboot", or "staged" for an upgrade left for the next reboot) to stdout as `<node>: <message>`; an error is `<node>: <error>` and fails
  * the run. `skip` names stages not to print (e.g. the node's own count of an upload the CLI
  * already reports).
  */
@@ -80,7 +80,7 @@ export async function followProgress(
         s.fail(node, msg.metadata.error);
         return;
       }
-      if (msg.stage === 'reboot') final = msg.message || `${what} done: rebooting`;
+      if (msg.stage === 'reboot' || msg.stage === 'staged') final = msg.message || `${what} done`;
       else if (!skip.has(msg.stage)) lines.report(msg.stage, msg.message, msg.done, msg.total);
     }
   } catch (e) {

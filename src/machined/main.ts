@@ -189,6 +189,8 @@ export async function main(): Promise<void> {
     },
     watchPowerButton: () => watchPowerButton(log, () => void request('shutdown', 'power button')),
     stopServices: async () => {
+      // An install or upgrade writing to the disk finishes first; no new one starts.
+      await lifecycle.quiesce();
       nodeConfig.stop();
       log.info('stopping services in reverse dependency order');
       await supervisor.stop();

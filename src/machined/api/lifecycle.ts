@@ -49,13 +49,18 @@ export interface ResetOptions {
   labels: string[];
 }
 
+/** What an upgrade leaves to do: `staged` (--stage) means no reboot now. */
+export interface UpgradeOutcome {
+  staged: boolean;
+}
+
 export interface Lifecycle {
   /**
    * Fetches (image is a URL) or reads `upload` (image empty; `size` bytes), verifies, writes
    * the inactive slot; resolves when the node is ready to reboot. Must not reboot by itself.
    * Throw an ApiError to choose the status.
    */
-  upgrade(o: UpgradeOptions, upload: AsyncIterable<Buffer> | undefined, size: number, progress: (p: ProgressEvent) => void, signal: AbortSignal): Promise<void>;
+  upgrade(o: UpgradeOptions, upload: AsyncIterable<Buffer> | undefined, size: number, progress: (p: ProgressEvent) => void, signal: AbortSignal): Promise<UpgradeOutcome | void>;
   /** Installs to o.disk; resolves when the node is ready to reboot into it. Must not reboot by itself. */
   install(o: InstallOptions, progress: (p: ProgressEvent) => void, signal: AbortSignal): Promise<void>;
   /** After a successful upgrade/install: the reboot (stops services in order). */
@@ -191,7 +196,12 @@ export function lifecycleHandlers(o: LifecycleApiOptions): Record<string, grpc.U
   const rebootLater = (lc: Lifecycle, reason: string, actorId: string) => later(() => lc.reboot(reason, actorId));
 
   /** The end of a successful upgrade or install stream: a last message, the end, the reboot. */
-  const finish = async (lc: Lifecycle, stream: Stream<Progress>, what: string) => {
+  const finish = async (lc: Lifecycle, stream: Stream<Progress>, what: string, staged = false) => {
+    if (staged) {
+      await stream.send({ stage: 'staged', message: `${what} staged: it takes effect at the next reboot`, done: 0, total: 0 });
+      stream.end();
+      return;
+    }
     const actorId = randomUUID();
     await stream.send({ stage: 'reboot', message: `${what} done: rebooting (actor id ${actorId})`, done: 0, total: 0 });
     stream.end();
@@ -228,8 +238,8 @@ export function lifecycleHandlers(o: LifecycleApiOptions): Record<string, grpc.U
         if (first.value.chunk?.length) throw invalidArgument('the first message carries the request only; send the image in the following ones');
         upload = uploadOf(messages, size);
       }
-      await lc.upgrade(req, upload, upload ? size : 0, (p) => stream.push(toProgress(p)), stream.signal);
-      await finish(lc, stream, 'upgrade');
+      const outcome = await lc.upgrade(req, upload, upload ? size : 0, (p) => stream.push(toProgress(p)), stream.signal);
+      await finish(lc, stream, 'upgrade', outcome?.staged ?? false);
     };
     run().then(
       () => stream.end(),
@@ -255,12 +265,14 @@ export function lifecycleHandlers(o: LifecycleApiOptions): Record<string, grpc.U
     const abort = new AbortController();
     const cancel = () => abort.abort();
     call.on('cancelled', cancel);
+    let outcome: UpgradeOutcome | void;
     try {
-      await lc.upgrade(o, undefined, 0, () => {}, abort.signal);
+      outcome = await lc.upgrade(o, undefined, 0, () => {}, abort.signal);
     } finally {
       call.off('cancelled', cancel);
     }
     const actorId = randomUUID();
+    if (outcome?.staged) return { messages: [{ ack: 'Upgrade staged: it takes effect at the next reboot', actor_id: actorId }] };
     rebootLater(lc, 'API Upgrade request', actorId);
     return { messages: [{ ack: 'Upgrade request received', actor_id: actorId }] };
   });

@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { MS, mount, sync, umount } from '../../lib/sys.ts';
+import { MNT_DETACH, MS, mount, sync, umount } from '../../lib/sys.ts';
 
 const run = promisify(execFile);
 
@@ -71,11 +71,29 @@ export async function withMount<T>(device: string, fstype: string, name: string,
   const dir = path.join(o.root ?? SCRATCH_MOUNTS, name);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   mount(device, dir, fstype, MS.NOSUID | MS.NODEV | MS.NOEXEC | (o.readOnly ? MS.RDONLY : 0));
+  let result: T;
   try {
-    return await fn(dir);
-  } finally {
+    result = await fn(dir);
+  } catch (err) {
+    release(dir);
+    throw err; // fn's error, not a later unmount's
+  }
+  sync();
+  umount(dir); // a failure here is the caller's: what fn wrote may not be on disk
+  return result;
+}
+
+/** Unmounts after a failure, detaching if busy: a second mount must never stack on it. */
+function release(dir: string): void {
+  try {
     sync();
     umount(dir);
+  } catch {
+    try {
+      umount(dir, MNT_DETACH);
+    } catch {
+      // nothing mounted there any more
+    }
   }
 }
 

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { writeGpt } from '../../install/gpt-write.ts';
 import { type DiskLayout, type PartitionName, partitionByName, planLayout } from '../../install/layout.ts';
 import { rereadPartitions } from '../../lib/sys.ts';
+import { serializeGrubenv } from '../../install/grubenv.ts';
 import { CONFIG_FILE } from '../config/manager.ts';
 import { type BlockDisk, DiskError, describeContents } from './disks.ts';
 import { copyImage, copyTree, mkfsXfs, withMount } from './fs-tools.ts';
@@ -56,8 +57,22 @@ async function waitForPartitions(devices: string[], timeoutMs = 10_000): Promise
  * Whether Bronze may be installed to `disk`: writable, big enough for the layout, and blank
  * unless `wipe`. Throws a DiskError saying why not; returns the layout and what the disk holds.
  */
-export async function checkInstallDisk(disk: BlockDisk, wipe: boolean): Promise<{ layout: DiskLayout; held: string | undefined }> {
+export async function checkInstallDisk(disk: BlockDisk, wipe: boolean, extraKernelArgs: string[] = []): Promise<{ layout: DiskLayout; held: string | undefined }> {
   if (disk.readOnly) throw new DiskError(`${disk.device} is read-only`);
+  // GRUB's boot code and the ESP image are made for 512-byte sectors (bootloader.sh).
+  if (disk.sectorSize !== 512) throw new DiskError(`${disk.device} has ${disk.sectorSize}-byte sectors: Bronze installs to 512-byte-sector disks only`);
+  try {
+    serializeGrubenv({ saved_entry: 'A', next_entry: 'B', next_tries: '1', bronze_extra: extraKernelArgs.join(' ') });
+  } catch (err) {
+    throw new DiskError(`the extra kernel arguments do not fit in GRUB's environment block: ${(err as Error).message}`);
+  }
+  // An exclusive open fails while the disk or one of its partitions is mounted or in use.
+  try {
+    fs.closeSync(fs.openSync(disk.device, fs.constants.O_RDWR | fs.constants.O_EXCL));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new DiskError(code === 'EBUSY' ? `${disk.device} is in use (mounted, or a partition of it is)` : `${disk.device}: ${(err as Error).message}`);
+  }
   let layout: DiskLayout;
   try {
     layout = planLayout(disk.bytes, disk.sectorSize);
@@ -77,12 +92,53 @@ export async function installToDisk(plan: InstallPlan, progress: InstallProgress
     if (plan.signal?.aborted) throw new Error('install cancelled');
     progress(stage, message, done, total);
   };
-  const { layout, held } = await checkInstallDisk(disk, plan.wipe);
+  const { layout, held } = await checkInstallDisk(disk, plan.wipe, plan.extraKernelArgs);
   for (const f of ['mbr.bin', 'bios.img', 'efi.img', 'boot-uuid', 'grub/grub.cfg']) {
     if (!fs.existsSync(path.join(plan.bootloaderDir, f))) throw new Error(`the image has no bootloader file ${f} in ${plan.bootloaderDir}`);
   }
 
+  const mbr = fs.readFileSync(path.join(plan.bootloaderDir, 'mbr.bin'));
+  if (mbr.length !== 440) throw new Error(`bootloader mbr.bin is ${mbr.length} bytes, not 440`);
+
   step('partition', `${disk.device}: GPT (${layout.partitions.map((p) => p.name).join(', ')})${held ? `, replacing ${held}` : ''}`);
+  // From the first write on, the install runs to its end (a cancel is no longer honoured),
+  // and a failure erases the tables again: a half-installed disk must not look bootable.
+  try {
+    await writeDisk(plan, layout, mbr, progress);
+  } catch (err) {
+    try {
+      zeroEnds(disk.device, 1 << 20);
+      const fd = fs.openSync(disk.device, 'r');
+      try {
+        rereadPartitions(fd, disk.device);
+      } finally {
+        fs.closeSync(fd);
+      }
+    } catch {
+      // the original error is what matters
+    }
+    throw err;
+  }
+}
+
+/** Zeroes the first and last `bytes` of a device (or a whole partition smaller than twice that). */
+export function zeroEnds(device: string, bytes: number): void {
+  const fd = fs.openSync(device, 'r+');
+  try {
+    const size = fs.fstatSync(fd).isBlockDevice() ? Number(fs.readFileSync(`/sys/class/block/${path.basename(fs.realpathSync(device))}/size`, 'latin1')) * 512 : fs.fstatSync(fd).size;
+    const zero = Buffer.alloc(Math.min(bytes, 4 << 20));
+    for (const start of [0, Math.max(0, size - bytes)]) {
+      for (let off = start; off < Math.min(size, start + bytes); off += zero.length) fs.writeSync(fd, zero, 0, Math.min(zero.length, size - off), off);
+    }
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+async function writeDisk(plan: InstallPlan, layout: DiskLayout, mbr: Buffer, progress: InstallProgress): Promise<void> {
+  const { disk } = plan;
+  const step = progress;
   const fd = fs.openSync(disk.device, 'r+');
   try {
     // Old tables and signatures go first: a stale backup GPT at the end, or a filesystem
@@ -91,10 +147,6 @@ export async function installToDisk(plan: InstallPlan, progress: InstallProgress
     fs.writeSync(fd, zero, 0, zero.length, 0);
     fs.writeSync(fd, zero, 0, zero.length, Math.max(0, disk.bytes - zero.length));
     writeGpt(fd, disk.bytes, layout);
-    // GRUB's boot code goes in the MBR's first 440 bytes, before the partition table.
-    const mbr = fs.readFileSync(path.join(plan.bootloaderDir, 'mbr.bin'));
-    if (mbr.length !== 440) throw new Error(`bootloader mbr.bin is ${mbr.length} bytes, not 440`);
-    fs.writeSync(fd, mbr, 0, 440, 0);
     fs.fsyncSync(fd);
     rereadPartitions(fd, disk.device);
   } finally {
@@ -122,6 +174,8 @@ export async function installToDisk(plan: InstallPlan, progress: InstallProgress
     initGrubenv(boot, { saved_entry: 'A', bronze_extra: plan.extraKernelArgs.join(' ') });
   });
 
+  // A fresh store: nothing of an earlier install's upgrades may survive a reinstall.
+  zeroEnds(dev('META'), 1 << 20);
   const meta = MetaStore.open(dev('META'));
   try {
     meta.set({ 'install.disk': disk.device, 'install.version': plan.version, 'install.time': new Date().toISOString(), 'slot.A.version': plan.version });
@@ -135,5 +189,15 @@ export async function installToDisk(plan: InstallPlan, progress: InstallProgress
       fs.chmodSync(dir, 0o700);
       fs.writeFileSync(path.join(dir, CONFIG_FILE), plan.configText!, { mode: 0o600 });
     });
+  }
+
+  // Last, GRUB's boot code in the MBR's first 440 bytes (before the partition table): only a
+  // complete disk gets the code that makes BIOS firmware boot it.
+  const fd2 = fs.openSync(disk.device, 'r+');
+  try {
+    fs.writeSync(fd2, mbr, 0, 440, 0);
+    fs.fsyncSync(fd2);
+  } finally {
+    fs.closeSync(fd2);
   }
 }

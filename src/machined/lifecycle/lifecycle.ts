@@ -17,13 +17,13 @@ import { bootStatusDefinition } from '../../state/definitions.ts';
 import type { State } from '../../state/state.ts';
 import { VERSION } from '../../version.ts';
 import { ApiError } from '../api/common.ts';
-import type { InstallOptions, Lifecycle, ProgressEvent, ResetOptions, UpgradeOptions } from '../api/lifecycle.ts';
+import type { InstallOptions, Lifecycle, ProgressEvent, ResetOptions, UpgradeOptions, UpgradeOutcome } from '../api/lifecycle.ts';
 import type { Cmdline } from '../cmdline.ts';
 import type { MountedVolumes, NodeDisk, VolumeLabel } from '../volumes.ts';
 import * as grpc from '@grpc/grpc-js';
 import { type BlockDisk, DiskError, listDisks, resolveDisk } from './disks.ts';
 import { mkfsXfs, withMount } from './fs-tools.ts';
-import { checkInstallDisk, installToDisk } from './installer.ts';
+import { checkInstallDisk, installToDisk, zeroEnds } from './installer.ts';
 import { MetaStore, readMeta } from '../../install/meta.ts';
 import { type Slot, type SlotFiles, isSlot, otherSlot, readGrubenv, slotPresent, updateGrubenv, writeSlot } from './slots.ts';
 import { MS, mount, umount } from '../../lib/sys.ts';
@@ -76,8 +76,10 @@ export class NodeLifecycle implements Lifecycle {
   private committed = false;
   private trialTimer: NodeJS.Timeout | undefined;
   private installTried = false;
-  /** An upgrade was staged (--stage): its slot boots at the next reboot, not now. */
-  private staged = false;
+  /** The operation running now, so that a reboot or shutdown can wait for it. */
+  private current: Promise<unknown> | undefined;
+  /** A reboot or shutdown is under way: no new operation starts. */
+  private closing = false;
 
   constructor(private readonly o: NodeLifecycleOptions) {
     this.publisher = new StatePublisher(o.state, OWNER);
@@ -99,12 +101,35 @@ export class NodeLifecycle implements Lifecycle {
   }
 
   private async exclusive<T>(what: string, fn: () => Promise<T>): Promise<T> {
-    if (this.busy) throw new ApiError(grpc.status.FAILED_PRECONDITION, `cannot ${what}: ${this.busy} is in progress`);
+    this.refuseIfBusy(what);
     this.busy = what;
+    const run = fn();
+    this.current = run;
     try {
-      return await fn();
+      return await run;
     } finally {
-      this.busy = undefined;
+      this.current = undefined;
+      if (!this.closing) this.busy = undefined;
+    }
+  }
+
+  private refuseIfBusy(what: string): void {
+    if (this.closing) throw new ApiError(grpc.status.FAILED_PRECONDITION, `cannot ${what}: the node is shutting down or rebooting`);
+    if (this.busy) throw new ApiError(grpc.status.FAILED_PRECONDITION, `cannot ${what}: ${this.busy} is in progress`);
+  }
+
+  /**
+   * Called as a reboot or shutdown begins, before services stop: no new operation starts, and
+   * one under way (an upgrade writing its slot, an install partitioning) is waited for, so
+   * that nothing is unmounted under it.
+   */
+  async quiesce(): Promise<void> {
+    this.closing = true;
+    this.busy ??= 'a reboot';
+    clearTimeout(this.trialTimer);
+    if (this.current) {
+      this.o.log.info(`waiting for the ${this.busy} in progress before stopping`);
+      await this.current.catch(() => {});
     }
   }
 
@@ -251,13 +276,17 @@ export class NodeLifecycle implements Lifecycle {
       if (own && own.device === disk.device) {
         throw new ApiError(grpc.status.FAILED_PRECONDITION, `${disk.device} is this node's own disk, which it runs from: use upgrade to change its image`);
       }
+      // A second Bronze disk would share BOOT's filesystem UUID, and GRUB and machined could
+      // pick different ones.
+      if (this.disk()) throw new ApiError(grpc.status.FAILED_PRECONDITION, `this node is already installed (on ${this.disk()!.device}): it installs to one disk only`);
       const report = (stage: string, message: string, done?: number, total?: number) => progress({ stage, message, done, total });
       const stage = path.join(this.o.stageRoot ?? '/var/lib/bronze', 'install');
       try {
         // The disk first: no download for a disk that will be refused.
         await checkInstallDisk(disk, o.wipe);
-        const { files, version, cleanup } = await this.installSource(o.image, stage, report, signal);
+        const { files, version, cleanup, device } = await this.installSource(o.image, stage, report, signal);
         try {
+          if (device === disk.device) throw new DiskError(`${disk.device} is the media the node booted from (the install copies from it)`);
           await installToDisk(
             { disk, wipe: o.wipe, files, version, extraKernelArgs: o.extraKernelArgs, configText: this.o.configText(), bootloaderDir: this.bootloaderDir, signal },
             report,
@@ -276,7 +305,7 @@ export class NodeLifecycle implements Lifecycle {
   }
 
   /** The kernel and initramfs an install writes to slot A. */
-  private async installSource(image: string, stage: string, report: (s: string, m: string, d?: number, t?: number) => void, signal: AbortSignal): Promise<{ files: SlotFiles; version: string; cleanup: () => Promise<void> }> {
+  private async installSource(image: string, stage: string, report: (s: string, m: string, d?: number, t?: number) => void, signal: AbortSignal): Promise<{ files: SlotFiles; version: string; cleanup: () => Promise<void>; device?: string }> {
     if (image) {
       const v = await this.fetchVerified(image, undefined, 0, stage, report, signal);
       return { files: { vmlinuz: v.files.vmlinuz, initramfs: v.files['initramfs.xz'] }, version: v.manifest.version, cleanup: async () => fs.rmSync(stage, { recursive: true, force: true }) };
@@ -291,7 +320,7 @@ export class NodeLifecycle implements Lifecycle {
       const dir = path.join('/run/bronze/mnt', 'media');
       fs.mkdirSync(dir, { recursive: true });
       mount(d.device, dir, 'iso9660', MS.RDONLY | MS.NOSUID | MS.NODEV | MS.NOEXEC);
-      return { files: { vmlinuz: path.join(dir, 'boot', 'vmlinuz'), initramfs: path.join(dir, 'boot', 'initramfs.xz') }, version: VERSION.tag, cleanup: async () => umount(dir) };
+      return { files: { vmlinuz: path.join(dir, 'boot', 'vmlinuz'), initramfs: path.join(dir, 'boot', 'initramfs.xz') }, version: VERSION.tag, cleanup: async () => umount(dir), device: d.device };
     }
     throw new ApiError(grpc.status.FAILED_PRECONDITION, 'no install source: the node did not boot from the Bronze ISO; give an image URL (machine.install.image, or bronzectl install --image)');
   }
@@ -351,9 +380,13 @@ export class NodeLifecycle implements Lifecycle {
     return verified;
   }
 
-  upgrade(o: UpgradeOptions, upload: AsyncIterable<Buffer> | undefined, size: number, progress: (p: ProgressEvent) => void, signal: AbortSignal): Promise<void> {
+  upgrade(o: UpgradeOptions, upload: AsyncIterable<Buffer> | undefined, size: number, progress: (p: ProgressEvent) => void, signal: AbortSignal): Promise<UpgradeOutcome> {
     return this.exclusive('upgrade', async () => {
       const { disk, booted } = this.installedOrThrow('upgrade');
+      // On trial, the other slot is the only known-good one: it must not be overwritten.
+      if (!this.committed) {
+        throw new ApiError(grpc.status.FAILED_PRECONDITION, `cannot upgrade: slot ${booted} is on trial (not yet Running with every service healthy); the other slot is the known-good one and is kept until then`);
+      }
       const target = otherSlot(booted);
       const report = (stage: string, message: string, done?: number, total?: number) => progress({ stage, message, done, total });
       // EPHEMERAL (/var) holds the staged image: it is there on every installed node.
@@ -371,20 +404,21 @@ export class NodeLifecycle implements Lifecycle {
         const files = { vmlinuz: verified.files.vmlinuz, initramfs: verified.files['initramfs.xz'] };
         const total = fs.statSync(files.vmlinuz).size + fs.statSync(files.initramfs).size;
         report('write', `slot ${target}: Bronze ${version}`, 0, total);
+        // The slot, then META (so that a fallback is recognised), then GRUB's boot-once: the
+        // last write arms it, and any failure before leaves GRUB as it was.
         await this.withBoot(disk, async (dir) => {
           await writeSlot(dir, target, files);
+          this.setMeta(disk, {
+            [`slot.${target}.version`]: version,
+            'upgrade.from': booted,
+            'upgrade.to': target,
+            'upgrade.version': version,
+            'upgrade.state': 'trying',
+            'upgrade.time': new Date().toISOString(),
+          });
           updateGrubenv(dir, { next_entry: target, next_tries: '1' });
         });
-        this.setMeta(disk, {
-          [`slot.${target}.version`]: version,
-          'upgrade.from': booted,
-          'upgrade.to': target,
-          'upgrade.version': version,
-          'upgrade.state': 'trying',
-          'upgrade.time': new Date().toISOString(),
-        });
         report('write', `slot ${target}: Bronze ${version} written; GRUB boots it once next`, total, total);
-        this.staged = o.stage;
         if (o.stage) report('write', `staged: slot ${target} boots at the next reboot`);
         if (!o.preserve) {
           this.pendingWipe.add('EPHEMERAL');
@@ -394,14 +428,11 @@ export class NodeLifecycle implements Lifecycle {
         fs.rmSync(stage, { recursive: true, force: true });
       }
       await this.publishStatus();
+      return { staged: o.stage };
     });
   }
 
   reboot(reason: string, actorId: string): void | Promise<void> {
-    if (this.staged) {
-      this.staged = false;
-      return this.o.log.info(`${reason}: staged, not rebooting now (the new slot boots at the next reboot)`);
-    }
     return this.o.requestSequence('reboot', reason, actorId);
   }
 
@@ -421,7 +452,7 @@ export class NodeLifecycle implements Lifecycle {
   }
 
   async checkRollback(): Promise<void> {
-    if (this.busy) throw new ApiError(grpc.status.FAILED_PRECONDITION, `cannot roll back: ${this.busy} is in progress`);
+    this.refuseIfBusy('roll back');
     const { disk, booted } = this.installedOrThrow('roll back');
     const target = otherSlot(booted);
     const present = await this.withBoot(disk, async (dir) => slotPresent(dir, target));
@@ -429,21 +460,36 @@ export class NodeLifecycle implements Lifecycle {
   }
 
   async checkReset(): Promise<void> {
-    if (this.busy) throw new ApiError(grpc.status.FAILED_PRECONDITION, `cannot reset: ${this.busy} is in progress`);
+    this.refuseIfBusy('reset');
   }
 
   rollback(actorId: string): Promise<void> {
     return this.exclusive('rollback', async () => {
       const { disk, booted } = this.installedOrThrow('roll back');
       const target = otherSlot(booted);
+      if (!this.committed) {
+        // On trial: GRUB's default is still the other slot, a reboot is the rollback.
+        this.committed = true; // and this slot must not become the default meanwhile
+        clearTimeout(this.trialTimer);
+        this.o.log.warn(`rollback: slot ${booted} is on trial; rebooting into the default slot ${target}`);
+        void this.o.requestSequence('reboot', `rollback to slot ${target}`, actorId);
+        return;
+      }
       await this.withBoot(disk, async (dir) => {
         if (!slotPresent(dir, target)) throw new ApiError(grpc.status.FAILED_PRECONDITION, `cannot roll back: slot ${target} holds no image`);
-        updateGrubenv(dir, { saved_entry: target, next_entry: '', next_tries: '' });
+        this.setMeta(disk, { 'rollback.from': booted, 'rollback.to': target, 'rollback.time': new Date().toISOString() });
+        // A trial like an upgrade's: the old slot becomes the default once it is Running, and
+        // if it no longer boots (a failed upgrade left there), GRUB comes back here.
+        updateGrubenv(dir, { next_entry: target, next_tries: '1' });
       });
-      this.setMeta(disk, { 'rollback.from': booted, 'rollback.to': target, 'rollback.time': new Date().toISOString() });
-      this.o.log.warn(`rollback: slot ${target} (${this.meta(disk)[`slot.${target}.version`] ?? 'unknown version'}) boots from now on; rebooting`);
+      this.o.log.warn(`rollback: slot ${target} (${this.meta(disk)[`slot.${target}.version`] ?? 'unknown version'}) boots once next, and becomes the default when Running; rebooting`);
       void this.o.requestSequence('reboot', `rollback to slot ${target}`, actorId);
     });
+  }
+
+  /** The volumes the next reboot or shutdown wipes. */
+  get pendingWipes(): VolumeLabel[] {
+    return [...this.pendingWipe];
   }
 
   /** In the reboot and shutdown sequences, after the volumes are unmounted: the wipes asked for. */
@@ -456,7 +502,15 @@ export class NodeLifecycle implements Lifecycle {
         await mkfsXfs(dev, label);
         this.o.log.info(`wiped ${label} (${dev}): a fresh xfs`);
       } catch (err) {
-        this.o.log.error(`wiping ${label} (${dev}): ${(err as Error).message}`);
+        // Still make its data unreadable: without a superblock the next boot finds no
+        // filesystem (no configuration, nothing in /var).
+        this.o.log.error(`wiping ${label} (${dev}): ${(err as Error).message}; zeroing its start and end instead`);
+        try {
+          zeroEnds(dev, 64 << 20);
+          this.o.log.warn(`wiped ${label} (${dev}): first and last 64 MiB zeroed`);
+        } catch (err2) {
+          this.o.log.error(`zeroing ${label} (${dev}): ${(err2 as Error).message}`);
+        }
       }
     }
     this.pendingWipe.clear();

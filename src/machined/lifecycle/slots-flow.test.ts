@@ -84,6 +84,12 @@ describe('NodeLifecycle on an installed disk', () => {
     });
     return { lc, state };
   };
+  /** A node that has booted `slot` (boot() read GRUB's state: a trial or not). */
+  const booted = async (slot: 'A' | 'B', o: { trialTimeoutMs?: number } = {}) => {
+    const n = node(slot, o);
+    await n.lc.boot();
+    return n;
+  };
   const metaValues = () => Object.fromEntries(readMeta(meta).values);
   const env = () => Object.fromEntries(readGrubenv(boot));
 
@@ -106,10 +112,12 @@ describe('NodeLifecycle on an installed disk', () => {
   afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
   it('an upgrade writes the other slot, arms it to boot once, records it, and leaves the reboot to the caller', async () => {
-    const { lc } = node('A');
+    const { lc } = await booted('A');
     const img = await image();
     const stages: string[] = [];
-    await lc.upgrade({ image: '', preserve: true, stage: false, force: false }, chunks(img), img.length, (p) => stages.push(p.stage), new AbortController().signal);
+    const outcome = await lc.upgrade({ image: '', preserve: true, stage: false, force: false }, chunks(img), img.length, (p) => stages.push(p.stage), new AbortController().signal);
+    expect(outcome).toEqual({ staged: false });
+    expect(lc.pendingWipes).toEqual([]);
     expect(fs.readFileSync(path.join(boot, 'B', 'vmlinuz'), 'utf8')).toBe('kernel of v9');
     expect(fs.readFileSync(path.join(boot, 'A', 'vmlinuz'), 'utf8')).toBe('kernel of v1');
     expect(env()).toEqual({ saved_entry: 'A', next_entry: 'B', next_tries: '1' });
@@ -122,7 +130,7 @@ describe('NodeLifecycle on an installed disk', () => {
   });
 
   it('a tampered image is refused and nothing is written', async () => {
-    const { lc } = node('A');
+    const { lc } = await booted('A');
     const img = await image(true);
     const before = { env: env(), meta: fs.readFileSync(meta) };
     await expect(lc.upgrade({ image: '', preserve: false, stage: false, force: false }, chunks(img), img.length, () => {}, new AbortController().signal)).rejects.toMatchObject({
@@ -132,14 +140,14 @@ describe('NodeLifecycle on an installed disk', () => {
     expect(fs.readdirSync(path.join(boot, 'B'))).toEqual([]);
     expect(env()).toEqual(before.env);
     expect(fs.readFileSync(meta).equals(before.meta)).toBe(true);
-    await lc.wipePending();
-    expect(fs.readFileSync(ephemeral).subarray(0, 4).toString('latin1'), 'no wipe was queued').not.toBe('XFSB');
+    expect(lc.pendingWipes, 'no wipe was queued').toEqual([]);
   });
 
   it.skipIf(!hasMkfsXfs)('without --preserve, EPHEMERAL is wiped (a fresh xfs) when the reboot gets there', async () => {
-    const { lc } = node('A');
+    const { lc } = await booted('A');
     const img = await image();
     await lc.upgrade({ image: '', preserve: false, stage: false, force: false }, chunks(img), img.length, () => {}, new AbortController().signal);
+    expect(lc.pendingWipes).toEqual(['EPHEMERAL']);
     await lc.wipePending();
     const sb = Buffer.alloc(4);
     const fd = fs.openSync(ephemeral, 'r');
@@ -148,17 +156,46 @@ describe('NodeLifecycle on an installed disk', () => {
     expect(sb.toString('latin1')).toBe('XFSB');
   });
 
-  it('--stage writes the slot but does not reboot', async () => {
-    const { lc } = node('A');
+  it('--stage writes the slot and says so, leaving the reboot out', async () => {
+    const { lc } = await booted('A');
     const img = await image();
-    await lc.upgrade({ image: '', preserve: true, stage: true, force: false }, chunks(img), img.length, () => {}, new AbortController().signal);
-    await lc.reboot('upgrade', 'x');
+    const outcome = await lc.upgrade({ image: '', preserve: true, stage: true, force: false }, chunks(img), img.length, () => {}, new AbortController().signal);
+    expect(outcome).toEqual({ staged: true });
     expect(sequences).toEqual([]);
     expect(env()).toMatchObject({ next_entry: 'B' });
   });
 
+  it('refuses to upgrade while the booted slot is on trial: the other slot is the known-good one', async () => {
+    fs.writeFileSync(path.join(boot, 'B', 'vmlinuz'), 'kernel of v2');
+    fs.writeFileSync(path.join(boot, 'B', 'initramfs.xz'), 'initramfs of v2');
+    const { lc } = await booted('B', { trialTimeoutMs: 60_000 });
+    const img = await image();
+    await expect(lc.upgrade({ image: '', preserve: true, stage: false, force: false }, chunks(img), img.length, () => {}, new AbortController().signal)).rejects.toMatchObject({
+      code: grpc.status.FAILED_PRECONDITION,
+      message: expect.stringMatching(/slot B is on trial/),
+    });
+    expect(fs.readFileSync(path.join(boot, 'A', 'vmlinuz'), 'utf8')).toBe('kernel of v1');
+    expect(env()).toEqual({ saved_entry: 'A' });
+    // Rolling back from a trial is a reboot into the default, and the trial is not committed.
+    await lc.rollback('actor');
+    expect(sequences).toEqual(['reboot: rollback to slot A']);
+    await lc.running();
+    expect(env()).toEqual({ saved_entry: 'A' });
+    await lc.quiesce();
+  });
+
+  it('once a reboot is under way, no operation starts', async () => {
+    const { lc } = await booted('A');
+    await lc.quiesce();
+    await expect(lc.checkRollback()).rejects.toMatchObject({ message: expect.stringMatching(/shutting down or rebooting/) });
+    const img = await image();
+    await expect(lc.upgrade({ image: '', preserve: true, stage: false, force: false }, chunks(img), img.length, () => {}, new AbortController().signal)).rejects.toMatchObject({
+      code: grpc.status.FAILED_PRECONDITION,
+    });
+  });
+
   it('a tried slot becomes the default once Running', async () => {
-    const first = node('A');
+    const first = await booted('A');
     const img = await image();
     await first.lc.upgrade({ image: '', preserve: true, stage: false, force: false }, chunks(img), img.length, () => {}, new AbortController().signal);
     // GRUB boots B once and clears next_entry (tries used up) before the kernel starts.
@@ -182,7 +219,7 @@ describe('NodeLifecycle on an installed disk', () => {
   });
 
   it('an upgrade GRUB fell back from is recorded as failed', async () => {
-    const first = node('A');
+    const first = await booted('A');
     const img = await image();
     await first.lc.upgrade({ image: '', preserve: true, stage: false, force: false }, chunks(img), img.length, () => {}, new AbortController().signal);
     initGrubenv(boot, { saved_entry: 'A' }); // B panicked; GRUB is back on A
@@ -191,14 +228,20 @@ describe('NodeLifecycle on an installed disk', () => {
     expect(metaValues()).toMatchObject({ 'upgrade.state': 'failed' });
   });
 
-  it('rollback makes the other slot the default, and refuses when it is empty', async () => {
-    const { lc } = node('A');
+  it('rollback boots the other slot once, which becomes the default when Running; refused when it is empty', async () => {
+    const { lc } = await booted('A');
     await expect(lc.checkRollback()).rejects.toMatchObject({ code: grpc.status.FAILED_PRECONDITION, message: expect.stringMatching(/slot B holds no image/) });
     fs.writeFileSync(path.join(boot, 'B', 'vmlinuz'), 'k');
     fs.writeFileSync(path.join(boot, 'B', 'initramfs.xz'), 'i');
     await lc.checkRollback();
     await lc.rollback('actor');
-    expect(env()).toEqual({ saved_entry: 'B' });
+    expect(env()).toEqual({ saved_entry: 'A', next_entry: 'B', next_tries: '1' });
     expect(sequences).toEqual(['reboot: rollback to slot B']);
+    expect(metaValues()).toMatchObject({ 'rollback.from': 'A', 'rollback.to': 'B' });
+    // GRUB boots B once (clearing next_entry); Running makes it the default.
+    initGrubenv(boot, { saved_entry: 'A' });
+    const after = await booted('B', { trialTimeoutMs: 60_000 });
+    await after.lc.running();
+    expect(env()).toEqual({ saved_entry: 'B' });
   });
 });

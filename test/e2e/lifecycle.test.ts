@@ -8,7 +8,7 @@
 //   3. A tampered image is refused before anything is written.
 //   4. An image whose machined exits at once: the kernel panics, GRUB falls back to slot A by
 //      itself, and machined records the failed upgrade.
-//   5. `bronzectl reset --reboot`: STATE and EPHEMERAL wiped (new filesystems), back in
+//   5. `bronzectl reset --reboot` (the default labels): STATE and EPHEMERAL wiped (new filesystems), back in
 //      maintenance mode.
 // Each flow's time is printed (the closing note and bench/ quote them).
 import { createHash } from 'node:crypto';
@@ -168,8 +168,10 @@ describe('lifecycle: install from the ISO, upgrade, rollback, fallback, reset', 
   }, 3 * BOOT);
 
   it('refuses a tampered image before writing anything', async () => {
+    // The broken image, tampered: had anything been written, slot B's recorded version would
+    // now be <v>-broken instead of <v>-next.
     const tampered = path.join(dir, 'tampered.tar');
-    const bytes = fs.readFileSync(NEXT);
+    const bytes = fs.readFileSync(BROKEN);
     const at = bytes.length - 200_000; // inside initramfs.xz, the last file
     bytes.writeUInt8(bytes.readUInt8(at) ^ 0xff, at);
     fs.writeFileSync(tampered, bytes);
@@ -179,6 +181,7 @@ describe('lifecycle: install from the ISO, upgrade, rollback, fallback, reset', 
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/initramfs\.xz/);
     expect(r.stderr).toMatch(/nothing was written/);
+    expect(before.slots.B!.version).toBe(`${version}-next`);
     expect(await bootStatus()).toEqual(before);
     expect(vm!.lines.slice(from).some((l) => /machined\[1\]: rebooting/.test(l))).toBe(false);
   }, BOOT);
@@ -205,7 +208,7 @@ describe('lifecycle: install from the ISO, upgrade, rollback, fallback, reset', 
     const before = { state: xfsUuid(disk, 'STATE'), ephemeral: xfsUuid(disk, 'EPHEMERAL') };
     const from = vm!.lines.length;
     await timed('reset (to maintenance mode)', async () => {
-      const r = await ctl(['reset', '--reboot', '--system-labels-to-wipe', 'STATE,EPHEMERAL']);
+      const r = await ctl(['reset', '--reboot']); // the default: STATE and EPHEMERAL
       expect(r.code, r.stderr).toBe(0);
       await vm!.waitFor(/wiped STATE/, BOOT, from);
       await vm!.waitFor(/wiped EPHEMERAL/, BOOT, from);

@@ -14,6 +14,7 @@ import type { Logger } from '../lib/log.ts';
 import { MS, mount as sysMount, umount as sysUmount } from '../lib/sys.ts';
 import { openReader } from '../udevd/bytes.ts';
 import { readPartitionTable } from '../udevd/gpt.ts';
+import { attr } from '../udevd/sysfs.ts';
 import { currentMounts } from './mounts.ts';
 
 export const VOLUME_LABELS = ['EFI', 'BIOS', 'BOOT', 'META', 'STATE', 'EPHEMERAL'] as const;
@@ -47,13 +48,6 @@ export interface NodeDisk {
 
 const LABELS = new Set<string>(VOLUME_LABELS);
 
-function readAttr(file: string): string {
-  try {
-    return fs.readFileSync(file, 'latin1').trim();
-  } catch {
-    return '';
-  }
-}
 
 /**
  * Every disk under `<sysRoot>/class/block` whose GPT names at least one Bronze partition, in
@@ -72,10 +66,10 @@ export async function findPartitions(sysRoot = '/sys', devRoot = '/dev'): Promis
   for (const disk of names) {
     const dir = path.join(classDir, disk);
     if (fs.existsSync(path.join(dir, 'partition'))) continue; // partitions are found through their disk
-    const sectors = Number(readAttr(path.join(dir, 'size')));
+    const sectors = Number(attr(dir, 'size'));
     if (!(sectors > 0)) continue; // empty loop devices, drives without a medium
     const device = path.join(devRoot, disk);
-    const table = await readTable(device, sectors * 512, Number(readAttr(path.join(dir, 'queue', 'logical_block_size'))));
+    const table = await readTable(device, sectors * 512, Number(attr(path.join(dir, 'queue'), 'logical_block_size')));
     if (table?.type !== 'gpt') continue;
     const kernelParts = partitionsOf(dir);
     const partitions: NodeDisk['partitions'] = {};
@@ -120,7 +114,7 @@ function partitionsOf(diskDir: string): Map<number, string> {
     return out;
   }
   for (const e of entries.sort()) {
-    const n = Number(readAttr(path.join(diskDir, e, 'partition')));
+    const n = Number(attr(path.join(diskDir, e), 'partition'));
     if (n > 0 && !out.has(n)) out.set(n, e);
   }
   return out;

@@ -55,7 +55,8 @@ export interface SysBlockDevice {
   byPath: string;
 }
 
-function attr(dir: string, name: string): string {
+/** A sysfs attribute's value, trimmed; '' when it cannot be read. */
+export function attr(dir: string, name: string): string {
   try {
     return fs.readFileSync(path.join(dir, name), 'latin1').trim();
   } catch {

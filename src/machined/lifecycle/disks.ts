@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isZero, openReader } from '../../udevd/bytes.ts';
 import { readPartitionTable } from '../../udevd/gpt.ts';
+import { attr } from '../../udevd/sysfs.ts';
 import { probeFilesystem } from '../../udevd/superblocks.ts';
 
 export interface BlockDisk {
@@ -27,13 +28,6 @@ export class DiskError extends Error {
   override name = 'DiskError';
 }
 
-function readAttr(file: string): string {
-  try {
-    return fs.readFileSync(file, 'latin1').trim();
-  } catch {
-    return '';
-  }
-}
 
 /**
  * Resolves `given` (a device node or a link to one, e.g. /dev/disk/by-id/...) to a whole disk.
@@ -54,14 +48,14 @@ export function resolveDisk(given: string, o: DiskRoots = {}): BlockDisk {
   const dir = path.join(sysRoot, 'class', 'block', name);
   if (!fs.existsSync(dir)) throw new DiskError(`${given}: not a block device`);
   if (fs.existsSync(path.join(dir, 'partition'))) throw new DiskError(`${given} is a partition (${name}): give the whole disk`);
-  const sectors = Number(readAttr(path.join(dir, 'size')));
+  const sectors = Number(attr(dir, 'size'));
   if (!(sectors > 0)) throw new DiskError(`${given}: no medium (size 0)`);
   return {
     name,
     device: path.join(devRoot, name),
     bytes: sectors * 512,
-    sectorSize: Number(readAttr(path.join(dir, 'queue', 'logical_block_size'))) || 512,
-    readOnly: readAttr(path.join(dir, 'ro')) === '1',
+    sectorSize: Number(attr(path.join(dir, 'queue'), 'logical_block_size')) || 512,
+    readOnly: attr(dir, 'ro') === '1',
   };
 }
 

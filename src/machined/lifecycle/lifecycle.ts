@@ -25,7 +25,7 @@ import { type BlockDisk, DiskError, listDisks, resolveDisk } from './disks.ts';
 import { mkfsXfs, withMount } from './fs-tools.ts';
 import { checkInstallDisk, installToDisk, zeroEnds } from './installer.ts';
 import { MetaStore, readMeta } from '../../install/meta.ts';
-import { type Slot, type SlotFiles, isSlot, otherSlot, readGrubenv, slotPresent, updateGrubenv, writeSlot } from './slots.ts';
+import { type BootSnapshot, type Slot, type SlotFiles, bootSnapshot, isSlot, nextBoot, otherSlot, slotPresent, updateGrubenv, writeSlot } from './slots.ts';
 import { MS, mount, umount } from '../../lib/sys.ts';
 import { openReader } from '../../udevd/bytes.ts';
 import { probeFilesystem } from '../../udevd/superblocks.ts';
@@ -189,10 +189,11 @@ export class NodeLifecycle implements Lifecycle {
     const disk = this.disk();
     const booted = this.bootedSlot();
     if (!disk || !booted) return this.publishStatus();
+    let snap: BootSnapshot | undefined;
     try {
-      const vars = await this.withBoot(disk, async (dir) => readGrubenv(dir));
+      snap = await this.withBoot(disk, async (dir) => bootSnapshot(dir));
       const meta = this.meta(disk);
-      const saved = vars.get('saved_entry') === 'B' ? 'B' : 'A';
+      const saved = nextBoot(snap.vars).good;
       if (meta['upgrade.state'] === 'trying' && meta['upgrade.to'] !== booted) {
         this.o.log.error(`upgrade to ${meta['upgrade.version'] ?? '?'} (slot ${meta['upgrade.to']}) failed: GRUB fell back to slot ${booted}`);
         this.setMeta(disk, { 'upgrade.state': 'failed', 'upgrade.failed': new Date().toISOString() });
@@ -212,7 +213,7 @@ export class NodeLifecycle implements Lifecycle {
     } catch (err) {
       this.o.log.warn(`boot slots: ${(err as Error).message}`);
     }
-    await this.publishStatus();
+    await this.publishStatus(snap);
   }
 
   /** Every service is Running and healthy: a tried slot becomes the known-good one. */
@@ -223,9 +224,11 @@ export class NodeLifecycle implements Lifecycle {
     if (!disk || !booted) return;
     this.committed = true;
     clearTimeout(this.trialTimer);
+    let snap: BootSnapshot | undefined;
     try {
-      await this.withBoot(disk, async (dir) => {
+      snap = await this.withBoot(disk, async (dir) => {
         updateGrubenv(dir, { saved_entry: booted, next_entry: '', next_tries: '' });
+        return bootSnapshot(dir);
       });
       const meta = this.meta(disk);
       if (meta['upgrade.state'] === 'trying') this.setMeta(disk, { 'upgrade.state': 'committed', 'upgrade.committed': new Date().toISOString() });
@@ -234,7 +237,7 @@ export class NodeLifecycle implements Lifecycle {
       this.committed = false;
       this.o.log.error(`committing slot ${booted}: ${(err as Error).message}`);
     }
-    await this.publishStatus();
+    await this.publishStatus(snap);
   }
 
   /** The configuration names an install disk and the node is not installed: install, then reboot. */
@@ -391,6 +394,7 @@ export class NodeLifecycle implements Lifecycle {
       const report = (stage: string, message: string, done?: number, total?: number) => progress({ stage, message, done, total });
       // EPHEMERAL (/var) holds the staged image: it is there on every installed node.
       const stage = path.join(this.o.stageRoot ?? '/var/lib/bronze', 'upgrade');
+      let snap: BootSnapshot;
       try {
         let verified;
         try {
@@ -406,7 +410,7 @@ export class NodeLifecycle implements Lifecycle {
         report('write', `slot ${target}: Bronze ${version}`, 0, total);
         // The slot, then META (so that a fallback is recognised), then GRUB's boot-once: the
         // last write arms it, and any failure before leaves GRUB as it was.
-        await this.withBoot(disk, async (dir) => {
+        snap = await this.withBoot(disk, async (dir) => {
           await writeSlot(dir, target, files);
           this.setMeta(disk, {
             [`slot.${target}.version`]: version,
@@ -417,6 +421,7 @@ export class NodeLifecycle implements Lifecycle {
             'upgrade.time': new Date().toISOString(),
           });
           updateGrubenv(dir, { next_entry: target, next_tries: '1' });
+          return bootSnapshot(dir);
         });
         report('write', `slot ${target}: Bronze ${version} written; GRUB boots it once next`, total, total);
         if (o.stage) report('write', `staged: slot ${target} boots at the next reboot`);
@@ -427,7 +432,7 @@ export class NodeLifecycle implements Lifecycle {
       } finally {
         fs.rmSync(stage, { recursive: true, force: true });
       }
-      await this.publishStatus();
+      await this.publishStatus(snap);
       return { staged: o.stage };
     });
   }
@@ -516,20 +521,21 @@ export class NodeLifecycle implements Lifecycle {
     this.pendingWipe.clear();
   }
 
-  private async publishStatus(): Promise<void> {
+  /** The BootStatus resource, from `snap` when the caller just read BOOT (else BOOT is read). */
+  private async publishStatus(snap?: BootSnapshot): Promise<void> {
     const disk = this.disk();
     const booted = this.bootedSlot();
     let spec: Record<string, unknown> = { installed: false, booted: booted ?? '', version: VERSION.tag };
     if (disk) {
       try {
-        const { vars, present } = await this.withBoot(disk, async (dir) => ({ vars: readGrubenv(dir), present: { A: slotPresent(dir, 'A'), B: slotPresent(dir, 'B') } }));
+        const { vars, present } = snap ?? (await this.withBoot(disk, async (dir) => bootSnapshot(dir)));
         const meta = this.meta(disk);
         spec = {
           installed: true,
           disk: disk.device,
           booted: booted ?? '',
           version: VERSION.tag,
-          default: vars.get('saved_entry') ?? 'A',
+          default: nextBoot(vars).good,
           next: vars.get('next_entry') ?? '',
           slots: Object.fromEntries((['A', 'B'] as const).map((s) => [s, { present: present[s], version: meta[`slot.${s}.version`] ?? '' }])),
           upgrade: meta['upgrade.state'] ? { state: meta['upgrade.state'], from: meta['upgrade.from'], to: meta['upgrade.to'], version: meta['upgrade.version'] } : undefined,

@@ -96,6 +96,16 @@ export function updateGrubenv(boot: string, changes: Record<string, string>): Ma
   return vars;
 }
 
+/** What BOOT says, read in one go: GRUB's variables and which slots hold an image. */
+export interface BootSnapshot {
+  vars: Map<string, string>;
+  present: Record<Slot, boolean>;
+}
+
+export function bootSnapshot(boot: string): BootSnapshot {
+  return { vars: readGrubenv(boot), present: { A: slotPresent(boot, 'A'), B: slotPresent(boot, 'B') } };
+}
+
 /** What GRUB will boot next time, from its variables (mirrors grub.cfg's logic). */
 export function nextBoot(vars: Map<string, string>): { slot: Slot; trial: boolean; good: Slot } {
   const good: Slot = vars.get('saved_entry') === 'B' ? 'B' : 'A';

@@ -5,6 +5,7 @@
 // order, the upload is paced by the far end (backpressure, not buffering in apid), progress
 // comes back stamped when a node was named, errors and cancellation pass both ways, and a
 // bidi stream never fans out.
+import { silentLogger } from '../lib/log.ts';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -21,7 +22,7 @@ type UploadMsg = { request?: { image: string }; size?: number; chunk?: Buffer };
 type Duplex = grpc.ClientDuplexStream<UploadMsg, Progress>;
 type MachineClient = grpc.Client & { UpgradeStream: (md?: grpc.Metadata) => Duplex };
 
-const quiet = { info() {}, warn() {}, error() {} };
+const quiet = silentLogger;
 
 /** What the fake machined saw of one UpgradeStream. */
 interface Seen {

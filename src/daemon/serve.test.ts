@@ -1,3 +1,4 @@
+import { silentLogger } from '../lib/log.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,7 +8,7 @@ import { serviceClient } from '../contract/protos.ts';
 import { healthChecker } from './health-client.ts';
 import { serveDaemon, type DaemonServer } from './serve.ts';
 
-const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+const quiet = silentLogger;
 
 describe('daemon server over a real unix socket', () => {
   let dir: string;

@@ -9,6 +9,23 @@ export interface Logger {
   error(msg: string): void;
 }
 
+/** Discards every line (tests, and callers that want no log). */
+export const silentLogger: Logger = { info() {}, warn() {}, error() {} };
+
+/** Keeps every line in memory as `<level>: <message>` (tests read them back). */
+export class ListLogger implements Logger {
+  readonly lines: string[] = [];
+  info(m: string): void {
+    this.lines.push(`info: ${m}`);
+  }
+  warn(m: string): void {
+    this.lines.push(`warn: ${m}`);
+  }
+  error(m: string): void {
+    this.lines.push(`error: ${m}`);
+  }
+}
+
 const LEVEL = { error: 3, warn: 4, info: 6 } as const;
 
 export class StderrLogger implements Logger {

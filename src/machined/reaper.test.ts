@@ -1,3 +1,4 @@
+import { silentLogger } from '../lib/log.ts';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -5,7 +6,7 @@ import { initNative } from '../lib/native.ts';
 import { setChildSubreaper } from '../lib/sys.ts';
 import { Reaper, parseStat, zombieChildren } from './reaper.ts';
 
-const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+const quiet = silentLogger;
 
 describe('parseStat', () => {
   it('reads pid, state and ppid, even with spaces and parentheses in the name', () => {

@@ -1,3 +1,4 @@
+import { silentLogger } from '../lib/log.ts';
 import { describe, expect, it } from 'vitest';
 import { StatePublisher } from '../daemon/publisher.ts';
 import { MemoryState } from '../state/memory.ts';
@@ -5,7 +6,7 @@ import { newResource } from '../state/resource.ts';
 import type { TimeConfig } from './sync.ts';
 import { MACHINE_CONFIG, timeConfigOf, watchTimeConfig } from './config-watch.ts';
 
-const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+const quiet = silentLogger;
 
 describe('time configuration input', () => {
   it('takes TimeSyncConfig over machine.time', () => {

@@ -1,5 +1,6 @@
 // timed's daemon: the sync loop and time.TimeService on a real unix socket, against a fake
 // NTP server on loopback, with a simulated clock.
+import { silentLogger } from '../lib/log.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,7 +16,7 @@ import { type Timed, configFromEnv, mayAdjustClock, startTimed } from './main.ts
 import { TIME_STATUS_NAMESPACE, TIME_STATUS_TYPE, timeDefinitions, waitSynced } from './resource.ts';
 import { FakeNtpServer } from './testing.ts';
 
-const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+const quiet = silentLogger;
 
 interface TimeMsg {
   metadata: { hostname: string };

@@ -1,24 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { StatePublisher } from '../daemon/publisher.ts';
-import type { Logger } from '../lib/log.ts';
+import { ListLogger, type Logger } from '../lib/log.ts';
 import { MemoryState } from '../state/memory.ts';
 import { type Clock, SimulatedClock } from './clock.ts';
 import { TIME_STATUS_ID, TIME_STATUS_NAMESPACE, TIME_STATUS_TYPE, type TimeStatusSpec, waitSynced } from './resource.ts';
 import { TimeSync, type TimeSyncOptions, effectiveServers, nextPollAfterFailure, nextPollAfterSuccess, parseDuration } from './sync.ts';
 import { FakeNtpServer } from './testing.ts';
-
-class ListLogger implements Logger {
-  lines: string[] = [];
-  info(m: string) {
-    this.lines.push(`info: ${m}`);
-  }
-  warn(m: string) {
-    this.lines.push(`warn: ${m}`);
-  }
-  error(m: string) {
-    this.lines.push(`error: ${m}`);
-  }
-}
 
 const FAST: Partial<TimeSyncOptions> = {
   minPollMs: 150,

@@ -2,7 +2,7 @@
 //   new [path] [--roles r,...] [--crt-ttl 87600h]   a new client config from the node's CA (GenerateClientConfiguration)
 //   merge <file> [--force]                          merge contexts in; a clashing name gets an index appended
 //   contexts | context <name> | endpoint <e...> | node [n...] | info
-import { access } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import {
@@ -20,15 +20,6 @@ import type { Ctx } from '../cli.ts';
 import { listArg } from '../args.ts';
 import { humanizeTime, parseGoDuration, table } from '../output.ts';
 import { UserError, type Session } from '../session.ts';
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await access(file);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function loadOrThrow(file: string): Promise<ClientConfig> {
   try {
@@ -108,7 +99,7 @@ export function register(program: Command, ctx: Ctx): void {
     .action(async (file: string, opts: { force?: boolean }) => {
       const s = ctx.session();
       const target = s.configPath();
-      const into: ClientConfig = (await exists(target)) ? await loadOrThrow(target) : { context: '', contexts: {} };
+      const into: ClientConfig = existsSync(target) ? await loadOrThrow(target) : { context: '', contexts: {} };
       const from = await loadOrThrow(path.resolve(ctx.io.cwd, file));
       const { config: merged, renames } = merge(into, from, { force: !!opts.force });
       for (const r of renames) s.out(`renamed bronzeconfig context ${JSON.stringify(r.from)} -> ${JSON.stringify(r.to)}\n`);

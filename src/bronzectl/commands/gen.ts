@@ -7,7 +7,8 @@
 //   crt --ca x --csr y --name z [--hours]              z.crt signed by x.crt/x.key
 // Existing files are never overwritten without --force; every file is written with mode 0600.
 import { createHash } from 'node:crypto';
-import { access, chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -25,20 +26,11 @@ import { UserError } from '../session.ts';
 
 const HOUR = 3_600_000;
 
-async function exists(file: string): Promise<boolean> {
-  try {
-    await access(file);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Fails naming every file that exists, unless force. */
 async function refuseOverwrite(files: string[], force: boolean | undefined): Promise<void> {
   if (force) return;
   const taken: string[] = [];
-  for (const f of files) if (await exists(f)) taken.push(f);
+  for (const f of files) if (existsSync(f)) taken.push(f);
   if (taken.length > 0) throw new UserError(`${taken.map((f) => JSON.stringify(f)).join(', ')} already exist${taken.length === 1 ? 's' : ''}, use --force to overwrite`);
 }
 

@@ -1,10 +1,11 @@
+import { silentLogger } from '../../lib/log.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigManager, ConfigRejected, configDiff, rebootReasons } from './manager.ts';
 
-const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+const quiet = silentLogger;
 const base = 'version: v1alpha1\nmachine:\n  type: controlplane\n  network:\n    hostname: a\n  sysctls:\n    vm.swappiness: "10"\ncluster:\n  clusterName: c\n';
 
 describe('what needs a reboot', () => {

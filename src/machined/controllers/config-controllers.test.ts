@@ -1,3 +1,4 @@
+import { silentLogger } from '../../lib/log.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +11,7 @@ import { kernelParamController, procSys } from './sysctls.ts';
 import { filesController } from './files.ts';
 import { envController } from './env.ts';
 
-const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+const quiet = silentLogger;
 const until = async (fn: () => Promise<boolean> | boolean) => {
   for (let i = 0; i < 100; i++) {
     if (await fn()) return;

@@ -1,6 +1,7 @@
 // ServiceController in a real ControllerRuntime over a MemoryState, fed by a stand-in
 // supervisor (the integration test in src/machined/api/server.test.ts uses the real one).
 
+import { silentLogger } from '../../lib/log.ts';
 import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ControllerRuntime } from '../../state/controller.ts';
@@ -17,7 +18,7 @@ class FakeSupervisor extends EventEmitter {
   }
 }
 
-const quiet = { info() {}, warn() {}, error() {} };
+const quiet = silentLogger;
 const runtimes: ControllerRuntime[] = [];
 afterEach(async () => {
   await Promise.all(runtimes.splice(0).map((r) => r.stop()));

@@ -1,3 +1,4 @@
+import { silentLogger } from '../../lib/log.ts';
 import * as grpc from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { MemoryState } from '../../state/memory.ts';
@@ -5,7 +6,7 @@ import { bootStatusDefinition } from '../../state/definitions.ts';
 import { parseCmdline } from '../cmdline.ts';
 import { NodeLifecycle, installSettings } from './lifecycle.ts';
 
-const quiet = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {}, reopen: () => {} } as never;
+const quiet = silentLogger;
 
 function lifecycle(cmdline = '') {
   const state = new MemoryState();

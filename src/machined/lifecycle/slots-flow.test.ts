@@ -1,6 +1,7 @@
 // NodeLifecycle's slot logic on the host: BOOT is a directory, META a file, STATE and
 // EPHEMERAL sparse files (mkfs.xfs makes real filesystems on them). The same flows run for
 // real under QEMU in test/e2e/lifecycle.test.ts; here each decision is checked directly.
+import { silentLogger } from '../../lib/log.ts';
 import { execFileSync } from 'node:child_process';
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import fs from 'node:fs';
@@ -16,7 +17,7 @@ import type { NodeDisk } from '../volumes.ts';
 import { NodeLifecycle } from './lifecycle.ts';
 import { initGrubenv, readGrubenv } from './slots.ts';
 
-const quiet = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {}, reopen: () => {} } as never;
+const quiet = silentLogger;
 const hasMkfsXfs = (() => {
   try {
     execFileSync('mkfs.xfs', ['-V'], { stdio: 'pipe' });

@@ -2,23 +2,10 @@
 // a veth pair from the test process. Clocks are simulated (started from the real time, so the
 // offsets measured are real); the host's clock is never touched (chronyd runs with -x).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Logger } from '../../../src/lib/log.ts';
+import { ListLogger, type Logger } from '../../../src/lib/log.ts';
 import { SimulatedClock } from '../../../src/timed/clock.ts';
 import { TimeSync, type TimeSyncOptions } from '../../../src/timed/sync.ts';
 import { ChronyNetns } from './chrony.ts';
-
-class ListLogger implements Logger {
-  lines: string[] = [];
-  info(m: string) {
-    this.lines.push(`info: ${m}`);
-  }
-  warn(m: string) {
-    this.lines.push(`warn: ${m}`);
-  }
-  error(m: string) {
-    this.lines.push(`error: ${m}`);
-  }
-}
 
 const FAST: Partial<TimeSyncOptions> = {
   minPollMs: 300,

@@ -22,12 +22,13 @@ kernel: deps
 	  || { cat $(A)/kspp-report.txt; echo 'KSPP check failed: see the MISS lines above'; exit 1; }
 	@tail -n 1 $(A)/kspp-report.txt
 
-# Always re-bundled (half a second): the commit id is stamped in, so the file changes with it.
-$(OUT)/build/bronze.cjs: FORCE
-	@image-builder/bundle.sh src/main.ts $@
+# Always re-bundled (a second or two): the commit id is stamped in, so the files change with it.
+# One bundle per role plus the main script that picks one; SHA256SUMS changes with any of them.
+$(OUT)/build/roles/SHA256SUMS: FORCE
+	@image-builder/bundle.sh --roles $(OUT)/build/roles
 
-$(B)/bronze: $(OUT)/build/bronze.cjs image-builder/sea.sh package-lock.json
-	@image-builder/sea.sh $(ARCH) $< $@
+$(B)/bronze: $(OUT)/build/roles/SHA256SUMS image-builder/sea.sh image-builder/code-cache.ts package-lock.json
+	@image-builder/sea.sh $(ARCH) $(OUT)/build/roles $@
 
 # GRUB for installed disks (BIOS and UEFI), built once and copied onto every disk: by disk.sh
 # and, from the rootfs, by machined's installer. Needs the kernel's command line for grub.cfg.
@@ -109,7 +110,7 @@ bench-lifecycle: image test-images
 	@tsx bench/lifecycle.ts
 
 bench: image
-	@tsx bench/boot.ts
+	@image-builder/bundle.sh bench/boot.ts $(OUT)/build/bench-boot.cjs >/dev/null && node $(OUT)/build/bench-boot.cjs
 	@image-builder/bundle.sh bench/api.ts $(OUT)/build/bench-api.cjs >/dev/null && node $(OUT)/build/bench-api.cjs
 
 clean:

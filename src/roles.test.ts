@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pickRole } from './roles.ts';
+import { ROLE_MODULES, pickRole, roleNames, roleOf } from './roles.ts';
 
 describe('pickRole', () => {
   it('takes the role from argv[0] inside the binary', () => {
@@ -12,5 +12,22 @@ describe('pickRole', () => {
   });
   it('finds nothing for an unknown name', () => {
     expect(pickRole('sh', ['sh'])).toBeUndefined();
+  });
+});
+
+describe('role table', () => {
+  it('maps PID 1 names and daemon names to roles, and nothing else', () => {
+    expect(roleOf('init')).toBe('machined');
+    expect(roleOf('machined')).toBe('machined');
+    expect(roleOf('udevd')).toBe('udevd');
+    expect(roleOf('toString')).toBeUndefined();
+    expect(roleOf('__proto__')).toBeUndefined();
+    expect(roleNames()).toEqual(['init', 'machined', 'apid', 'trustd', 'networkd', 'timed', 'udevd']);
+  });
+  it('names a module exporting main() for every role', async () => {
+    for (const [role, mod] of Object.entries(ROLE_MODULES)) {
+      const m = (await import(/* @vite-ignore */ `./${mod}`)) as { main?: unknown };
+      expect(typeof m.main, role).toBe('function');
+    }
   });
 });

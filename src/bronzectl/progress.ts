@@ -2,9 +2,8 @@
 // when a stage starts or its message changes, and for a stage that counts bytes, a line each
 // time another tenth is done (`upload 12.0/45.3 MiB`).
 import type { CallOptions, Client } from '../client/client.ts';
-import { node as nodeMetadata } from '../client/metadata.ts';
 import type { Progress } from '../client/types.ts';
-import { UserError, errorText, type Session } from './session.ts';
+import { UserError, clientLib, errorText, type Session } from './session.ts';
 
 const MiB = 1 << 20;
 
@@ -69,6 +68,7 @@ export async function followProgress(
     throw new UserError(`${what} works on one node at a time, but ${targets.length} are given (${targets.join(', ')}): pass one with -n/--nodes`);
   }
   const client = await s.client();
+  const { node: nodeMetadata } = await clientLib();
   const lines = new ProgressLines((l) => s.warn(l));
   let label = (msg?: Progress) => s.label(client, targets, msg);
   let final: string | undefined;

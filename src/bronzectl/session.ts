@@ -2,12 +2,36 @@
 // endpoints, nodes), one client per run, and talosctl's rules for naming nodes and reporting their
 // errors. A failure on any node is printed as `<node>: <error>` and makes the run exit non-zero,
 // while the other nodes' results are still shown.
-import { clientConfigPath, load, type ClientConfig, type ClientContext } from '../contract/clientconfig.ts';
-import { FieldError } from '../contract/secrets.ts';
-import { connect, type CallOptions, type Client } from '../client/client.ts';
-import { RpcError } from '../client/errors.ts';
-import { node as nodeMetadata, nodes as nodesMetadata } from '../client/metadata.ts';
+//
+// The client config code (YAML, the PKI) and the API client (grpc-js, the protos) are loaded
+// when a command first needs them (lazy.ts), not when bronzectl starts.
+import type { ClientConfig, ClientContext } from '../contract/clientconfig.ts';
+import type { CallOptions, Client } from '../client/client.ts';
+import type { RpcError } from '../client/errors.ts';
 import type { Envelope, Item } from '../client/types.ts';
+import { load, loadedClient, type LazyModules } from './lazy.ts';
+
+/** The API client library (grpc-js, the protos, the routing metadata). */
+export type ClientLib = LazyModules['client'];
+/** The client config library (YAML, the PKI), with the FieldError its parser throws. */
+export type ConfigLib = LazyModules['clientConfig'] & Pick<LazyModules['secrets'], 'FieldError'>;
+
+/** Loads the API client library. */
+export function clientLib(): Promise<ClientLib> {
+  return load('client');
+}
+
+/** Loads the client config library. */
+export async function configLib(): Promise<ConfigLib> {
+  const [config, { FieldError }] = await Promise.all([load('clientConfig'), load('secrets')]);
+  return { ...config, FieldError };
+}
+
+/** Whether `e` is the client's RpcError (none can exist before the client library is loaded). */
+export function isRpcError(e: unknown): e is RpcError {
+  const lib = loadedClient();
+  return lib !== undefined && e instanceof lib.RpcError;
+}
 
 export interface Writer {
   write(chunk: string | Uint8Array): unknown;
@@ -67,15 +91,21 @@ export class Session {
     this.io.stderr.write(`${message}\n`);
   }
 
-  configPath(): string {
-    return clientConfigPath(this.io.env, this.globals.bronzeconfig);
+  /** The client config file: --bronzeconfig, else $BRONZECONFIG, ... (see clientConfigPath). */
+  async configPath(): Promise<string> {
+    return (await configLib()).clientConfigPath(this.io.env, this.globals.bronzeconfig);
   }
 
   /** The client config, read once per run. */
   config(): Promise<ClientConfig> {
-    this.#config ??= load(this.configPath()).catch((e: unknown) => {
-      throw e instanceof FieldError ? new UserError(e.message) : e;
-    });
+    this.#config ??= (async () => {
+      const { load, FieldError } = await configLib();
+      try {
+        return await load(await this.configPath());
+      } catch (e) {
+        throw e instanceof FieldError ? new UserError(e.message) : e;
+      }
+    })();
     return this.#config;
   }
 
@@ -83,9 +113,9 @@ export class Session {
   async context(): Promise<{ name: string; context: ClientContext }> {
     const cfg = await this.config();
     const name = this.globals.context || cfg.context;
-    if (!name) throw new UserError(`${this.configPath()}: no current context (set one with \`bronzectl config context <name>\`)`);
+    if (!name) throw new UserError(`${await this.configPath()}: no current context (set one with \`bronzectl config context <name>\`)`);
     const context = Object.hasOwn(cfg.contexts, name) ? cfg.contexts[name] : undefined;
-    if (!context) throw new UserError(`context ${JSON.stringify(name)} is not defined in ${this.configPath()}`);
+    if (!context) throw new UserError(`context ${JSON.stringify(name)} is not defined in ${await this.configPath()}`);
     return { name, context };
   }
 
@@ -101,6 +131,7 @@ export class Session {
     const { context } = await this.context();
     const endpoints = this.globals.endpoints.length > 0 ? this.globals.endpoints : context.endpoints;
     if (endpoints.length === 0) throw new UserError('no endpoints: pass -e/--endpoints or set them with `bronzectl config endpoint`');
+    const { connect } = await clientLib();
     try {
       this.#client = connect({ endpoints, ca: context.ca, crt: context.crt, key: context.key, ...(this.io.random ? { random: this.io.random } : {}) });
     } catch (e) {
@@ -116,9 +147,10 @@ export class Session {
     return t;
   }
 
-  insecureClient(target: string): Client {
+  async insecureClient(target: string): Promise<Client> {
     let c = this.#insecureClients.get(target);
     if (!c) {
+      const { connect } = await clientLib();
       try {
         c = connect({ endpoints: [target], insecure: true });
       } catch (e) {
@@ -141,12 +173,13 @@ export class Session {
     if (this.insecure) {
       const out: Array<{ node: string; msg: M }> = [];
       for (const target of this.insecureTargets()) {
-        out.push(...(await this.#collect(this.insecureClient(target), [target], call, this.callOptions())));
+        out.push(...(await this.#collect(await this.insecureClient(target), [target], call, this.callOptions())));
       }
       return out;
     }
     const targets = await this.nodes();
     const client = await this.client();
+    const { nodes: nodesMetadata } = await clientLib();
     return this.#collect(client, targets, call, this.callOptions(targets.length > 0 ? { metadata: nodesMetadata(targets) } : {}));
   }
 
@@ -160,7 +193,7 @@ export class Session {
     try {
       reply = await call(client, opts);
     } catch (e) {
-      this.fail(targets.length === 1 ? targets[0]! : e instanceof RpcError ? e.endpoint : client.currentEndpoint, errorText(e));
+      this.fail(targets.length === 1 ? targets[0]! : isRpcError(e) ? e.endpoint : client.currentEndpoint, errorText(e));
       return [];
     }
     const msgs = reply.messages ?? [];
@@ -188,6 +221,7 @@ export class Session {
   async streamFanOut<M extends Item>(open: (c: Client, o: CallOptions) => AsyncIterable<M>, onItem: (node: string, msg: M) => void): Promise<void> {
     const targets = await this.nodes();
     const client = await this.client();
+    const { nodes: nodesMetadata } = await clientLib();
     const opts = this.callOptions(targets.length > 0 ? { metadata: nodesMetadata(targets) } : {});
     try {
       for await (const msg of open(client, opts)) {
@@ -196,7 +230,7 @@ export class Session {
         else onItem(node, msg);
       }
     } catch (e) {
-      this.fail(targets.length === 1 ? targets[0]! : e instanceof RpcError ? e.endpoint : client.currentEndpoint, errorText(e));
+      this.fail(targets.length === 1 ? targets[0]! : isRpcError(e) ? e.endpoint : client.currentEndpoint, errorText(e));
     }
   }
 
@@ -208,11 +242,12 @@ export class Session {
    */
   async perNode(fn: (c: Client, o: CallOptions, target: string | undefined) => Promise<void>): Promise<void> {
     if (this.insecure) {
-      await Promise.all(this.insecureTargets().map((t) => this.#guard(t, () => fn(this.insecureClient(t), this.callOptions(), t))));
+      await Promise.all(this.insecureTargets().map((t) => this.#guard(t, async () => fn(await this.insecureClient(t), this.callOptions(), t))));
       return;
     }
     const targets = await this.nodes();
     const client = await this.client();
+    const { node: nodeMetadata } = await clientLib();
     if (targets.length === 0) {
       await this.#guard(undefined, () => fn(client, this.callOptions(), undefined), client);
       return;
@@ -224,9 +259,9 @@ export class Session {
     try {
       await fn();
     } catch (e) {
-      if (this.signal?.aborted && e instanceof RpcError && e.code === 1) return;
+      if (this.signal?.aborted && isRpcError(e) && e.code === 1) return;
       if (e instanceof UserError) throw e;
-      this.fail(node ?? (e instanceof RpcError ? e.endpoint : (client?.currentEndpoint ?? '')), errorText(e));
+      this.fail(node ?? (isRpcError(e) ? e.endpoint : (client?.currentEndpoint ?? '')), errorText(e));
     }
   }
 

@@ -3,7 +3,7 @@
 // reply, and which RPCs stream.
 import protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
-import { PROTO_FILES, grpcObject, protoRoot, serviceDefinition } from './protos.ts';
+import { LOADER_OPTIONS, PROTO_FILES, grpcObject, protoRoot, serviceDefinition, serviceNames } from './protos.ts';
 
 type Field = { field: number; wire: number; value: bigint | Uint8Array | number };
 
@@ -63,7 +63,7 @@ function sub(fields: Field[], n: number): Field[] {
 
 describe('proto files', () => {
   it('all parse and resolve, and load as gRPC services', () => {
-    expect(PROTO_FILES.map(([f]) => f)).toEqual([
+    expect(PROTO_FILES).toEqual([
       'google/rpc/status.proto',
       'common/common.proto',
       'machine/machine.proto',
@@ -359,5 +359,43 @@ describe('field numbers by name (Talos / COSI contract table)', () => {
       }
     }
     expect(checked.length).toBe(31);
+  });
+});
+
+describe('service definitions made without proto-loader', () => {
+  // @grpc/proto-loader is what Bronze used before; its conversions are the reference.
+  const reference = async () => {
+    const protoLoader = await import('@grpc/proto-loader');
+    return protoLoader.fromJSON(protoRoot().toJSON(), LOADER_OPTIONS);
+  };
+
+  it('have the same methods, paths and streaming flags as proto-loader made', async () => {
+    const ref = await reference();
+    for (const name of serviceNames()) {
+      const theirs = ref[name] as Record<string, { path: string; requestStream: boolean; responseStream: boolean }>;
+      const ours = serviceDefinition(name);
+      expect(Object.keys(ours).sort(), name).toEqual(Object.keys(theirs).sort());
+      for (const [m, d] of Object.entries(ours)) {
+        expect({ path: d.path, requestStream: d.requestStream, responseStream: d.responseStream }, `${name}/${m}`).toEqual({ path: theirs[m]!.path, requestStream: theirs[m]!.requestStream, responseStream: theirs[m]!.responseStream });
+      }
+    }
+  });
+
+  it('encode and decode exactly as proto-loader did', async () => {
+    const ref = await reference();
+    const samples: Array<[string, string, Record<string, unknown>]> = [
+      ['machine.MachineService', 'Version', { messages: [{ metadata: { hostname: 'n1' }, version: { tag: 'v1', sha: 'abc', os: 'linux' }, platform: { name: 'metal', mode: 'metal' } }] }],
+      ['machine.MachineService', 'ServiceList', { messages: [{ services: [{ id: 'apid', state: 'Running', health: { healthy: true, unknown: false, last_message: '' } }] }] }],
+      ['machine.MachineService', 'Memory', { messages: [{ meminfo: { memtotal: '9007199254740993', memfree: '1' } }] }],
+      ['cosi.resource.State', 'Get', { resource: { metadata: { namespace: 'runtime', type: 'Services.v1alpha1.talos.dev', id: 'apid', version: '3', phase: 'running' }, spec: { yaml_spec: 'running: true\n' } } }],
+    ];
+    for (const [svc, method, value] of samples) {
+      const ours = serviceDefinition(svc)[method]!;
+      const theirs = (ref[svc] as Record<string, typeof ours>)[method]!;
+      const bytes = theirs.responseSerialize(value);
+      expect(ours.responseSerialize(value), `${svc}/${method} encode`).toEqual(bytes);
+      expect(ours.responseDeserialize(bytes), `${svc}/${method} decode`).toEqual(theirs.responseDeserialize(bytes));
+      expect(ours.requestDeserialize(Buffer.alloc(0)), `${svc}/${method} empty request`).toEqual(theirs.requestDeserialize(Buffer.alloc(0)));
+    }
   });
 });

@@ -1,83 +1,125 @@
-// The contract layer's gRPC definitions, built from the .proto files in protos/ (embedded as
-// text at bundle time), so daemons, machined and bronzectl all share one source of truth.
+// The contract layer's gRPC definitions, from the protos in protos/ compiled into one descriptor
+// at build time (image-builder/protos.ts, served as the module `bronze:protos` by the bundler
+// and by vitest), so daemons, machined and bronzectl share one source of truth and no process
+// parses .proto text when it starts.
+//
+// Service definitions are made here, lazily and per service, rather than by @grpc/proto-loader:
+// proto-loader builds a FileDescriptorProto for every message of every file up front (tens of
+// milliseconds on a fast host, a second under QEMU/TCG), which no Bronze process uses. The
+// conversions are proto-loader's own: fromObject + encode to serialize, decode + toObject with
+// the options below to deserialize (src/contract/protos.test.ts checks both agree).
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
-import protobuf from 'protobufjs';
-import statusProto from '../../protos/google/rpc/status.proto';
-import commonProto from '../../protos/common/common.proto';
-import machineProto from '../../protos/machine/machine.proto';
-import timeProto from '../../protos/time/time.proto';
-import securityProto from '../../protos/security/security.proto';
-import cosiResourceProto from '../../protos/cosi/v1alpha1/resource.proto';
-import cosiStateProto from '../../protos/cosi/v1alpha1/state.proto';
-import healthProto from '../../protos/grpc/health/v1/health.proto';
+import protobuf from 'protobufjs/light.js';
+import descriptor from 'bronze:protos';
 
-/** Every proto file, keyed by its import path, in dependency order. */
-export const PROTO_FILES: ReadonlyArray<readonly [string, string]> = [
-  ['google/rpc/status.proto', statusProto],
-  ['common/common.proto', commonProto],
-  ['machine/machine.proto', machineProto],
-  ['time/time.proto', timeProto],
-  ['security/security.proto', securityProto],
-  ['cosi/v1alpha1/resource.proto', cosiResourceProto],
-  ['cosi/v1alpha1/state.proto', cosiStateProto],
-  ['grpc/health/v1/health.proto', healthProto],
-];
+export { PROTO_FILES } from './proto-files.ts';
 
-/** google.protobuf types the protos import, taken from protobufjs's built-in copies. */
-const WELL_KNOWN = ['google/protobuf/empty.proto', 'google/protobuf/any.proto', 'google/protobuf/timestamp.proto', 'google/protobuf/duration.proto'];
-
-export const LOADER_OPTIONS: protoLoader.Options = {
+/** How messages are handed to and from handlers: proto-loader's options as Bronze used them. */
+export const LOADER_OPTIONS = {
   keepCase: true,
   longs: String,
   enums: String,
   defaults: true,
   oneofs: true,
-};
+} as const;
+
+const CONVERSION: protobuf.IConversionOptions = { longs: String, enums: String, defaults: true, oneofs: true };
 
 let cachedRoot: protobuf.Root | undefined;
-let cached: grpc.GrpcObject | undefined;
+let cachedObject: grpc.GrpcObject | undefined;
+const definitions = new Map<string, grpc.ServiceDefinition>();
+const clients = new Map<string, grpc.ServiceClientConstructor>();
 
 /**
- * The parsed protobufjs root of every proto file (plus the well-known types), for code that
- * encodes messages itself, e.g. packing a machine.SequenceEvent into an Event's Any.
+ * The protobufjs root of every proto file (plus the well-known types), for code that encodes
+ * messages itself, e.g. packing a machine.SequenceEvent into an Event's Any.
  */
 export function protoRoot(): protobuf.Root {
-  if (cachedRoot) return cachedRoot;
-  const root = new protobuf.Root();
-  for (const name of WELL_KNOWN) {
-    const json = protobuf.common.get(name);
-    if (!json) throw new Error(`protobufjs has no well-known type ${name}`);
-    root.addJSON(json.nested as Record<string, protobuf.AnyNestedObject>);
+  if (!cachedRoot) {
+    const root = protobuf.Root.fromJSON(descriptor as protobuf.INamespace);
+    root.resolveAll();
+    cachedRoot = root;
   }
-  for (const [file, text] of PROTO_FILES) {
-    try {
-      protobuf.parse(text, root, { keepCase: true });
-    } catch (err) {
-      throw new Error(`protos/${file}: ${(err as Error).message}`);
-    }
+  return cachedRoot;
+}
+
+function serializer(type: protobuf.Type): grpc.serialize<unknown> {
+  return (value) => Buffer.from(type.encode(type.fromObject(value as Record<string, unknown>)).finish());
+}
+
+function deserializer(type: protobuf.Type): grpc.deserialize<unknown> {
+  return (bytes) => type.toObject(type.decode(bytes), CONVERSION);
+}
+
+function buildDefinition(fullName: string): grpc.ServiceDefinition {
+  let service: protobuf.Service;
+  try {
+    service = protoRoot().lookupService(fullName);
+  } catch {
+    throw new Error(`unknown gRPC service ${fullName}`);
   }
-  root.resolveAll();
-  cachedRoot = root;
-  return root;
+  const def: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
+  for (const m of service.methodsArray) {
+    m.resolve();
+    const req = m.resolvedRequestType!;
+    const res = m.resolvedResponseType!;
+    def[m.name] = {
+      path: `/${fullName}/${m.name}`,
+      requestStream: !!m.requestStream,
+      responseStream: !!m.responseStream,
+      requestSerialize: serializer(req),
+      requestDeserialize: deserializer(req),
+      responseSerialize: serializer(res),
+      responseDeserialize: deserializer(res),
+      originalName: m.name.charAt(0).toLowerCase() + m.name.slice(1),
+    };
+  }
+  return def;
 }
 
-/** The loaded gRPC object tree (`machine.MachineService`, `grpc.health.v1.Health`, ...). */
-export function grpcObject(): grpc.GrpcObject {
-  if (cached) return cached;
-  const def = protoLoader.fromJSON(protoRoot().toJSON(), LOADER_OPTIONS);
-  cached = grpc.loadPackageDefinition(def);
-  return cached;
-}
-
-/** Looks up a service constructor by its full name, e.g. `machine.MachineService`. */
-export function serviceClient(fullName: string): grpc.ServiceClientConstructor {
-  let node: unknown = grpcObject();
-  for (const part of fullName.split('.')) node = (node as Record<string, unknown> | undefined)?.[part];
-  if (typeof node !== 'function' || !('service' in node)) throw new Error(`unknown gRPC service ${fullName}`);
-  return node as grpc.ServiceClientConstructor;
-}
-
+/** The definition of one service, e.g. `machine.MachineService`, made on first use. */
 export function serviceDefinition(fullName: string): grpc.ServiceDefinition {
-  return serviceClient(fullName).service;
+  let def = definitions.get(fullName);
+  if (!def) {
+    def = buildDefinition(fullName);
+    definitions.set(fullName, def);
+  }
+  return def;
+}
+
+/** The client constructor of one service, e.g. `machine.MachineService`. */
+export function serviceClient(fullName: string): grpc.ServiceClientConstructor {
+  let ctor = clients.get(fullName);
+  if (!ctor) {
+    ctor = grpc.makeClientConstructor(serviceDefinition(fullName), fullName.split('.').pop()!);
+    clients.set(fullName, ctor);
+  }
+  return ctor;
+}
+
+/** Every service's full name, e.g. `machine.MachineService`, in the order the protos define them. */
+export function serviceNames(): string[] {
+  const out: string[] = [];
+  const walk = (ns: protobuf.NamespaceBase) => {
+    for (const child of ns.nestedArray) {
+      if (child instanceof protobuf.Service) out.push(child.fullName.replace(/^\./, ''));
+      else if (child instanceof protobuf.Namespace) walk(child);
+    }
+  };
+  walk(protoRoot());
+  return out;
+}
+
+/** The gRPC object tree of every service (`machine.MachineService`, `grpc.health.v1.Health`, ...). */
+export function grpcObject(): grpc.GrpcObject {
+  if (cachedObject) return cachedObject;
+  const tree: grpc.GrpcObject = {};
+  for (const name of serviceNames()) {
+    const parts = name.split('.');
+    let node = tree;
+    for (const p of parts.slice(0, -1)) node = (node[p] ??= {}) as grpc.GrpcObject;
+    node[parts.at(-1)!] = serviceClient(name);
+  }
+  cachedObject = tree;
+  return tree;
 }

@@ -8,6 +8,7 @@ describe('PSS', () => {
   });
   it('reads this process and reports unknown pids as ?', () => {
     expect(pssKiB(process.pid)).toBeGreaterThan(1000);
-    expect(memoryReport([{ name: 'self', pid: process.pid }, { name: 'gone', pid: undefined }])).toMatch(/^self=\d+\.\dMiB gone=\?$/);
+    expect(memoryReport([{ name: 'self', pid: process.pid }, { name: 'gone', pid: undefined }])).toMatch(/^self=\d+\.\dMiB gone=\? total=\d+\.\dMiB$/);
+    expect(memoryReport([{ name: 'a', pid: 1 }, { name: 'b', pid: 2 }], (pid) => pid * 1024)).toBe('a=1.0MiB b=2.0MiB total=3.0MiB');
   });
 });

@@ -16,12 +16,13 @@ export function pssKiB(pid: number): number | undefined {
   }
 }
 
-/** "machined=41.2MiB apid=30.1MiB ..." for the given processes. */
-export function memoryReport(procs: Array<{ name: string; pid: number | undefined }>): string {
-  return procs
-    .map(({ name, pid }) => {
-      const kib = pid === undefined ? undefined : pssKiB(pid);
-      return `${name}=${kib === undefined ? '?' : `${(kib / 1024).toFixed(1)}MiB`}`;
-    })
-    .join(' ');
+/** "machined=41.2MiB apid=30.1MiB ... total=71.3MiB" for the given processes. */
+export function memoryReport(procs: Array<{ name: string; pid: number | undefined }>, pss: (pid: number) => number | undefined = pssKiB): string {
+  let total = 0;
+  const parts = procs.map(({ name, pid }) => {
+    const kib = pid === undefined ? undefined : pss(pid);
+    total += kib ?? 0;
+    return `${name}=${kib === undefined ? '?' : `${(kib / 1024).toFixed(1)}MiB`}`;
+  });
+  return [...parts, `total=${(total / 1024).toFixed(1)}MiB`].join(' ');
 }

@@ -11,12 +11,16 @@ export interface ServiceNode {
   description: string;
 }
 
+// No daemon waits for another to start: they meet only through machined's state, where each
+// publishes what it owns and watches what it reads, so an input that appears later is picked
+// up when it appears. All five start at once, in this order: apid first, so that the API
+// (maintenance mode included) answers as early as the machine allows.
 export const SERVICE_GRAPH: readonly ServiceNode[] = [
+  { id: 'apid', dependsOn: [], description: 'the mTLS API gateway on :50000' },
+  { id: 'networkd', dependsOn: [], description: 'links, addresses, routes, DHCP, hostname, resolvers' },
   { id: 'udevd', dependsOn: [], description: 'device events and /dev/disk links' },
-  { id: 'networkd', dependsOn: ['udevd'], description: 'links, addresses, routes, DHCP, hostname, resolvers' },
-  { id: 'timed', dependsOn: ['networkd'], description: 'time synchronisation (SNTP)' },
-  { id: 'trustd', dependsOn: ['networkd'], description: 'certificate signing for joining nodes' },
-  { id: 'apid', dependsOn: ['networkd', 'trustd'], description: 'the mTLS API gateway on :50000' },
+  { id: 'timed', dependsOn: [], description: 'time synchronisation (SNTP)' },
+  { id: 'trustd', dependsOn: [], description: 'certificate signing for joining nodes' },
 ];
 
 /** Turns the graph into supervisor specs: every daemon is this binary under another name,

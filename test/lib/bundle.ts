@@ -1,5 +1,5 @@
-// The multi-call binary as a plain Node script, bundled once per test run into _out/test/
-// (inside the repository, so that `koffi` resolves from node_modules).
+// The multi-call binary as plain Node scripts (main.cjs and a bundle per role), bundled once per
+// test run into _out/test/roles/ (inside the repository, so that `koffi` resolves from node_modules).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,9 +8,10 @@ let built: string | undefined;
 
 export function bundledBinary(): string {
   if (built) return built;
-  const out = path.resolve('_out/test/bronze.cjs');
-  fs.mkdirSync(path.dirname(out), { recursive: true });
-  execFileSync('image-builder/bundle.sh', ['src/main.ts', out], { stdio: 'pipe' });
+  const dir = path.resolve('_out/test/roles');
+  fs.mkdirSync(dir, { recursive: true });
+  execFileSync('image-builder/bundle.sh', ['--roles', dir], { stdio: 'pipe' });
+  const out = path.join(dir, 'main.cjs');
   built = out;
   return out;
 }

@@ -2,11 +2,12 @@
 // sends a machine configuration. With --insecure it talks to a node in maintenance mode (no
 // client certificate, server not verified: the node has no identity yet), dialling each
 // -n/--nodes address directly.
-import { readFile } from 'node:fs/promises';
+// node:fs rather than node:fs/promises, which would load when bronzectl starts (front.ts).
+import fs from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import type { ApplyMode } from '../../client/types.ts';
-import type { Ctx } from '../cli.ts';
+import type { Ctx } from '../program.ts';
 import { parseGoDuration } from '../output.ts';
 import { UserError } from '../session.ts';
 
@@ -26,7 +27,7 @@ export function register(program: Command, ctx: Ctx): void {
       s.insecure = !!opts.insecure;
       let data: Buffer;
       try {
-        data = await readFile(path.resolve(ctx.io.cwd, opts.file));
+        data = await fs.promises.readFile(path.resolve(ctx.io.cwd, opts.file));
       } catch (e) {
         throw new UserError(`${opts.file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
       }

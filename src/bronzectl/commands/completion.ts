@@ -9,7 +9,7 @@
 // take one) and offers that command's subcommands, flags or flag values.
 import { Argument, type Command, type Option } from 'commander';
 import { allAliases, bronzeDefinitions } from '../../state/definitions.ts';
-import type { Ctx } from '../cli.ts';
+import type { Ctx } from '../program.ts';
 
 interface Flag {
   names: string[];

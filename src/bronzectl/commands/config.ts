@@ -2,39 +2,33 @@
 //   new [path] [--roles r,...] [--crt-ttl 87600h]   a new client config from the node's CA (GenerateClientConfiguration)
 //   merge <file> [--force]                          merge contexts in; a clashing name gets an index appended
 //   contexts | context <name> | endpoint <e...> | node [n...] | info
+//
+// The client config code (YAML, the PKI) is imported when a subcommand runs (configLib).
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import {
-  load,
-  merge,
-  parseClientConfig,
-  save,
-  serializeClientConfig,
-  type ClientConfig,
-  type ClientContext,
-} from '../../contract/clientconfig.ts';
-import { FieldError } from '../../contract/secrets.ts';
-import { certificateInfo } from '../../pki/certs.ts';
-import type { Ctx } from '../cli.ts';
+import type { ClientConfig, ClientContext } from '../../contract/clientconfig.ts';
+import type { Ctx } from '../program.ts';
+import { load } from '../lazy.ts';
 import { listArg } from '../args.ts';
 import { humanizeTime, parseGoDuration, table } from '../output.ts';
-import { UserError, type Session } from '../session.ts';
+import { UserError, configLib, type Session } from '../session.ts';
 
 async function loadOrThrow(file: string): Promise<ClientConfig> {
+  const lib = await configLib();
   try {
-    return await load(file);
+    return await lib.load(file);
   } catch (e) {
-    throw e instanceof FieldError ? new UserError(e.message) : e;
+    throw e instanceof lib.FieldError ? new UserError(e.message) : e;
   }
 }
 
-/** The context a `config` subcommand edits: --context, else the current one. */
-function selected(s: Session, cfg: ClientConfig): { name: string; context: ClientContext } {
+/** The context a `config` subcommand edits (in `file`): --context, else the current one. */
+function selected(s: Session, file: string, cfg: ClientConfig): { name: string; context: ClientContext } {
   const name = s.globals.context || cfg.context;
-  if (!name) throw new UserError(`${s.configPath()}: no context is set (use \`bronzectl config context <name>\`)`);
+  if (!name) throw new UserError(`${file}: no context is set (use \`bronzectl config context <name>\`)`);
   const context = Object.hasOwn(cfg.contexts, name) ? cfg.contexts[name] : undefined;
-  if (!context) throw new UserError(`context ${JSON.stringify(name)} is not defined in ${s.configPath()}`);
+  if (!context) throw new UserError(`context ${JSON.stringify(name)} is not defined in ${file}`);
   return { name, context };
 }
 
@@ -63,6 +57,7 @@ function newConfigCommand(config: Command, ctx: Ctx): void {
       if (replies.length !== 1) throw new UserError(`expected one reply, got ${replies.length}`);
       const { msg } = replies[0]!;
       const { name: current, context: cur } = await s.context();
+      const { parseClientConfig, save, serializeClientConfig } = await configLib();
       let generated: ClientConfig;
       try {
         if (msg.talosconfig?.length) {
@@ -98,7 +93,8 @@ export function register(program: Command, ctx: Ctx): void {
     .option('--force', 'overwrite contexts with the same name instead of renaming')
     .action(async (file: string, opts: { force?: boolean }) => {
       const s = ctx.session();
-      const target = s.configPath();
+      const { merge, save } = await configLib();
+      const target = await s.configPath();
       const into: ClientConfig = existsSync(target) ? await loadOrThrow(target) : { context: '', contexts: {} };
       const from = await loadOrThrow(path.resolve(ctx.io.cwd, file));
       const { config: merged, renames } = merge(into, from, { force: !!opts.force });
@@ -111,7 +107,7 @@ export function register(program: Command, ctx: Ctx): void {
     .description('List defined contexts')
     .action(async () => {
       const s = ctx.session();
-      const cfg = await loadOrThrow(s.configPath());
+      const cfg = await loadOrThrow(await s.configPath());
       const rows = [['CURRENT', 'NAME', 'ENDPOINTS', 'NODES']];
       for (const name of Object.keys(cfg.contexts).sort()) {
         const c = cfg.contexts[name]!;
@@ -127,10 +123,11 @@ export function register(program: Command, ctx: Ctx): void {
     .argument('<name>', 'context name')
     .action(async (name: string) => {
       const s = ctx.session();
-      const cfg = await loadOrThrow(s.configPath());
+      const file = await s.configPath();
+      const cfg = await loadOrThrow(file);
       if (!Object.hasOwn(cfg.contexts, name)) throw new UserError(`context ${JSON.stringify(name)} is not defined`);
       cfg.context = name;
-      await save(s.configPath(), cfg);
+      await (await configLib()).save(file, cfg);
     });
 
   config
@@ -140,10 +137,11 @@ export function register(program: Command, ctx: Ctx): void {
     .argument('<endpoints...>', 'endpoints (space- or comma-separated)')
     .action(async (endpoints: string[]) => {
       const s = ctx.session();
-      const cfg = await loadOrThrow(s.configPath());
-      const { context } = selected(s, cfg);
+      const file = await s.configPath();
+      const cfg = await loadOrThrow(file);
+      const { context } = selected(s, file, cfg);
       context.endpoints = endpoints.flatMap((e) => listArg(e));
-      await save(s.configPath(), cfg);
+      await (await configLib()).save(file, cfg);
     });
 
   config
@@ -153,10 +151,11 @@ export function register(program: Command, ctx: Ctx): void {
     .argument('[nodes...]', 'nodes (space- or comma-separated)')
     .action(async (nodes: string[]) => {
       const s = ctx.session();
-      const cfg = await loadOrThrow(s.configPath());
-      const { context } = selected(s, cfg);
+      const file = await s.configPath();
+      const cfg = await loadOrThrow(file);
+      const { context } = selected(s, file, cfg);
       context.nodes = nodes.flatMap((n) => listArg(n));
-      await save(s.configPath(), cfg);
+      await (await configLib()).save(file, cfg);
     });
 
   config
@@ -164,8 +163,10 @@ export function register(program: Command, ctx: Ctx): void {
     .description('Show information about the current context')
     .action(async () => {
       const s = ctx.session();
-      const cfg = await loadOrThrow(s.configPath());
-      const { name, context } = selected(s, cfg);
+      const file = await s.configPath();
+      const cfg = await loadOrThrow(file);
+      const { name, context } = selected(s, file, cfg);
+      const { certificateInfo } = await load('certs');
       const info = certificateInfo(context.crt);
       const orNot = (xs: string[], sep: string) => (xs.length > 0 ? xs.join(sep) : 'not defined');
       s.out(

@@ -1,7 +1,7 @@
 // `bronzectl dmesg [-f] [--tail]`: the kernel ring buffer, every line prefixed with its node.
 // -f follows until Ctrl-C; --tail with -f shows only new messages.
 import type { Command } from 'commander';
-import type { Ctx } from '../cli.ts';
+import type { Ctx } from '../program.ts';
 import { LineSlicer } from '../output.ts';
 
 export function register(program: Command, ctx: Ctx): void {

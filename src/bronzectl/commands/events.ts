@@ -1,21 +1,23 @@
 // `bronzectl events [--tail N] [--since-id ID] [--duration D] [--actor-id ID]`: the machine's
 // event stream (sequences, phases, tasks, service states), one row per event as talosctl, until Ctrl-C.
 import type { Command } from 'commander';
-import { protoRoot } from '../../contract/protos.ts';
+import type { protoRoot } from '../../contract/protos.ts';
 import type { AnyMessage } from '../../client/types.ts';
-import type { Ctx } from '../cli.ts';
+import type { Ctx } from '../program.ts';
+import { load } from '../lazy.ts';
 import { intArg } from '../args.ts';
 import { StreamTable, parseGoDuration } from '../output.ts';
 import { UserError } from '../session.ts';
 
 type Obj = Record<string, any>;
+type Root = ReturnType<typeof protoRoot>;
 
-/** An event's payload decoded from its Any, or undefined when the type is unknown. */
-export function decodePayload(data: AnyMessage | null | undefined): { type: string; msg: Obj } | undefined {
+/** An event's payload decoded from its Any (types from `root`), or undefined when the type is unknown. */
+export function decodePayload(root: Root, data: AnyMessage | null | undefined): { type: string; msg: Obj } | undefined {
   if (!data?.type_url) return undefined;
   const type = data.type_url.slice(data.type_url.lastIndexOf('/') + 1);
   try {
-    const t = protoRoot().lookupType(type);
+    const t = root.lookupType(type);
     return { type, msg: t.toObject(t.decode(data.value ?? Buffer.alloc(0)), { longs: String, enums: String, defaults: true }) as Obj };
   } catch {
     return undefined;
@@ -68,6 +70,7 @@ export function register(program: Command, ctx: Ctx): void {
           throw new UserError(`--duration: ${(e as Error).message}`);
         }
       }
+      const root = (await load('protos')).protoRoot();
       const t = new StreamTable(['NODE', 'ID', 'EVENT', 'ACTOR', 'SOURCE', 'MESSAGE'], (x) => s.out(x));
       await s.streamFanOut(
         (c, o) =>
@@ -76,7 +79,7 @@ export function register(program: Command, ctx: Ctx): void {
             o,
           ),
         (node, ev) => {
-          const payload = decodePayload(ev.data);
+          const payload = decodePayload(root, ev.data);
           const [source, message] = payload ? describe(payload.type, payload.msg) : ['', ''];
           t.row([node, ev.id, ev.data?.type_url ?? '', ev.actor_id, String(source ?? ''), String(message ?? '')]);
         },

@@ -6,110 +6,62 @@
 //   csr --key x.key --ip 1.2.3.4 [--roles]             x.csr asking for the roles
 //   crt --ca x --csr y --name z [--hours]              z.crt signed by x.crt/x.key
 // Existing files are never overwritten without --force; every file is written with mode 0600.
-import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { isIP } from 'node:net';
-import path from 'node:path';
+// The work itself is in gen-impl.ts, imported when a command runs.
 import type { Command } from 'commander';
-import { newClientConfig, save } from '../../contract/clientconfig.ts';
-import { generateConfigs, normaliseEndpoint } from '../../contract/genconfig.ts';
-import { generateSecrets, parseSecrets, serializeSecrets } from '../../contract/secrets.ts';
-import { loadCA, newCA, NOT_BEFORE_SKEW_MS, randomSerial, type CertAndKey } from '../../pki/ca.ts';
-import { newCSR } from '../../pki/certs.ts';
-import { ED25519, generateKeyPair, privateKeyToPem } from '../../pki/keys.ts';
-import { pemDecode } from '../../pki/pem.ts';
-import { x509 } from '../../pki/x509.ts';
-import type { Ctx } from '../cli.ts';
+import type { Ctx } from '../program.ts';
+import { load } from '../lazy.ts';
 import { intArg, listArg } from '../args.ts';
-import { UserError } from '../session.ts';
 
-const HOUR = 3_600_000;
-
-/** Fails naming every file that exists, unless force. */
-async function refuseOverwrite(files: string[], force: boolean | undefined): Promise<void> {
-  if (force) return;
-  const taken: string[] = [];
-  for (const f of files) if (existsSync(f)) taken.push(f);
-  if (taken.length > 0) throw new UserError(`${taken.map((f) => JSON.stringify(f)).join(', ')} already exist${taken.length === 1 ? 's' : ''}, use --force to overwrite`);
+export interface SecretsFlags {
+  outputFile: string;
+  force?: boolean;
 }
 
-async function writePrivate(file: string, data: string): Promise<void> {
-  await writeFile(file, data, { mode: 0o600 });
-  await chmod(file, 0o600); // an existing file keeps its mode otherwise
+export interface ConfigFlags {
+  outputDir: string;
+  additionalSans?: string[];
+  withSecrets?: string;
+  installDisk?: string;
+  installImage?: string;
+  force?: boolean;
 }
 
-async function readText(file: string, what: string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (e) {
-    throw new UserError(`${what} ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
-  }
+export interface CAFlags {
+  organization: string;
+  hours: number;
+  force?: boolean;
 }
 
-/** The host of a control plane endpoint: what the generated client config talks to (apid on :50000). */
-export function endpointHost(endpoint: string): string {
-  const host = new URL(normaliseEndpoint(endpoint)).hostname;
-  return host.startsWith('[') ? host.slice(1, -1) : host;
+export interface KeyFlags {
+  name: string;
+  force?: boolean;
 }
 
-/** The SHA-256 of a certificate's public key, as talosctl's `gen ca` writes it: "sha256:<hex>". */
-export function spkiHash(crtPem: string): string {
-  const cert = new x509.X509Certificate(pemDecode(crtPem, ['CERTIFICATE']).der);
-  return `sha256:${createHash('sha256').update(Buffer.from(cert.publicKey.rawData)).digest('hex')}`;
+export interface CSRFlags {
+  key: string;
+  ip: string;
+  roles?: string[];
+  force?: boolean;
 }
 
-/**
- * Signs a CSR with the CA as talosctl's `gen crt` does: the CSR's subject (its Organizations are
- * the roles it asks for) and its DNS/IP names, for client and server authentication.
- */
-export async function signCSRWithRoles(ca: CertAndKey, csrPem: string, ttlMs: number, now = new Date()): Promise<string> {
-  const { cert: caCert, signingKey } = await loadCA(ca);
-  let csr: x509.Pkcs10CertificateRequest;
-  try {
-    csr = new x509.Pkcs10CertificateRequest(pemDecode(csrPem, ['CERTIFICATE REQUEST', 'NEW CERTIFICATE REQUEST']).der);
-  } catch (e) {
-    throw new Error(`not a PEM certificate request (${(e as Error).message})`);
-  }
-  if (!(await csr.verify().catch(() => false))) throw new Error('the certificate request signature does not verify');
-  const extensions: x509.Extension[] = [
-    new x509.BasicConstraintsExtension(false, undefined, true),
-    new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-    new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth]),
-    await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey),
-  ];
-  const san = csr.getExtension('2.5.29.17');
-  if (san) extensions.push(new x509.SubjectAlternativeNameExtension(san.rawData));
-  const t = now.getTime();
-  const cert = await x509.X509CertificateGenerator.create({
-    serialNumber: randomSerial(),
-    subject: csr.subjectName,
-    issuer: caCert.subjectName,
-    notBefore: new Date(t - NOT_BEFORE_SKEW_MS),
-    notAfter: new Date(t + ttlMs),
-    publicKey: csr.publicKey.rawData,
-    signingKey,
-    signingAlgorithm: ED25519,
-    extensions,
-  });
-  return cert.toString('pem') + '\n';
+export interface CrtFlags {
+  ca: string;
+  csr: string;
+  name: string;
+  hours: number;
+  force?: boolean;
 }
 
 export function register(program: Command, ctx: Ctx): void {
   const gen = program.command('gen').description('Generate CAs, certificates, private keys, secrets and configuration');
-  const out = (s: string) => void ctx.io.stdout.write(s);
-  const err = (s: string) => void ctx.io.stderr.write(s);
-  const here = (f: string) => path.resolve(ctx.io.cwd, f);
 
   gen
     .command('secrets')
     .description('Generates a secrets bundle file which can later be used to generate a config')
     .option('-o, --output-file <path>', 'path of the output file', 'secrets.yaml')
     .option('--force', 'overwrite an existing file')
-    .action(async (opts: { outputFile: string; force?: boolean }) => {
-      const file = here(opts.outputFile);
-      await refuseOverwrite([file], opts.force);
-      await writePrivate(file, serializeSecrets(await generateSecrets()));
+    .action(async (opts: SecretsFlags) => {
+      await (await load('gen')).genSecrets(ctx, opts);
     });
 
   gen
@@ -123,58 +75,9 @@ export function register(program: Command, ctx: Ctx): void {
     .option('--install-disk <disk>', 'the disk to install to')
     .option('--install-image <image>', 'the image used to perform an installation')
     .option('--force', 'overwrite existing files')
-    .action(
-      async (
-        clusterName: string,
-        endpoint: string,
-        opts: { outputDir: string; additionalSans?: string[]; withSecrets?: string; installDisk?: string; installImage?: string; force?: boolean },
-      ) => {
-        const dir = here(opts.outputDir);
-        const files = { controlplane: path.join(dir, 'controlplane.yaml'), worker: path.join(dir, 'worker.yaml'), client: path.join(dir, 'bronzeconfig') };
-        await refuseOverwrite(Object.values(files), opts.force);
-        // Check the arguments before the (slower) key generation.
-        let host: string;
-        try {
-          host = endpointHost(endpoint);
-        } catch (e) {
-          throw new UserError((e as Error).message);
-        }
-        if (!clusterName.trim() || /[\s\p{Cc}]/u.test(clusterName.trim())) throw new UserError(`cluster name: invalid ${JSON.stringify(clusterName)}`);
-        let secrets;
-        if (opts.withSecrets) {
-          const file = here(opts.withSecrets);
-          try {
-            secrets = parseSecrets(await readText(file, 'secrets file'), file);
-          } catch (e) {
-            throw new UserError((e as Error).message);
-          }
-        } else {
-          err('generating PKI and tokens\n');
-          secrets = await generateSecrets();
-        }
-        let configs;
-        try {
-          configs = generateConfigs({
-            clusterName,
-            endpoint,
-            additionalSANs: opts.additionalSans ?? [],
-            secrets,
-            ...(opts.installDisk ? { installDisk: opts.installDisk } : {}),
-            ...(opts.installImage ? { installImage: opts.installImage } : {}),
-          });
-        } catch (e) {
-          throw new UserError((e as Error).message);
-        }
-        const client = await newClientConfig({ contextName: clusterName.trim(), endpoints: [host], ca: secrets.certs.os, roles: ['os:admin'], ttlMs: 365 * 24 * HOUR });
-        await mkdir(dir, { recursive: true });
-        await writePrivate(files.controlplane, configs.controlplane);
-        out(`Created ${files.controlplane}\n`);
-        await writePrivate(files.worker, configs.worker);
-        out(`Created ${files.worker}\n`);
-        await save(files.client, client);
-        out(`Created ${files.client}\n`);
-      },
-    );
+    .action(async (clusterName: string, endpoint: string, opts: ConfigFlags) => {
+      await (await load('gen')).genConfig(ctx, clusterName, endpoint, opts);
+    });
 
   gen
     .command('ca')
@@ -182,14 +85,8 @@ export function register(program: Command, ctx: Ctx): void {
     .requiredOption('--organization <name>', 'X.509 distinguished name for the Organization')
     .option('--hours <hours>', 'the hours from now on which the certificate validity period ends', intArg(1), 87600)
     .option('--force', 'overwrite existing files')
-    .action(async (opts: { organization: string; hours: number; force?: boolean }) => {
-      const base = here(opts.organization);
-      const files = [`${base}.crt`, `${base}.sha256`, `${base}.key`];
-      await refuseOverwrite(files, opts.force);
-      const ca = await newCA({ commonName: opts.organization, organization: opts.organization, validityDays: opts.hours / 24 });
-      await writePrivate(files[0]!, ca.crt);
-      await writePrivate(files[1]!, spkiHash(ca.crt));
-      await writePrivate(files[2]!, ca.key);
+    .action(async (opts: CAFlags) => {
+      await (await load('gen')).genCA(ctx, opts);
     });
 
   gen
@@ -197,10 +94,8 @@ export function register(program: Command, ctx: Ctx): void {
     .description('Generates an Ed25519 private key')
     .requiredOption('--name <name>', 'the basename of the generated file')
     .option('--force', 'overwrite an existing file')
-    .action(async (opts: { name: string; force?: boolean }) => {
-      const file = here(`${opts.name}.key`);
-      await refuseOverwrite([file], opts.force);
-      await writePrivate(file, await privateKeyToPem((await generateKeyPair()).privateKey));
+    .action(async (opts: KeyFlags) => {
+      await (await load('gen')).genKey(ctx, opts);
     });
 
   gen
@@ -210,19 +105,8 @@ export function register(program: Command, ctx: Ctx): void {
     .requiredOption('--ip <address>', 'generate the certificate for this IP address')
     .option('--roles <roles>', 'roles (repeatable, comma-separated)', listArg)
     .option('--force', 'overwrite an existing file')
-    .action(async (opts: { key: string; ip: string; roles?: string[]; force?: boolean }) => {
-      if (isIP(opts.ip) === 0) throw new UserError(`--ip: invalid IP address ${JSON.stringify(opts.ip)}`);
-      const keyFile = here(opts.key);
-      const file = keyFile.slice(0, keyFile.length - path.extname(keyFile).length) + '.csr';
-      await refuseOverwrite([file], opts.force);
-      const keyPem = await readText(keyFile, 'key');
-      let csr: string;
-      try {
-        csr = await newCSR(keyPem, { commonName: '', ipAddresses: [opts.ip], organization: opts.roles?.length ? opts.roles : ['os:admin'] });
-      } catch (e) {
-        throw new UserError(`${opts.key}: ${(e as Error).message}`);
-      }
-      await writePrivate(file, csr);
+    .action(async (opts: CSRFlags) => {
+      await (await load('gen')).genCSR(ctx, opts);
     });
 
   gen
@@ -233,18 +117,7 @@ export function register(program: Command, ctx: Ctx): void {
     .requiredOption('--name <name>', 'the basename of the generated file')
     .option('--hours <hours>', 'the hours from now on which the certificate validity period ends', intArg(1), 24)
     .option('--force', 'overwrite an existing file')
-    .action(async (opts: { ca: string; csr: string; name: string; hours: number; force?: boolean }) => {
-      const caBase = here(opts.ca).replace(/\.(crt|key)$/, '');
-      const file = here(`${opts.name}.crt`);
-      await refuseOverwrite([file], opts.force);
-      const ca = { crt: await readText(`${caBase}.crt`, 'CA certificate'), key: await readText(`${caBase}.key`, 'CA key') };
-      const csr = await readText(here(opts.csr), 'CSR');
-      let crt: string;
-      try {
-        crt = await signCSRWithRoles(ca, csr, opts.hours * HOUR);
-      } catch (e) {
-        throw new UserError((e as Error).message);
-      }
-      await writePrivate(file, crt);
+    .action(async (opts: CrtFlags) => {
+      await (await load('gen')).genCrt(ctx, opts);
     });
 }

@@ -4,151 +4,18 @@
 // know (type, plural, display type, alias, any case); the definitions, read from namespace
 // `meta`, also give the default namespace and the table's extra columns. A node that cannot list
 // its definitions gets the type passed through as typed.
+// The work itself is in get-impl.ts, imported when the command runs.
 import { Option, type Command } from 'commander';
-import YAML from 'yaml';
-import type { CallOptions, Client } from '../../client/client.ts';
-import { node as nodeMetadata } from '../../client/metadata.ts';
-import { timestampToDate, type WatchEventType, type WireResource } from '../../client/types.ts';
-import {
-  DefinitionRegistry,
-  META_NAMESPACE,
-  RESOURCE_DEFINITION_TYPE,
-  UnknownResourceTypeError,
-  printColumnValue,
-  type ResourceDefinition,
-} from '../../state/definitions.ts';
-import type { Ctx } from '../cli.ts';
-import { StreamTable, sortedJSON, table } from '../output.ts';
-import { UserError, type Session } from '../session.ts';
+import type { Ctx } from '../program.ts';
+import { load } from '../lazy.ts';
 
-type Format = 'table' | 'yaml' | 'json';
+export type Format = 'table' | 'yaml' | 'json';
 
-/** The spec of a resource from the wire: its YAML form parsed, null when it has none. */
-export function specOf(r: WireResource): unknown {
-  const y = r.spec?.yaml_spec;
-  if (!y) return null;
-  try {
-    return YAML.parse(y) as unknown;
-  } catch {
-    return y;
-  }
-}
-
-/** A resource as talosctl prints it in YAML/JSON: metadata then spec. */
-export function resourceDoc(r: WireResource): { metadata: Record<string, unknown>; spec: unknown } {
-  const md = r.metadata;
-  const meta: Record<string, unknown> = {
-    namespace: md?.namespace ?? '',
-    type: md?.type ?? '',
-    id: md?.id ?? '',
-    version: md && /^\d+$/.test(md.version) ? Number(md.version) : (md?.version ?? ''),
-    owner: md?.owner ?? '',
-    phase: md?.phase ?? '',
-    created: timestampToDate(md?.created)?.toISOString() ?? '',
-    updated: timestampToDate(md?.updated)?.toISOString() ?? '',
-  };
-  if (md?.labels && Object.keys(md.labels).length > 0) meta.labels = md.labels;
-  if (md?.annotations && Object.keys(md.annotations).length > 0) meta.annotations = md.annotations;
-  if (md?.finalizers?.length) meta.finalizers = md.finalizers;
-  return { metadata: meta, spec: specOf(r) };
-}
-
-/** The definitions the node publishes, or undefined when it cannot list them. */
-async function fetchDefinitions(client: Client, o: CallOptions): Promise<ResourceDefinition[] | undefined> {
-  try {
-    const out: ResourceDefinition[] = [];
-    for await (const r of client.state.list(META_NAMESPACE, RESOURCE_DEFINITION_TYPE, o)) {
-      const spec = specOf(r) as Partial<ResourceDefinition> | null;
-      if (spec && typeof spec.type === 'string') {
-        out.push({
-          type: spec.type,
-          displayType: spec.displayType ?? spec.type.split('.')[0]!,
-          aliases: spec.aliases ?? [],
-          defaultNamespace: spec.defaultNamespace ?? '',
-          printColumns: spec.printColumns ?? [],
-        });
-      }
-    }
-    return out;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Resolves the user's type name against the node's definitions; throws a UserError naming close matches. */
-export function resolveType(name: string, defs: ResourceDefinition[]): ResourceDefinition {
-  const reg = new DefinitionRegistry();
-  for (const d of defs) {
-    if (d.type === RESOURCE_DEFINITION_TYPE) continue;
-    try {
-      reg.register(d);
-    } catch {
-      // A definition this client cannot take (odd names): matched below by type only.
-    }
-  }
-  try {
-    return reg.resolve(name);
-  } catch (e) {
-    const exact = defs.find((d) => d.type.toLowerCase() === name.toLowerCase());
-    if (exact) return exact;
-    if (e instanceof UnknownResourceTypeError) throw new UserError(e.message);
-    throw e;
-  }
-}
-
-class Output {
-  readonly #rows: string[][] = [];
-  #docs = 0;
-  #stream: StreamTable | undefined;
-
-  constructor(
-    private readonly s: Session,
-    private readonly format: Format,
-    private readonly def: ResourceDefinition | undefined,
-    private readonly watch: boolean,
-  ) {}
-
-  #header(): string[] {
-    const cols = ['NAMESPACE', 'TYPE', 'ID', 'VERSION', ...(this.def?.printColumns ?? []).map((c) => c.name.toUpperCase())];
-    return ['NODE', ...(this.watch ? ['*'] : []), ...cols];
-  }
-
-  write(node: string, r: WireResource, event?: WatchEventType): void {
-    if (this.format === 'table') {
-      const md = r.metadata;
-      const spec = specOf(r);
-      const label = event === 'CREATED' ? '+' : event === 'DESTROYED' ? '-' : ' ';
-      const row = [
-        node,
-        ...(this.watch ? [label] : []),
-        md?.namespace ?? '',
-        this.def?.displayType ?? md?.type ?? '',
-        md?.id ?? '',
-        md?.version ?? '',
-        ...(this.def?.printColumns ?? []).map((c) => printColumnValue(spec, c)),
-      ];
-      if (!this.watch) {
-        this.#rows.push(row);
-        return;
-      }
-      this.#stream ??= new StreamTable(this.#header(), (x) => this.s.out(x));
-      this.#stream.row(row);
-      return;
-    }
-    const doc = resourceDoc(r);
-    const ev = event && this.watch ? { event: event.toLowerCase() } : {};
-    if (this.format === 'json') {
-      this.s.out(sortedJSON({ node, ...ev, ...doc }));
-      return;
-    }
-    const text = YAML.stringify({ node, ...ev, ...doc }, { indent: 4, lineWidth: 0 });
-    this.s.out((this.#docs++ > 0 ? '---\n' : '') + text);
-  }
-
-  /** Prints a collected table. */
-  flush(): void {
-    if (this.format === 'table' && !this.watch && this.#rows.length > 0) this.s.out(table([this.#header(), ...this.#rows]));
-  }
+export interface GetFlags {
+  output: Format;
+  watch?: boolean;
+  namespace?: string;
+  insecure?: boolean;
 }
 
 export function register(program: Command, ctx: Ctx): void {
@@ -161,48 +28,7 @@ export function register(program: Command, ctx: Ctx): void {
     .option('-w, --watch', 'watch resource changes')
     .option('--namespace <namespace>', 'resource namespace (default is to use default namespace per resource)')
     .option('-i, --insecure', 'get resources using the insecure (encrypted with no auth) maintenance service')
-    .action(async (typeName: string, id: string | undefined, opts: { output: Format; watch?: boolean; namespace?: string; insecure?: boolean }) => {
-      const s = ctx.session();
-      s.insecure = !!opts.insecure;
-      // The definitions come from the first node (or the endpoint itself).
-      let defs: ResourceDefinition[] | undefined;
-      if (s.insecure) {
-        const t = s.insecureTargets()[0]!;
-        defs = await fetchDefinitions(s.insecureClient(t), s.callOptions());
-      } else {
-        const targets = await s.nodes();
-        const client = await s.client();
-        defs = await fetchDefinitions(client, s.callOptions(targets.length > 0 ? { metadata: nodeMetadata(targets[0]!) } : {}));
-      }
-      const def = defs ? resolveType(typeName, defs) : undefined;
-      const type = def?.type ?? typeName;
-      const namespace = opts.namespace ?? def?.defaultNamespace ?? '';
-      const out = new Output(s, opts.output, def, !!opts.watch);
-
-      if (opts.watch) {
-        await s.perNode(async (c, o, target) => {
-          const req = { namespace, type, ...(id !== undefined ? { id } : {}), options: { bootstrap_contents: id === undefined }, api_version: 1 };
-          for await (const ev of c.state.watch(req, o)) {
-            const node = target ?? c.currentEndpoint;
-            if (ev.event_type === 'ERRORED') s.fail(node, ev.error || 'watch error');
-            else if (ev.resource && (ev.event_type === 'CREATED' || ev.event_type === 'UPDATED' || ev.event_type === 'DESTROYED')) {
-              out.write(node, ev.resource, ev.event_type);
-            }
-          }
-        });
-        return;
-      }
-
-      const results: Array<{ node: string; target: string | undefined; resources: WireResource[] }> = [];
-      await s.perNode(async (c, o, target) => {
-        const resources: WireResource[] = [];
-        if (id !== undefined) resources.push(await c.state.get(namespace, type, id, o));
-        else for await (const r of c.state.list(namespace, type, o)) resources.push(r);
-        results.push({ node: target ?? c.currentEndpoint, target, resources });
-      });
-      const order = s.insecure ? s.insecureTargets() : await s.nodes();
-      results.sort((a, b) => order.indexOf(a.target ?? '') - order.indexOf(b.target ?? ''));
-      for (const { node, resources } of results) for (const r of resources) out.write(node, r);
-      out.flush();
+    .action(async (typeName: string, id: string | undefined, opts: GetFlags) => {
+      await (await load('get')).get(ctx, typeName, id, opts);
     });
 }

@@ -5,18 +5,13 @@
 //
 // Also what `patch machineconfig` and `edit machineconfig` share: fetching a node's running
 // configuration (config/MachineConfigs.config.bronze.dev/v1alpha1) back into a YAML stream,
-// validating, and applying it with a mode.
-import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
+// validating, and applying it with a mode. The parts that need YAML, the patcher or the validator
+// are in machineconfig-impl.ts, imported when a command runs.
 import { Option, type Command } from 'commander';
-import YAML from 'yaml';
 import type { CallOptions, Client } from '../../client/client.ts';
 import type { ApplyConfiguration, ApplyMode } from '../../client/types.ts';
-import { applyPatches, loadPatches, PatchError, type Patch } from '../../config/patch.ts';
-import { formatIssues, validateConfig, type ConfigIssue } from '../../config/validate.ts';
-import { writeFileAtomic } from '../../lib/atomic.ts';
-import type { Ctx } from '../cli.ts';
+import type { Ctx } from '../program.ts';
+import { load } from '../lazy.ts';
 import { parseGoDuration } from '../output.ts';
 import { UserError, type Session } from '../session.ts';
 
@@ -65,45 +60,6 @@ export function applyOptions(flags: ApplyFlags): { mode: ApplyMode; dry_run: boo
   };
 }
 
-/** A YAML stream from the resource's spec: the v1alpha1 document, then each kind document. */
-export function configStream(spec: unknown): string {
-  const s = spec as { v1alpha1?: unknown; documents?: unknown } | null;
-  const v1 = s?.v1alpha1;
-  if (typeof v1 !== 'object' || v1 === null || Object.keys(v1).length === 0) throw new Error('the node has no machine configuration');
-  const docs = Array.isArray(s?.documents) ? (s.documents as unknown[]) : [];
-  return [v1, ...docs].map((d) => YAML.stringify(d, { lineWidth: 0 })).join('---\n');
-}
-
-/** The node's running configuration as a YAML stream. */
-export async function fetchConfig(c: Client, o: CallOptions): Promise<string> {
-  const r = await c.state.get(MACHINE_CONFIG.namespace, MACHINE_CONFIG.type, MACHINE_CONFIG.id, o);
-  const text = r.spec?.yaml_spec;
-  if (!text) throw new Error('the node has no machine configuration');
-  return configStream(YAML.parse(text) as unknown);
-}
-
-/** Whether two YAML streams hold the same documents. */
-export function sameConfig(a: string, b: string): boolean {
-  const docs = (t: string) => YAML.parseAllDocuments(t).map((d) => d.toJS() as unknown).filter((d) => d !== null && d !== undefined);
-  try {
-    return JSON.stringify(docs(a)) === JSON.stringify(docs(b));
-  } catch {
-    return false;
-  }
-}
-
-/** The validator's issues, or none. */
-export function configIssues(yamlText: string): ConfigIssue[] {
-  const v = validateConfig(yamlText);
-  return v.ok ? [] : v.errors;
-}
-
-/** `<n> error(s)` then one issue per line, indented. */
-export function issuesText(issues: readonly ConfigIssue[]): string {
-  const lines = formatIssues(issues).split('\n');
-  return `${issues.length} ${issues.length === 1 ? 'error' : 'errors'}:\n${lines.map((l) => `  ${l}`).join('\n')}`;
-}
-
 /**
  * ApplyConfiguration on one node (`o` carries its `node` metadata). Prints warnings and the mode
  * details as apply-config does; a reply item with an error throws it.
@@ -129,18 +85,6 @@ export async function applyToNode(
   return msgs;
 }
 
-/** Reads the patch arguments (and --patch-file paths), relative to `cwd`. */
-export function readPatches(cwd: string, patches: readonly string[], patchFiles: readonly string[] = []): Patch[] {
-  const args = [...patches, ...patchFiles.map((f) => `@${f}`)];
-  if (args.length === 0) throw new UserError('no patches: pass one or more -p/--patch (@file or inline YAML/JSON)');
-  try {
-    return loadPatches(args, (p) => readFileSync(path.resolve(cwd, p), 'utf8'));
-  } catch (e) {
-    if (e instanceof PatchError) throw new UserError(e.message);
-    throw e;
-  }
-}
-
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 export { collect as repeatableArg };
 
@@ -156,32 +100,6 @@ export function register(program: Command, ctx: Ctx): void {
     .option('-p, --patch <patch>', 'patch to apply: @file or inline YAML/JSON, strategic merge or RFC 6902 (repeatable)', collect)
     .option('-o, --output <path>', 'output destination; stdout when not given')
     .action(async (file: string, opts: { patch?: string[]; output?: string }) => {
-      const patches = readPatches(ctx.io.cwd, opts.patch ?? []);
-      let base: string;
-      try {
-        base = await readFile(path.resolve(ctx.io.cwd, file), 'utf8');
-      } catch (e) {
-        throw new UserError(`${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
-      }
-      let patched: string;
-      try {
-        patched = applyPatches(base, patches);
-      } catch (e) {
-        if (e instanceof PatchError) throw new UserError(e.source === 'config' ? `${file}: ${e.reason}` : e.message);
-        throw e;
-      }
-      const issues = configIssues(patched);
-      if (issues.length > 0) {
-        throw new UserError(`the patched configuration is not valid, nothing written: ${issuesText(issues)}`);
-      }
-      if (opts.output === undefined) {
-        ctx.io.stdout.write(patched);
-        return;
-      }
-      try {
-        await writeFileAtomic(path.resolve(ctx.io.cwd, opts.output), patched, { mode: 0o600 });
-      } catch (e) {
-        throw new UserError(`${opts.output}: ${(e as Error).message}`);
-      }
+      await (await load('machineconfig')).patchFile(ctx, file, opts);
     });
 }

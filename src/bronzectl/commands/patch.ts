@@ -4,22 +4,9 @@
 // not valid, is reported for that node and nothing is sent to it; a result equal to the running
 // configuration is not sent either ("no changes detected").
 import type { Command } from 'commander';
-import { applyPatches, PatchError } from '../../config/patch.ts';
-import type { Ctx } from '../cli.ts';
-import {
-  MACHINE_CONFIG,
-  addApplyOptions,
-  applyOptions,
-  applyToNode,
-  checkMachineConfigTarget,
-  configIssues,
-  fetchConfig,
-  issuesText,
-  readPatches,
-  repeatableArg,
-  sameConfig,
-  type ApplyFlags,
-} from './machineconfig.ts';
+import type { Ctx } from '../program.ts';
+import { load } from '../lazy.ts';
+import { MACHINE_CONFIG, addApplyOptions, applyOptions, applyToNode, checkMachineConfigTarget, repeatableArg, type ApplyFlags } from './machineconfig.ts';
 
 interface Flags extends ApplyFlags {
   patch?: string[];
@@ -36,6 +23,7 @@ export function register(program: Command, ctx: Ctx): void {
     .option('--patch-file <path>', 'a file to read a patch from (repeatable; same as --patch @<path>)', repeatableArg);
   addApplyOptions(cmd).action(async (typeName: string, id: string | undefined, opts: Flags) => {
     checkMachineConfigTarget(typeName, id);
+    const [{ applyPatches, PatchError }, { configIssues, fetchConfig, issuesText, readPatches, sameConfig }] = await Promise.all([load('configPatch'), load('machineconfig')]);
     const patches = readPatches(ctx.io.cwd, opts.patch ?? [], opts.patchFile ?? []);
     const req = applyOptions(opts);
     const s = ctx.session();

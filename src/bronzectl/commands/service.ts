@@ -3,7 +3,7 @@
 import { Argument, type Command } from 'commander';
 import type { ServiceInfo } from '../../client/types.ts';
 import { timestampToDate } from '../../client/types.ts';
-import type { Ctx } from '../cli.ts';
+import type { Ctx } from '../program.ts';
 import { goDurationString, table } from '../output.ts';
 import { healthStatus } from './services.ts';
 

@@ -2,12 +2,13 @@
 // offline. Prints `<file> is valid for metal mode`, or every problem, one per line with its path and
 // line, and exits 1. Bronze runs on metal (and virtual machines booted as metal) only, so metal is
 // the one mode; talosctl's cloud and container modes are refused.
-import { readFile } from 'node:fs/promises';
+// node:fs rather than node:fs/promises, which would load when bronzectl starts (front.ts).
+import fs from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import type { Ctx } from '../cli.ts';
+import type { Ctx } from '../program.ts';
+import { load } from '../lazy.ts';
 import { UserError } from '../session.ts';
-import { configIssues, issuesText } from './machineconfig.ts';
 
 export function register(program: Command, ctx: Ctx): void {
   program
@@ -18,10 +19,11 @@ export function register(program: Command, ctx: Ctx): void {
     .action(async (opts: { config: string; mode: string }) => {
       let text: string;
       try {
-        text = await readFile(path.resolve(ctx.io.cwd, opts.config), 'utf8');
+        text = await fs.promises.readFile(path.resolve(ctx.io.cwd, opts.config), 'utf8');
       } catch (e) {
         throw new UserError(`${opts.config}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
       }
+      const { configIssues, issuesText } = await load('machineconfig');
       const issues = configIssues(text);
       if (issues.length > 0) throw new UserError(`${opts.config} is not valid for ${opts.mode} mode: ${issuesText(issues)}`);
       ctx.io.stdout.write(`${opts.config} is valid for ${opts.mode} mode\n`);

@@ -1,0 +1,38 @@
+// Makes the V8 code cache of every role bundle, for the single executable to compile its role
+// from (src/main.ts). Each bundle is compiled exactly as the binary compiles it and its module
+// code is run (the role's main is not started), so that the cache holds the bytecode of every
+// function that runs while the modules load, not only the top level. V8 accepts a cache only
+// from the same V8 build and flags: this must run on the pinned runtime the binary is made of.
+// usage: node image-builder/code-cache.ts <roles-dir> <role>...
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import vm from 'node:vm';
+import { CODE_CACHE_V8_FLAG, roleAsset, roleCacheAsset, wrapRoleSource, type RoleFunction } from '../src/lib/role-source.ts';
+
+// Reproducible caches need a fixed hash seed on the command line (see CODE_CACHE_V8_FLAG) and no
+// baseline compilation on background threads (measured: without it one cache in a few differs
+// from run to run; the flag is outside V8's flag hash, so the binary need not set it).
+const BUILD_FLAGS = [CODE_CACHE_V8_FLAG, '--no-concurrent-sparkplug'];
+if (!BUILD_FLAGS.every((f) => process.execArgv.includes(f))) {
+  const r = spawnSync(process.execPath, [...BUILD_FLAGS, ...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit' });
+  process.exit(r.status ?? 1);
+}
+
+const [dir, ...roles] = process.argv.slice(2);
+if (!dir || roles.length === 0) {
+  process.stderr.write('usage: code-cache.ts <roles-dir> <role>...\n');
+  process.exit(2);
+}
+for (const role of roles) {
+  const file = path.join(dir, roleAsset(role));
+  // The file name the binary gives it (src/main.ts): a path here would make the cache differ by directory.
+  const script = new vm.Script(wrapRoleSource(fs.readFileSync(file, 'utf8')), { filename: roleAsset(role) });
+  const fn = script.runInThisContext() as RoleFunction;
+  const mod = { exports: {} };
+  fn(mod.exports, createRequire(path.resolve(file)), mod, file, path.dirname(file));
+  if (typeof (mod.exports as { start?: unknown }).start !== 'function') throw new Error(`${file}: no start() exported`);
+  const cache = script.createCachedData();
+  fs.writeFileSync(path.join(dir, roleCacheAsset(role)), cache);
+}

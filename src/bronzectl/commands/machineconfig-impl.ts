@@ -1,0 +1,96 @@
+// What `machineconfig patch`, `patch`, `edit` and `validate` do with a configuration once they
+// run: YAML, the patcher and the validator. Imported by those commands when they run, not when
+// bronzectl starts (see machineconfig.ts for their flags and the parts they share up front).
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import YAML from 'yaml';
+import type { CallOptions, Client } from '../../client/client.ts';
+import { applyPatches, loadPatches, PatchError, type Patch } from '../../config/patch.ts';
+import { formatIssues, validateConfig, type ConfigIssue } from '../../config/validate.ts';
+import { writeFileAtomic } from '../../lib/atomic.ts';
+import type { Ctx } from '../program.ts';
+import { UserError } from '../session.ts';
+import { MACHINE_CONFIG } from './machineconfig.ts';
+
+/** A YAML stream from the resource's spec: the v1alpha1 document, then each kind document. */
+export function configStream(spec: unknown): string {
+  const s = spec as { v1alpha1?: unknown; documents?: unknown } | null;
+  const v1 = s?.v1alpha1;
+  if (typeof v1 !== 'object' || v1 === null || Object.keys(v1).length === 0) throw new Error('the node has no machine configuration');
+  const docs = Array.isArray(s?.documents) ? (s.documents as unknown[]) : [];
+  return [v1, ...docs].map((d) => YAML.stringify(d, { lineWidth: 0 })).join('---\n');
+}
+
+/** The node's running configuration as a YAML stream. */
+export async function fetchConfig(c: Client, o: CallOptions): Promise<string> {
+  const r = await c.state.get(MACHINE_CONFIG.namespace, MACHINE_CONFIG.type, MACHINE_CONFIG.id, o);
+  const text = r.spec?.yaml_spec;
+  if (!text) throw new Error('the node has no machine configuration');
+  return configStream(YAML.parse(text) as unknown);
+}
+
+/** Whether two YAML streams hold the same documents. */
+export function sameConfig(a: string, b: string): boolean {
+  const docs = (t: string) => YAML.parseAllDocuments(t).map((d) => d.toJS() as unknown).filter((d) => d !== null && d !== undefined);
+  try {
+    return JSON.stringify(docs(a)) === JSON.stringify(docs(b));
+  } catch {
+    return false;
+  }
+}
+
+/** The validator's issues, or none. */
+export function configIssues(yamlText: string): ConfigIssue[] {
+  const v = validateConfig(yamlText);
+  return v.ok ? [] : v.errors;
+}
+
+/** `<n> error(s)` then one issue per line, indented. */
+export function issuesText(issues: readonly ConfigIssue[]): string {
+  const lines = formatIssues(issues).split('\n');
+  return `${issues.length} ${issues.length === 1 ? 'error' : 'errors'}:\n${lines.map((l) => `  ${l}`).join('\n')}`;
+}
+
+/** Reads the patch arguments (and --patch-file paths), relative to `cwd`. */
+export function readPatches(cwd: string, patches: readonly string[], patchFiles: readonly string[] = []): Patch[] {
+  const args = [...patches, ...patchFiles.map((f) => `@${f}`)];
+  if (args.length === 0) throw new UserError('no patches: pass one or more -p/--patch (@file or inline YAML/JSON)');
+  try {
+    return loadPatches(args, (p) => readFileSync(path.resolve(cwd, p), 'utf8'));
+  } catch (e) {
+    if (e instanceof PatchError) throw new UserError(e.message);
+    throw e;
+  }
+}
+
+/** `machineconfig patch <file>`: the patched file on stdout, or in --output. */
+export async function patchFile(ctx: Ctx, file: string, opts: { patch?: string[]; output?: string }): Promise<void> {
+  const patches = readPatches(ctx.io.cwd, opts.patch ?? []);
+  let base: string;
+  try {
+    base = await readFile(path.resolve(ctx.io.cwd, file), 'utf8');
+  } catch (e) {
+    throw new UserError(`${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+  }
+  let patched: string;
+  try {
+    patched = applyPatches(base, patches);
+  } catch (e) {
+    if (e instanceof PatchError) throw new UserError(e.source === 'config' ? `${file}: ${e.reason}` : e.message);
+    throw e;
+  }
+  const issues = configIssues(patched);
+  if (issues.length > 0) {
+    throw new UserError(`the patched configuration is not valid, nothing written: ${issuesText(issues)}`);
+  }
+  if (opts.output === undefined) {
+    ctx.io.stdout.write(patched);
+    return;
+  }
+  try {
+    await writeFileAtomic(path.resolve(ctx.io.cwd, opts.output), patched, { mode: 0o600 });
+  } catch (e) {
+    throw new UserError(`${opts.output}: ${(e as Error).message}`);
+  }
+}

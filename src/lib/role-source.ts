@@ -1,6 +1,13 @@
-// How a role bundle's source becomes a function: the CommonJS wrapper, byte for byte the same
-// when the code cache is made at build time (image-builder/code-cache.ts) and when the binary
-// compiles the bundle at start (src/main.ts), because V8 accepts a cache only for the same source.
+// How the single executable loads the bundle it runs: its main script is small, and the bundle
+// (a role of the node's binary, or bronzectl's full CLI) travels as the SEA asset `<name>.cjs`
+// with its V8 code cache `<name>.cache`, made at build time by image-builder/code-cache.ts.
+// Outside the single executable the bundle is the file `<name>.cjs` beside the main script.
+// The CommonJS wrapper is byte for byte the same at build time and at start, because V8
+// accepts a cache only for the same source.
+import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+
 export const ROLE_WRAPPER_HEAD = '(function (exports, require, module, __filename, __dirname) {';
 export const ROLE_WRAPPER_TAIL = '\n})';
 
@@ -10,9 +17,9 @@ export function wrapRoleSource(source: string): string {
 
 export type RoleFunction = (exports: object, require: NodeJS.Require, module: { exports: object }, filename: string, dirname: string) => void;
 
-/** The asset names of a role inside the single executable. */
-export const roleAsset = (role: string) => `${role}.cjs`;
-export const roleCacheAsset = (role: string) => `${role}.cache`;
+/** The asset names of a bundle inside the single executable. */
+export const roleAsset = (name: string) => `${name}.cjs`;
+export const roleCacheAsset = (name: string) => `${name}.cache`;
 
 /**
  * The V8 flag the code caches are made and used with. V8 accepts a cache only when the flag
@@ -22,3 +29,48 @@ export const roleCacheAsset = (role: string) => `${role}.cache`;
  * change that isolate's own seed, which stays random: only the flag hash follows.
  */
 export const CODE_CACHE_V8_FLAG = '--hash-seed=1337';
+
+interface SeaApi {
+  isSea(): boolean;
+  getAsset(key: string, encoding: string): string;
+  getRawAsset(key: string): ArrayBuffer;
+}
+
+function sea(): SeaApi | undefined {
+  try {
+    const api = process.getBuiltinModule?.('node:sea') as SeaApi | undefined;
+    return api?.isSea() ? api : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function loadFromSea<T>(api: SeaApi, name: string, require: NodeJS.Require): T {
+  const source = wrapRoleSource(api.getAsset(roleAsset(name), 'utf8'));
+  let cachedData: Buffer | undefined;
+  try {
+    cachedData = Buffer.from(api.getRawAsset(roleCacheAsset(name)));
+  } catch {
+    cachedData = undefined; // a build without caches: V8 compiles from source
+  }
+  v8.setFlagsFromString(CODE_CACHE_V8_FLAG);
+  // The name the cache was made with (image-builder/code-cache.ts); stack traces show it.
+  const filename = roleAsset(name);
+  const script = new vm.Script(source, { filename, ...(cachedData ? { cachedData } : {}) });
+  // A rejected cache (another V8, other flags) only costs time: say so, so a benchmark shows why.
+  if (cachedData && script.cachedDataRejected) process.stderr.write(`bronze: ${name}: the code cache was rejected; compiling from source\n`);
+  const fn = script.runInThisContext() as RoleFunction;
+  const mod = { exports: {} as T };
+  const dir = path.dirname(process.execPath);
+  fn(mod.exports as object, require, mod as { exports: object }, path.join(dir, filename), dir);
+  return mod.exports;
+}
+
+/**
+ * Loads the bundle `name`: from the single executable's assets, or from `<dir>/<name>.cjs`.
+ * `require` is the caller's own (in the single executable it loads Node's built-in modules).
+ */
+export function loadBundle<T>(name: string, dir: string, require: NodeJS.Require): T {
+  const api = sea();
+  return api ? loadFromSea<T>(api, name, require) : (require(path.join(dir, roleAsset(name))) as T);
+}

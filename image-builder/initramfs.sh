@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Builds initramfs.xz: the static preinit as /init and rootfs.sqsh, as a reproducible newc
-# cpio compressed with xz (CRC32 check, as the kernel's decompressor requires).
+# cpio. Its name is kept (as Talos keeps initramfs.xz), but since the squashfs inside is
+# compressed already, the cpio is framed with fast zstd rather than xz: the kernel unpacked the
+# xz in 1.46 s under QEMU/TCG (its "Unpacking initramfs" to "Freeing initrd memory"), for
+# nothing gained in size. The kernel reads the format from the magic bytes (CONFIG_RD_ZSTD).
 # usage: image-builder/initramfs.sh <arch> <rootfs.sqsh> <out.xz>
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,7 +20,7 @@ strip "$work/init"
 cp "$sqsh" "$work/rootfs.sqsh"
 find "$work" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 (cd "$work" && find . -mindepth 1 | LC_ALL=C sort | cpio --quiet -o -H newc --owner=0:0 --reproducible) \
-  | xz --check=crc32 --lzma2=dict=1MiB -T1 > "$out.tmp"
+  | zstd -q -3 -T1 --no-check > "$out.tmp"
 mv "$out.tmp" "$out"
 rm -rf "$work"
 echo "initramfs: $out ($(stat -c %s "$out") bytes)"

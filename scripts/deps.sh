@@ -8,7 +8,7 @@ PKGS=(
   make git ca-certificates openssl
   build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod gcc-12-plugin-dev
   linux-source-6.12
-  squashfs-tools-ng
+  squashfs-tools-ng zstd
   qemu-system-x86 qemu-utils
   iproute2 dnsmasq-base chrony
   gdisk xfsprogs dosfstools xorriso e2fsprogs util-linux

@@ -17,3 +17,19 @@ describe('service graph', () => {
     expect(stopOrder(specs()).sort()).toEqual([...DAEMONS].sort());
   });
 });
+
+describe('daemon V8 flags', () => {
+  it('reach every daemon as NODE_OPTIONS, after any the node already has', async () => {
+    const { serviceSpecs, DAEMON_V8_FLAGS } = await import('./services.ts');
+    const before = process.env.NODE_OPTIONS;
+    process.env.NODE_OPTIONS = '--trace-warnings';
+    try {
+      for (const spec of serviceSpecs()) {
+        expect(spec.env?.NODE_OPTIONS, spec.id).toBe(['--trace-warnings', ...DAEMON_V8_FLAGS[spec.id as keyof typeof DAEMON_V8_FLAGS]].join(' '));
+      }
+    } finally {
+      if (before === undefined) delete process.env.NODE_OPTIONS;
+      else process.env.NODE_OPTIONS = before;
+    }
+  });
+});

@@ -81,6 +81,9 @@ const DEFAULT_STOP_TIMEOUT = 10_000;
 /** Health polling interval while a freshly started process has not yet passed a check. */
 const STARTUP_HEALTH_INTERVAL = 200;
 
+/** What a service's health says until its first check has passed. */
+export const STARTING_HEALTH_MESSAGE = 'Waiting for its first health check to pass';
+
 /** A health check that has not settled after max(healthInterval, this) counts as failed. */
 const MIN_HEALTH_TIMEOUT = 1000;
 const MAX_EVENTS = 100;
@@ -515,7 +518,8 @@ export class Supervisor extends EventEmitter {
         await withTimeout(Promise.resolve().then(check), Math.max(interval, MIN_HEALTH_TIMEOUT));
       } catch (err) {
         healthy = false;
-        message = `Health check failed: ${errorMessage(err)}`;
+        // Until its first success a service is starting (its socket is not there yet): not a failure.
+        message = passedOnce ? `Health check failed: ${errorMessage(err)}` : STARTING_HEALTH_MESSAGE;
       }
       if (svc.run !== run) return; // the process exited meanwhile
       svc.lastHealthMessage = message;

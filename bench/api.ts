@@ -3,7 +3,8 @@
 // the same RPC over the same TLS 1.3 with the same certificates, in the same run, and their
 // ratio (the goal: apid/bare throughput >= 0.5 with apid's p99 <= 5 ms); and the cold start
 // of `bronzectl version --client`. Prints numbers, asserts nothing.
-//   make bench (runs it bundled)   (BENCH_CALLS, BENCH_CONCURRENCY, BENCH_ROUNDS to change the load)
+//   make bench (runs it bundled)   (BENCH_CALLS, BENCH_THROUGHPUT_CALLS, BENCH_CONCURRENCY,
+//   BENCH_ROUNDS to change the load)
 import { execFileSync, spawnSync } from 'node:child_process';
 import tls from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
@@ -15,7 +16,10 @@ import { issueClientCert, issueServerCert } from '../src/pki/certs.ts';
 import { HostNode } from '../test/lib/nodes.ts';
 import { freePort } from '../test/lib/ports.ts';
 
+/** Sequential calls for latency. */
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
+/** Calls per throughput round: long enough (seconds) that a GC pause or a busy moment of the machine does not decide it. */
+const THROUGHPUT_CALLS = Number(process.env.BENCH_THROUGHPUT_CALLS ?? 10_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 /** Throughput rounds, alternating between the two servers so that both see the same machine. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -39,16 +43,16 @@ async function latency(c: VersionClient): Promise<{ p50: number; p99: number }> 
   return { p50: q(0.5), p99: q(0.99) };
 }
 
-/** Calls per second, CALLS calls with CONCURRENCY in flight. */
-async function throughput(c: VersionClient): Promise<number> {
+/** Calls per second, `calls` calls with CONCURRENCY in flight. */
+async function throughput(c: VersionClient, calls = THROUGHPUT_CALLS): Promise<number> {
   const t0 = process.hrtime.bigint();
   let next = 0;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
-      while (next++ < CALLS) await call(c);
+      while (next++ < calls) await call(c);
     }),
   );
-  return CALLS / (Number(process.hrtime.bigint() - t0) / 1e9);
+  return calls / (Number(process.hrtime.bigint() - t0) / 1e9);
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -59,11 +63,16 @@ async function compare(bare: VersionClient, apid: VersionClient): Promise<void> 
     { name: 'bare grpc-js server (mTLS)', c: bare, rps: [] as number[] },
     { name: 'apid → machined (mTLS + unix)', c: apid, rps: [] as number[] },
   ];
-  for (const s of servers) for (let i = 0; i < 200; i++) await call(s.c); // warm up
+  // Warm up (connections, and the JIT in every process on the path), so that the latency and
+  // the rounds that follow measure the steady state.
+  for (const s of servers) {
+    await throughput(s.c, 2000);
+    for (let i = 0; i < 200; i++) await call(s.c);
+  }
   const lat: Array<{ p50: number; p99: number }> = [];
   for (const s of servers) lat.push(await latency(s.c));
   for (let r = 0; r < ROUNDS; r++) for (const s of servers) s.rps.push(await throughput(s.c));
-  console.log(`Version RPC: ${CALLS} sequential calls for latency; ${ROUNDS} rounds of ${CALLS} calls with ${CONCURRENCY} in flight for throughput`);
+  console.log(`Version RPC: ${CALLS} sequential calls for latency; ${ROUNDS} rounds of ${THROUGHPUT_CALLS} calls with ${CONCURRENCY} in flight for throughput`);
   servers.forEach((s, i) => {
     const rounds = s.rps.map((x) => x.toFixed(0)).join(', ');
     console.log(`${s.name.padEnd(34)} p50 ${lat[i]!.p50.toFixed(2)} ms  p99 ${lat[i]!.p99.toFixed(2)} ms  throughput ${median(s.rps).toFixed(0)} calls/s (median of ${rounds})`);

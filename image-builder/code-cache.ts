@@ -11,12 +11,22 @@ import path from 'node:path';
 import vm from 'node:vm';
 import { CODE_CACHE_V8_FLAG, roleAsset, roleCacheAsset, wrapRoleSource, type RoleFunction } from '../src/lib/role-source.ts';
 
-// Reproducible caches need a fixed hash seed on the command line (see CODE_CACHE_V8_FLAG) and no
+// Reproducible caches need a fixed hash seed on the command line (see CODE_CACHE_V8_FLAG), no
 // baseline compilation on background threads (measured: without it one cache in a few differs
-// from run to run; the flag is outside V8's flag hash, so the binary need not set it).
+// from run to run; the flag is outside V8's flag hash, so the binary need not set it), and the
+// same environment every time: module code that runs here reads it (FORCE_COLOR, which vitest
+// sets, changed the caches), and so does whether stdout is a terminal. So the work is done by a
+// child with a fixed environment and pipes for its output.
 const BUILD_FLAGS = [CODE_CACHE_V8_FLAG, '--no-concurrent-sparkplug'];
-if (!BUILD_FLAGS.every((f) => process.execArgv.includes(f))) {
-  const r = spawnSync(process.execPath, [...BUILD_FLAGS, ...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit' });
+const CHILD = 'BRONZE_CODE_CACHE_CHILD';
+if (process.env[CHILD] !== '1') {
+  const r = spawnSync(process.execPath, [...BUILD_FLAGS, '--disable-warning=ExperimentalWarning', ...process.argv.slice(1)], {
+    env: { [CHILD]: '1', LANG: 'C' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  process.stdout.write(r.stdout ?? '');
+  process.stderr.write(r.stderr ?? '');
+  if (r.error) process.stderr.write(`code-cache: ${r.error.message}\n`);
   process.exit(r.status ?? 1);
 }
 

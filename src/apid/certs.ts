@@ -2,6 +2,7 @@
 // server.crt/key: what apid serves on :50000; client.crt/key, on control-plane nodes only:
 // apid's own identity towards other nodes' apid, role os:impersonator). apid watches the directory and swaps them in
 // while serving, so a renewed certificate takes effect without a restart.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
@@ -32,6 +33,15 @@ export function readApidCerts(dir: string): ApidCerts | undefined {
   }
 }
 
+/** Whether the PEM certificate and key belong together (false for anything unreadable). */
+export function pairMatches(cert: Buffer, key: Buffer): boolean {
+  try {
+    return new crypto.X509Certificate(cert).checkPrivateKey(crypto.createPrivateKey(key));
+  } catch {
+    return false;
+  }
+}
+
 /** A grpc-js certificate provider fed from the files, re-read when they change. */
 export class ApidCertificateSource implements grpc.experimental.CertificateProvider {
   private current: ApidCerts | undefined;
@@ -40,30 +50,73 @@ export class ApidCertificateSource implements grpc.experimental.CertificateProvi
   private readonly changeListeners = new Set<(c: ApidCerts) => void>();
   private timer: NodeJS.Timeout | undefined;
   private fingerprint = '';
+  private readonly marker: string;
 
   constructor(
     private readonly dir: string,
     private readonly log: Logger,
-    private readonly pollMs = 1000,
-  ) {}
+    private readonly pollMs = 10_000,
+  ) {
+    this.marker = path.join(dir, MAINTENANCE_MARKER);
+  }
 
+  /**
+   * Reads the certificates now, and again whenever a file in their directory changes (inotify,
+   * through fs.watch; until machined has made the directory, its parent is watched for it), so
+   * that apid serves the moment its certificates are there. A slow poll stays as a safety net
+   * for a change a watch could miss.
+   */
   start(): void {
     this.reload();
+    this.watch();
     this.timer = setInterval(() => this.reload(), this.pollMs);
     this.timer.unref();
   }
 
   stop(): void {
     clearInterval(this.timer);
+    for (const w of this.watchers) w.close();
+    this.watchers = [];
+  }
+
+  private watchers: fs.FSWatcher[] = [];
+  private watchingDir = false;
+
+  private watch(): void {
+    const watch = (p: string): boolean => {
+      try {
+        const w = fs.watch(p, { persistent: false }, () => this.changed());
+        w.on('error', () => w.close());
+        this.watchers.push(w);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    this.watchingDir = watch(this.dir);
+    if (!this.watchingDir) watch(path.dirname(this.dir));
+  }
+
+  private changed(): void {
+    if (!this.watchingDir && fs.existsSync(this.dir)) {
+      for (const w of this.watchers) w.close();
+      this.watchers = [];
+      this.watch();
+    }
+    this.reload();
   }
 
   get certs(): ApidCerts | undefined {
     return this.current;
   }
 
-  /** machined marks maintenance mode (no configuration yet) beside the certificates. */
+  /**
+   * machined marks maintenance mode (no configuration yet) beside the certificates. Read on
+   * every call, never cached: the moment machined removes the marker, calls need a client
+   * certificate again.
+   */
   get maintenance(): boolean {
-    return fs.existsSync(path.join(this.dir, MAINTENANCE_MARKER));
+    return fs.existsSync(this.marker);
   }
 
   /** Resolves once certificates are present. */
@@ -84,7 +137,9 @@ export class ApidCertificateSource implements grpc.experimental.CertificateProvi
 
   reload(): void {
     const c = readApidCerts(this.dir);
-    if (!c) return;
+    // machined replaces the files one by one: a set read between two of them is skipped, and
+    // the next change (the watch sees each) completes it.
+    if (!c || !pairMatches(c.serverCert, c.serverKey) || (c.clientCert && c.clientKey && !pairMatches(c.clientCert, c.clientKey))) return;
     const fp = [c.ca, c.serverCert, c.serverKey, c.clientCert, c.clientKey].map((b) => b?.toString('base64') ?? '').join('|');
     if (fp === this.fingerprint) return;
     this.fingerprint = fp;

@@ -4,12 +4,15 @@
 // reply stamped with its node's metadata so one failing node never hides the others.
 // Bidirectional streams (UpgradeStream: an upload one way, progress the other) go to exactly
 // one node and are piped both ways with backpressure; client-streaming-only RPCs (none yet)
-// are not routed.
+// are not routed. Unary calls to this node's daemons, the common case, go through
+// src/apid/local.ts (plain HTTP/2 on the unix socket), everything else through grpc-js
+// clients; the caller's roles are read once per TLS connection (ConnectionRoles).
 import * as grpc from '@grpc/grpc-js';
 import { serviceDefinition } from '../contract/protos.ts';
 import type { Logger } from '../lib/log.ts';
 import { ENVELOPE_SERVICES, LOCAL_BACKENDS, localSocketFor, serviceOf } from './backends.ts';
-import { ROLES_METADATA, authorize, callerRoles, type AuthError } from './authz.ts';
+import { ConnectionRoles, ROLES_METADATA, authorize, type AuthError } from './authz.ts';
+import { LocalChannel } from './local.ts';
 import { MAINTENANCE_ROLE, maintenanceAuthorize } from './maintenance.ts';
 import { RouteError, routeOf, splitHostPort, type SelfIdentity } from './router.ts';
 import { errorEnvelope, errorMessage, stampEnvelope, stampMessage } from './wire.ts';
@@ -32,7 +35,7 @@ export interface ProxyOptions {
    * Authentication of the caller: the verified peer certificate (mTLS) → roles. Maintenance
    * mode swaps this for its own rule.
    */
-  authenticate?: (call: SurfaceCall) => string[] | AuthError;
+  authenticate?: (call: SurfaceCall) => readonly string[] | AuthError;
   /** True while the node has no configuration (src/apid/maintenance.ts). */
   maintenance?: () => boolean;
 }
@@ -51,6 +54,10 @@ function asUpstreamError(err: unknown): UpstreamError {
 
 export class ApiProxy {
   private readonly clients = new Map<string, grpc.Client>();
+  /** Unary calls to this node's daemons: one channel per socket (src/apid/local.ts), found by method. */
+  private readonly locals = new Map<string, LocalChannel>();
+  private readonly localByMethod = new Map<string, LocalChannel>();
+  private readonly connectionRoles = new ConnectionRoles();
   private credsGeneration = 0;
 
   constructor(private readonly o: ProxyOptions) {}
@@ -69,6 +76,9 @@ export class ApiProxy {
   close(): void {
     for (const c of this.clients.values()) c.close();
     this.clients.clear();
+    for (const l of this.locals.values()) l.close();
+    this.locals.clear();
+    this.localByMethod.clear();
   }
 
   /** Service definitions with raw (Buffer) serializers and their proxy handlers. */
@@ -90,9 +100,9 @@ export class ApiProxy {
     });
   }
 
-  private authenticate(call: SurfaceCall): string[] | AuthError {
+  private authenticate(call: SurfaceCall): readonly string[] | AuthError {
     if (this.o.authenticate) return this.o.authenticate(call);
-    return callerRoles(call.getAuthContext()?.sslPeerCertificate, call.metadata);
+    return this.connectionRoles.rolesOf(call);
   }
 
   /**
@@ -100,7 +110,7 @@ export class ApiProxy {
    * the RPC answers for one node only (bidi streams): `nodes` naming one node is taken as
    * `node`, naming several is refused.
    */
-  private admit(path: string, call: SurfaceCall, single = false): { roles: string[]; targets: Target[]; mode: 'local' | 'one' | 'many' } | AuthError {
+  private admit(path: string, call: SurfaceCall, single = false): { roles: readonly string[]; targets: Target[]; mode: 'local' | 'one' | 'many' } | AuthError {
     if (this.o.maintenance?.()) {
       const refused = maintenanceAuthorize(path);
       if (refused) return refused;
@@ -111,7 +121,7 @@ export class ApiProxy {
       return { roles: [MAINTENANCE_ROLE], mode: 'local', targets: [this.target('', true)] };
     }
     const roles = this.authenticate(call);
-    if (!Array.isArray(roles)) return roles;
+    if ('code' in roles) return roles;
     const denied = authorize(path, roles);
     if (denied) return denied;
     let route;
@@ -143,11 +153,25 @@ export class ApiProxy {
     return { name, local: false, address: `${h}:${port ?? this.o.peerPort}` };
   }
 
+  private localSocket(path: string): string {
+    const socket = localSocketFor(path);
+    if (!socket) throw Object.assign(new Error(`no local backend for ${path}`), { code: grpc.status.UNIMPLEMENTED });
+    return socket;
+  }
+
+  private local(path: string): LocalChannel {
+    let l = this.localByMethod.get(path);
+    if (l) return l;
+    const socket = this.localSocket(path);
+    l = this.locals.get(socket);
+    if (!l) this.locals.set(socket, (l = new LocalChannel(socket)));
+    this.localByMethod.set(path, l);
+    return l;
+  }
+
   private client(path: string, t: Target): grpc.Client {
     if (t.local) {
-      const socket = localSocketFor(path);
-      if (!socket) throw Object.assign(new Error(`no local backend for ${path}`), { code: grpc.status.UNIMPLEMENTED });
-      const key = `unix:${socket}`;
+      const key = `unix:${this.localSocket(path)}`;
       let c = this.clients.get(key);
       if (!c) this.clients.set(key, (c = new grpc.Client(key, grpc.credentials.createInsecure())));
       return c;
@@ -161,13 +185,23 @@ export class ApiProxy {
   }
 
   /** Fresh metadata: nothing the client sent is passed on, only the roles apid vouches for. */
-  private outgoingMetadata(_t: Target, roles: string[]): grpc.Metadata {
+  private outgoingMetadata(_t: Target, roles: readonly string[]): grpc.Metadata {
     const md = new grpc.Metadata();
     md.set(ROLES_METADATA, roles.join(','));
     return md;
   }
 
-  private callUnary(path: string, t: Target, roles: string[], req: Buffer, deadline: grpc.Deadline): Promise<Buffer> {
+  private callUnary(path: string, t: Target, roles: readonly string[], req: Buffer, deadline: grpc.Deadline): Promise<Buffer> {
+    if (t.local) {
+      let l: LocalChannel;
+      try {
+        l = this.local(path);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+      // The same metadata as outgoingMetadata: only the roles apid vouches for.
+      return l.unary(path, req, { [ROLES_METADATA]: roles.join(',') }, deadline instanceof Date ? deadline.getTime() : Number(deadline));
+    }
     return new Promise((resolve, reject) => {
       let c: grpc.Client;
       try {

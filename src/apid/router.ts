@@ -11,8 +11,9 @@ export type Route = { kind: 'local' } | { kind: 'one'; target: string } | { kind
 export class RouteError extends Error {}
 
 function values(md: grpc.Metadata, key: string): string[] {
-  return md
-    .get(key)
+  const raw = md.get(key);
+  if (raw.length === 0) return []; // the common case: no routing metadata
+  return raw
     .flatMap((v) => String(v).split(','))
     .map((v) => v.trim())
     .filter(Boolean);

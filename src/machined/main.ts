@@ -12,7 +12,7 @@ import { watchPowerButton } from './powerbutton.ts';
 import { memoryReport } from './memstats.ts';
 import { Reaper } from './reaper.ts';
 import { runSequence, type SequenceName, type TaskName } from './sequences.ts';
-import { baseServiceEnv, serviceSpecs } from './services.ts';
+import { baseServiceEnv, daemonEnv, serviceSpecs } from './services.ts';
 import { Supervisor } from './supervisor.ts';
 import { startMachinedApi } from './api/server.ts';
 import { EventBus, mirrorServiceEvents } from './api/events.ts';
@@ -59,7 +59,7 @@ export async function main(): Promise<void> {
   registerDefinitions(registry, [...bronzeDefinitions, machineConfigDefinition, kernelParamDefinition, ...timeDefinitions, ...deviceDefinitions, ...networkDefinitions]);
   const controllers = new ControllerRuntime(state, { log });
   controllers.register(serviceController(supervisor));
-  controllers.register(envController(supervisor, baseServiceEnv(serviceEnv)));
+  controllers.register(envController(supervisor, baseServiceEnv(serviceEnv), daemonEnv));
   const defaultHostname = () => cmdline().get('bronze.hostname') || stableHostname(hostnameSeed());
   if (pid1) {
     // They change the kernel's state: only on a node, never in a host run.

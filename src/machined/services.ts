@@ -38,6 +38,13 @@ export const DAEMON_V8_FLAGS: Readonly<Record<DaemonName, readonly string[]>> = 
   trustd: ['--v8-pool-size=1', '--max-semi-space-size=1'],
 };
 
+/** A daemon's whole environment: `env`, with its V8 flags added to NODE_OPTIONS. */
+export function daemonEnv(id: string, env: Record<string, string>): Record<string, string> {
+  const flags = Object.hasOwn(DAEMON_V8_FLAGS, id) ? DAEMON_V8_FLAGS[id as DaemonName] : [];
+  if (flags.length === 0) return env;
+  return { ...env, NODE_OPTIONS: [env.NODE_OPTIONS ?? '', ...flags].join(' ').trim() };
+}
+
 /** Turns the graph into supervisor specs: every daemon is this binary under another name,
  * with machined's environment plus `extraEnv`; `only` picks a subset (host runs and tests). */
 export function baseServiceEnv(extraEnv: Record<string, string> = {}): Record<string, string> {
@@ -60,7 +67,7 @@ export function serviceSpecs(extraEnv: Record<string, string> = {}, only?: reado
       command: inv.command,
       args: inv.args,
       argv0: inv.argv0,
-      env: { ...env, NODE_OPTIONS: [env.NODE_OPTIONS ?? '', ...DAEMON_V8_FLAGS[node.id]].join(' ').trim() },
+      env: daemonEnv(node.id, env),
       healthCheck: health.check,
       healthInterval: 2000,
       stopTimeout: 10_000,

@@ -133,8 +133,11 @@ describe('lifecycle: install from the ISO, upgrade, rollback, fallback, reset', 
     expect(vm.lines.some((l) => /configuration from STATE/.test(l))).toBe(true);
     version = (await serverVersion())!;
     expect(version).toMatch(/^v\d/);
-    const h = await ctl(['get', 'hostname']);
-    expect(h.stdout).toMatch(/installed-node/);
+    // networkd publishes the hostname once it has applied the configuration, which may be just
+    // after all services are Running (they start at once, and none waits for another).
+    let h = await ctl(['get', 'hostname']);
+    for (const until = Date.now() + 30_000; !/installed-node/.test(h.stdout) && Date.now() < until; h = await ctl(['get', 'hostname'])) await new Promise((r) => setTimeout(r, 1000));
+    expect(h.stdout, h.stderr).toMatch(/installed-node/);
     const st = await bootStatus();
     expect(st).toMatchObject({ booted: 'A', default: 'A', slots: { A: { version } } });
   }, 3 * BOOT);

@@ -10,6 +10,7 @@ import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, machineConfi
 import { kernelParamController, procSys } from './sysctls.ts';
 import { filesController } from './files.ts';
 import { envController } from './env.ts';
+import { baseServiceEnv, daemonEnv, serviceSpecs } from '../services.ts';
 
 const quiet = silentLogger;
 const until = async (fn: () => Promise<boolean> | boolean) => {
@@ -98,5 +99,32 @@ describe('config controllers', () => {
     await publish(state, 'version: v1alpha1\nmachine:\n  env:\n    https_proxy: http://proxy:3128\n');
     await until(() => restarted.length === 1);
     expect(envs.get('a')).toEqual({ BASE: '1', https_proxy: 'http://proxy:3128' });
+  });
+
+  it('restarts no daemon for a configuration without machine.env: their own V8 flags are part of their environment', async () => {
+    const state = new MemoryState();
+    const base = baseServiceEnv({ UV_THREADPOOL_SIZE: '4' });
+    const specs = serviceSpecs({ UV_THREADPOOL_SIZE: '4' });
+    const envs = new Map(specs.map((s) => [s.id, s.env!]));
+    const restarted: string[] = [];
+    const target = {
+      list: () => specs.map((s) => ({ id: s.id })),
+      setServiceEnv: async (id: string, env: Record<string, string>) => {
+        if (JSON.stringify(envs.get(id)) === JSON.stringify(env)) return false;
+        envs.set(id, env);
+        restarted.push(id);
+        return true;
+      },
+    };
+    runtime = new ControllerRuntime(state, { log: quiet });
+    runtime.register(envController(target, base, daemonEnv));
+    runtime.start();
+    await publish(state, 'version: v1alpha1\nmachine:\n  sysctls:\n    vm.swappiness: "10"\n');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(restarted).toEqual([]);
+    await publish(state, 'version: v1alpha1\nmachine:\n  env:\n    TZ: UTC\n');
+    await until(() => restarted.length === specs.length);
+    expect(envs.get('udevd')!.NODE_OPTIONS).toContain('--v8-pool-size=1');
+    expect(envs.get('udevd')!.TZ).toBe('UTC');
   });
 });

@@ -8,7 +8,8 @@ export interface EnvTarget {
   setServiceEnv(id: string, env: Record<string, string>): Promise<boolean>;
 }
 
-export function envController(target: EnvTarget, baseEnv: Record<string, string>): Controller {
+/** `envFor(id, env)`: service `id`'s whole environment from the shared one (e.g. its V8 flags added). */
+export function envController(target: EnvTarget, baseEnv: Record<string, string>, envFor: (id: string, env: Record<string, string>) => Record<string, string> = (_id, env) => env): Controller {
   return {
     name: 'EnvController',
     inputs: [{ namespace: MACHINE_CONFIG_NS, type: MACHINE_CONFIG_TYPE, kind: 'weak' }],
@@ -19,7 +20,7 @@ export function envController(target: EnvTarget, baseEnv: Record<string, string>
       for (const [k, v] of Object.entries((cfg?.spec.v1alpha1.machine?.env ?? {}) as Record<string, unknown>)) extra[k] = String(v);
       const env = { ...baseEnv, ...extra };
       for (const { id } of target.list()) {
-        if (await target.setServiceEnv(id, env)) ctx.log.info(`service ${id} restarted with the new environment`);
+        if (await target.setServiceEnv(id, envFor(id, env))) ctx.log.info(`service ${id} restarted with the new environment`);
       }
     },
   };

@@ -339,8 +339,7 @@ async function cli(argv: string[]): Promise<number> {
   return 2;
 }
 
-// Run as a script (not imported, nor bundled into a benchmark, where import.meta is empty).
-const self = typeof import.meta.url === 'string' ? path.resolve(new URL(import.meta.url).pathname) : undefined;
-if (self && process.argv[1] && path.resolve(process.argv[1]) === self) {
+// Run as a script (`tsx image-builder/qemu.ts ...`), not imported nor bundled into a benchmark.
+if (/[\\/]qemu\.ts$/.test(process.argv[1] ?? '')) {
   cli(process.argv.slice(2)).then((code) => process.exit(code));
 }

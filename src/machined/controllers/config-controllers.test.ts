@@ -21,6 +21,21 @@ const until = async (fn: () => Promise<boolean> | boolean) => {
   throw new Error('condition not reached');
 };
 
+/** Services whose environments are `envs`; a changed one counts as a restart, as the supervisor does. */
+function envTarget(envs: Map<string, Record<string, string>>) {
+  const restarted: string[] = [];
+  const target = {
+    list: () => [...envs.keys()].map((id) => ({ id })),
+    setServiceEnv: async (id: string, env: Record<string, string>) => {
+      if (JSON.stringify(envs.get(id)) === JSON.stringify(env)) return false;
+      envs.set(id, env);
+      restarted.push(id);
+      return true;
+    },
+  };
+  return { target, restarted };
+}
+
 describe('config controllers', () => {
   let runtime: ControllerRuntime | undefined;
   let dir: string | undefined;
@@ -83,16 +98,7 @@ describe('config controllers', () => {
   it('gives services machine.env and restarts the ones whose environment changed', async () => {
     const state = new MemoryState();
     const envs = new Map<string, Record<string, string>>([['a', { BASE: '1' }]]);
-    const restarted: string[] = [];
-    const target = {
-      list: () => [{ id: 'a' }],
-      setServiceEnv: async (id: string, env: Record<string, string>) => {
-        if (JSON.stringify(envs.get(id)) === JSON.stringify(env)) return false;
-        envs.set(id, env);
-        restarted.push(id);
-        return true;
-      },
-    };
+    const { target, restarted } = envTarget(envs);
     runtime = new ControllerRuntime(state, { log: quiet });
     runtime.register(envController(target, { BASE: '1' }));
     runtime.start();
@@ -106,16 +112,7 @@ describe('config controllers', () => {
     const base = baseServiceEnv({ UV_THREADPOOL_SIZE: '4' });
     const specs = serviceSpecs({ UV_THREADPOOL_SIZE: '4' });
     const envs = new Map(specs.map((s) => [s.id, s.env!]));
-    const restarted: string[] = [];
-    const target = {
-      list: () => specs.map((s) => ({ id: s.id })),
-      setServiceEnv: async (id: string, env: Record<string, string>) => {
-        if (JSON.stringify(envs.get(id)) === JSON.stringify(env)) return false;
-        envs.set(id, env);
-        restarted.push(id);
-        return true;
-      },
-    };
+    const { target, restarted } = envTarget(envs);
     runtime = new ControllerRuntime(state, { log: quiet });
     runtime.register(envController(target, base, daemonEnv));
     runtime.start();

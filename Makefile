@@ -110,7 +110,7 @@ bench-lifecycle: image test-images
 	@tsx bench/lifecycle.ts
 
 bench: image
-	@image-builder/bundle.sh bench/boot.ts $(OUT)/build/bench-boot.cjs >/dev/null && node $(OUT)/build/bench-boot.cjs
+	@image-builder/bundle.sh bench/boot.ts $(OUT)/build/bench-boot.cjs >/dev/null && node --no-deprecation $(OUT)/build/bench-boot.cjs
 	@image-builder/bundle.sh bench/api.ts $(OUT)/build/bench-api.cjs >/dev/null && node $(OUT)/build/bench-api.cjs
 
 clean:

@@ -52,24 +52,42 @@ async function floorOnce(initrd: string): Promise<number> {
   }
 }
 
-/** Polls the forwarded API port with a maintenance-mode Version call until one is answered. */
-async function apiAnswers(port: number, vm: QemuVM): Promise<number> {
-  const client = connect({ endpoints: [`127.0.0.1:${port}`], insecure: true });
-  const api = new MachineAPI(client);
-  try {
-    for (;;) {
-      if (vm.exited) throw new Error(`QEMU exited before the API answered\n${vm.tail()}`);
-      vm.failOnOom();
-      try {
-        await api.version({ deadline: Date.now() + 1000 });
-        return Date.now() - vm.startedAt;
-      } catch {
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
-  } finally {
-    client.close();
-  }
+/**
+ * The time the maintenance API first answers a Version call. An attempt starts every 250 ms,
+ * each with its own client (a channel whose connections failed waits out gRPC's reconnect
+ * backoff) and a 5 s deadline (until the guest's network is up, QEMU's port forward holds a
+ * connection without an answer); the first answer ends it.
+ */
+function apiAnswers(port: number, vm: QemuVM): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const clients = new Set<ReturnType<typeof connect>>();
+    const finish = (err: Error | undefined, at?: number) => {
+      if (done) return;
+      done = true;
+      clearInterval(timer);
+      for (const c of clients) c.close();
+      if (err) reject(err);
+      else resolve(at!);
+    };
+    const attempt = () => {
+      if (vm.exited) return finish(new Error(`QEMU exited before the API answered\n${vm.tail()}`));
+      if (vm.oom) return finish(new Error(`OOM kill before the API answered: ${vm.oom}`));
+      if (Date.now() - vm.startedAt > 300_000) return finish(new Error(`API not answering after 300 s\n${vm.tail()}`));
+      const client = connect({ endpoints: [`127.0.0.1:${port}`], insecure: true });
+      clients.add(client);
+      new MachineAPI(client)
+        .version({ deadline: Date.now() + 5000 })
+        .then(() => finish(undefined, Date.now() - vm.startedAt))
+        .catch(() => undefined)
+        .finally(() => {
+          clients.delete(client);
+          client.close();
+        });
+    };
+    const timer = setInterval(attempt, 250);
+    attempt();
+  });
 }
 
 interface BronzeRun {
@@ -83,7 +101,7 @@ async function bronzeOnce(): Promise<BronzeRun> {
   const port = await freePort();
   const vm = new QemuVM({ apiPort: port, noReboot: true, memoryMiB: MEMORY, append: `bronze.debug.memstats=${IDLE_SECONDS}` }).start();
   try {
-    const api = await Promise.race([apiAnswers(port, vm), new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`API not answering after 300 s\n${vm.tail()}`)), 300_000))]);
+    const api = await apiAnswers(port, vm);
     const up = await vm.waitFor(/all 5 services Running/, 300_000);
     const running = Date.now() - vm.startedAt;
     const mem = await vm.waitFor(/memstats: pss (.*)$/, (IDLE_SECONDS + 60) * 1000, up);

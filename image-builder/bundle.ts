@@ -15,7 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { protosModuleSource } from './protos.ts';
-import { ROLE_MODULES } from '../src/roles.ts';
+import { NATIVE_ROLES, ROLE_MODULES, type Role } from '../src/roles.ts';
 import { PROTO_DESCRIPTOR_MODULE } from '../src/contract/proto-files.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -78,7 +78,8 @@ async function bundleRoles(outdir: string): Promise<void> {
   await Promise.all(
     roles.map(async ([role, mod]) => {
       // A two-line entry per role: its main, wrapped by src/role-entry.ts.
-      const contents = `import { main } from './${mod}';\nimport { roleEntry } from './role-entry.ts';\nmodule.exports = roleEntry(main);\n`;
+      const native = NATIVE_ROLES.has(role as Role);
+      const contents = `import { main } from './${mod}';\nimport { roleEntry } from './role-entry.ts';\nmodule.exports = roleEntry(main, ${native});\n`;
       const r = await esbuild.build({ ...options(), stdin: { contents, resolveDir: path.join(ROOT, 'src'), sourcefile: `${role}-entry.ts`, loader: 'ts' }, outfile: path.join(outdir, `${role}.cjs`) });
       writeIfChanged(path.join(outdir, `${role}.cjs`), r.outputFiles![0]!.text);
     }),

@@ -29,9 +29,67 @@ export function compileProtos(dir = PROTOS_DIR): protobuf.INamespace {
   return root.toJSON({ keepComments: false });
 }
 
-/** The descriptor as an ES module's source: a JSON.parse of a string is V8's fastest literal. */
+/**
+ * For every method (`pkg.Service/Method`), the top-level messages and enums its request and
+ * response need, directly or through their fields, by full name without the leading dot. A
+ * nested type counts as its outermost message, whose descriptor holds it. src/contract/protos.ts
+ * builds each service's protobufjs root from these alone: building the root of every proto at
+ * start was the largest single cost of a daemon's start under QEMU/TCG.
+ */
+export function methodUnits(descriptor: protobuf.INamespace): Record<string, string[]> {
+  const root = protobuf.Root.fromJSON(descriptor);
+  root.resolveAll();
+  const unitOf = (t: protobuf.ReflectionObject): string => {
+    let top = t;
+    while (top.parent && !(top.parent instanceof protobuf.Root) && (top.parent instanceof protobuf.Type || top.parent instanceof protobuf.Enum)) top = top.parent;
+    return top.fullName.replace(/^\./, '');
+  };
+  const out: Record<string, string[]> = {};
+  const visitService = (svc: protobuf.Service) => {
+    for (const m of svc.methodsArray) {
+      m.resolve();
+      const units = new Set<string>();
+      const seen = new Set<protobuf.ReflectionObject>();
+      const visit = (t: protobuf.ReflectionObject | null | undefined): void => {
+        if (!t || seen.has(t)) return;
+        seen.add(t);
+        const unit = unitOf(t);
+        units.add(unit);
+        // The whole unit travels, so everything it holds is needed too.
+        const walk = (o: protobuf.ReflectionObject): void => {
+          if (o instanceof protobuf.Type) {
+            for (const f of o.fieldsArray) visit(f.resolve().resolvedType);
+            for (const n of o.nestedArray) walk(n);
+          }
+        };
+        walk(root.lookup(unit)!);
+      };
+      visit(m.resolvedRequestType);
+      visit(m.resolvedResponseType);
+      out[`${svc.fullName.replace(/^\./, '')}/${m.name}`] = [...units].sort();
+    }
+  };
+  const walkNs = (ns: protobuf.NamespaceBase) => {
+    for (const child of ns.nestedArray) {
+      if (child instanceof protobuf.Service) visitService(child);
+      else if (child instanceof protobuf.Namespace) walkNs(child);
+    }
+  };
+  walkNs(root);
+  return out;
+}
+
+/**
+ * The descriptor as an ES module's source (a JSON.parse of a string is V8's fastest literal):
+ * the default export is the whole descriptor, `methodUnits` what each method needs of it.
+ */
 export function protosModuleSource(dir = PROTOS_DIR): string {
-  return `export default JSON.parse(${JSON.stringify(JSON.stringify(compileProtos(dir)))});\n`;
+  const descriptor = compileProtos(dir);
+  const units = methodUnits(descriptor);
+  return (
+    `export default JSON.parse(${JSON.stringify(JSON.stringify(descriptor))});\n` +
+    `export const methodUnits = JSON.parse(${JSON.stringify(JSON.stringify(units))});\n`
+  );
 }
 
 /** Files whose change changes the descriptor (for build tools that watch inputs). */

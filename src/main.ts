@@ -4,11 +4,15 @@
 // time; in a plain Node run the file `<role>.cjs` beside this one (image-builder/bundle.ts
 // --roles writes both).
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { loadBundle } from './lib/role-source.ts';
+import { ROLE_LOADED, ROLE_LOAD_START } from './lib/startup.ts';
 import { pickRole, roleNames, roleOf } from './roles.ts';
+import type { RoleHandoff } from './role-entry.ts';
+import { startFirstServices } from './machined/early.ts';
 
 interface RoleModule {
-  start(): Promise<void>;
+  start(handoff: RoleHandoff): Promise<void>;
 }
 
 async function run(): Promise<void> {
@@ -18,7 +22,12 @@ async function run(): Promise<void> {
     process.stderr.write(`bronze: unknown role '${path.basename(process.argv0)}'; run as one of: ${roleNames().join(', ')}\n`);
     process.exit(2);
   }
-  await loadBundle<RoleModule>(role, __dirname, require).start();
+  // PID 1 starts the services the API needs before it loads its own code (machined/early.ts).
+  const handoff: RoleHandoff = role === 'machined' && process.pid === 1 ? { firstServices: startFirstServices() } : {};
+  performance.mark(ROLE_LOAD_START);
+  const mod = loadBundle<RoleModule>(role, __dirname, require);
+  performance.mark(ROLE_LOADED);
+  await mod.start(handoff);
 }
 
 run().catch((err: unknown) => {

@@ -16,6 +16,9 @@ export const ROLE_MODULES = {
 
 export type Role = keyof typeof ROLE_MODULES;
 
+/** The roles that make syscalls through koffi: only they load its native module at start. */
+export const NATIVE_ROLES: ReadonlySet<Role> = new Set<Role>(['machined', 'networkd', 'timed', 'udevd']);
+
 /** Other names a role answers to: the kernel starts PID 1 as `init`. */
 export const ROLE_ALIASES: Readonly<Record<string, Role>> = { init: 'machined' };
 

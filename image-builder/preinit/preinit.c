@@ -6,7 +6,8 @@
  *   2. attaches /rootfs.sqsh read-only to a free loop device (LOOP_CONFIGURE);
  *   3. mounts it (squashfs, ro) on /newroot, mounts a tmpfs on /newroot/run (handed over to
  *      machined, which needs a writable, executable place for its native module before it can
- *      mount anything itself) and moves /dev into the new root;
+ *      mount anything itself) and one on /newroot/system (the sockets of the services machined
+ *      starts before it has loaded), and moves /dev into the new root;
  *   4. switches root (move-mount the new root over /, chroot) and execs /sbin/init.
  *
  * Any failure is printed with its cause and ends in a kernel panic (init exiting), which
@@ -104,6 +105,9 @@ int main(void) {
   close(loop);
   if (mount("tmpfs", NEWROOT "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64m") != 0)
     die("mount tmpfs on /newroot/run");
+  /* /system: machined starts apid and networkd before it has loaded, and their sockets live here. */
+  if (mount("system", NEWROOT "/system", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
+    die("mount tmpfs on /newroot/system");
   if (mount("/dev", NEWROOT "/dev", NULL, MS_MOVE, NULL) != 0) die("move /dev into the new root");
 
   /* switch_root: the old root is the kernel's rootfs (not unmountable); free what we can. */

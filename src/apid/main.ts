@@ -7,6 +7,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
 import { StderrLogger } from '../lib/log.ts';
+import { startupTimes } from '../lib/startup.ts';
 import { runDaemon, serveDaemon, shutdownServer } from '../daemon/serve.ts';
 import { ApidCertificateSource } from './certs.ts';
 import { apidListenAddress, secretsDir } from '../contract/paths.ts';
@@ -54,7 +55,7 @@ export async function main(): Promise<void> {
       // but checked per call, so that a caller without one gets a clear UNAUTHENTICATED.
       const creds = grpc.experimental.createCertificateProviderServerCredentials(certs, certs, false);
       const port = await bind(server, listen, creds);
-      log.info(`serving the API on ${listenHost}:${port} (TLS 1.3, client certificates checked against the OS CA)`);
+      log.info(`serving the API on ${listenHost}:${port} (TLS 1.3, client certificates checked against the OS CA; ${startupTimes()})`);
     }).catch((err: Error) => {
       // Without its listener apid is of no use: exit, and machined restarts it.
       log.error(`serving the API on ${listen}: ${err.message}`);

@@ -3,4 +3,6 @@
 declare module 'bronze:protos' {
   const descriptor: Record<string, unknown>;
   export default descriptor;
+  /** `pkg.Service/Method` → the top-level messages and enums it needs (image-builder/protos.ts). */
+  export const methodUnits: Record<string, string[]>;
 }

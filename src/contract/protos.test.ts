@@ -381,6 +381,21 @@ describe('service definitions made without proto-loader', () => {
     }
   });
 
+  it('of one method at a time build from that method\'s own messages alone, with its shape', async () => {
+    const ref = await reference();
+    for (const name of serviceNames()) {
+      const theirs = ref[name] as Record<string, { path: string; requestStream: boolean; responseStream: boolean }>;
+      for (const m of Object.keys(theirs)) {
+        const ours = serviceDefinition(name, [m]);
+        expect(Object.keys(ours), `${name}/${m}`).toEqual([m]);
+        expect(ours[m]!.path).toBe(theirs[m]!.path);
+        expect([ours[m]!.requestStream, ours[m]!.responseStream], `${name}/${m}`).toEqual([theirs[m]!.requestStream, theirs[m]!.responseStream]);
+      }
+    }
+    expect(() => serviceDefinition('machine.MachineService', ['NoSuchMethod'])).toThrow(/unknown gRPC method machine.MachineService\/NoSuchMethod/);
+    expect(() => serviceDefinition('no.Such')).toThrow(/unknown gRPC service no.Such/);
+  });
+
   it('encode and decode exactly as proto-loader did', async () => {
     const ref = await reference();
     const samples: Array<[string, string, Record<string, unknown>]> = [
@@ -390,7 +405,8 @@ describe('service definitions made without proto-loader', () => {
       ['cosi.resource.State', 'Get', { resource: { metadata: { namespace: 'runtime', type: 'Services.v1alpha1.talos.dev', id: 'apid', version: '3', phase: 'running' }, spec: { yaml_spec: 'running: true\n' } } }],
     ];
     for (const [svc, method, value] of samples) {
-      const ours = serviceDefinition(svc)[method]!;
+      const ours = serviceDefinition(svc, [method])[method]!;
+      expect(serviceDefinition(svc)[method]!.responseSerialize(value), `${svc}/${method} whole service`).toEqual(ours.responseSerialize(value));
       const theirs = (ref[svc] as Record<string, typeof ours>)[method]!;
       const bytes = theirs.responseSerialize(value);
       expect(ours.responseSerialize(value), `${svc}/${method} encode`).toEqual(bytes);

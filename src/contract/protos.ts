@@ -10,7 +10,7 @@
 // the options below to deserialize (src/contract/protos.test.ts checks both agree).
 import * as grpc from '@grpc/grpc-js';
 import protobuf from 'protobufjs/light.js';
-import descriptor from 'bronze:protos';
+import descriptor, { methodUnits } from 'bronze:protos';
 
 export { PROTO_FILES } from './proto-files.ts';
 
@@ -51,13 +51,50 @@ function deserializer(type: protobuf.Type): grpc.deserialize<unknown> {
   return (bytes) => type.toObject(type.decode(bytes), CONVERSION);
 }
 
-function buildDefinition(fullName: string): grpc.ServiceDefinition {
-  let service: protobuf.Service;
-  try {
-    service = protoRoot().lookupService(fullName);
-  } catch {
-    throw new Error(`unknown gRPC service ${fullName}`);
+interface JsonNamespace {
+  nested?: Record<string, JsonNamespace & { methods?: Record<string, unknown> }>;
+  methods?: Record<string, unknown>;
+}
+
+/** The descriptor's JSON at a full name such as `machine.VersionRequest`. */
+function jsonAt(fullName: string): (JsonNamespace & { methods?: Record<string, unknown> }) | undefined {
+  let node: JsonNamespace | undefined = descriptor as JsonNamespace;
+  for (const part of fullName.split('.')) node = node?.nested?.[part];
+  return node;
+}
+
+/**
+ * The protobufjs root of one service and some of its methods, built from only the messages
+ * those methods need (image-builder/protos.ts `methodUnits`), not from every proto: under
+ * QEMU/TCG, the root of every proto cost a daemon about a second of its start.
+ */
+function serviceRoot(fullName: string, methods: readonly string[]): protobuf.Root {
+  const svc = jsonAt(fullName);
+  if (!svc?.methods) throw new Error(`unknown gRPC service ${fullName}`);
+  const out: JsonNamespace = { nested: {} };
+  const place = (name: string, json: unknown) => {
+    const parts = name.split('.');
+    let node = out;
+    for (const p of parts.slice(0, -1)) node = (node.nested![p] ??= { nested: {} }) as JsonNamespace;
+    node.nested![parts.at(-1)!] = json as JsonNamespace;
+  };
+  const chosen: Record<string, unknown> = {};
+  for (const m of methods) {
+    const units = methodUnits[`${fullName}/${m}`];
+    if (!units || !Object.hasOwn(svc.methods, m)) throw new Error(`unknown gRPC method ${fullName}/${m}`);
+    chosen[m] = svc.methods[m];
+    for (const u of units) place(u, jsonAt(u));
   }
+  place(fullName, { ...svc, methods: chosen });
+  const root = protobuf.Root.fromJSON(out as protobuf.INamespace);
+  root.resolveAll();
+  return root;
+}
+
+function buildDefinition(fullName: string, methods?: readonly string[]): grpc.ServiceDefinition {
+  const names = methods ?? Object.keys(jsonAt(fullName)?.methods ?? {});
+  if (names.length === 0) throw new Error(`unknown gRPC service ${fullName}`);
+  const service = serviceRoot(fullName, names).lookupService(fullName);
   const def: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
   for (const m of service.methodsArray) {
     m.resolve();
@@ -77,12 +114,16 @@ function buildDefinition(fullName: string): grpc.ServiceDefinition {
   return def;
 }
 
-/** The definition of one service, e.g. `machine.MachineService`, made on first use. */
-export function serviceDefinition(fullName: string): grpc.ServiceDefinition {
-  let def = definitions.get(fullName);
+/**
+ * The definition of one service, e.g. `machine.MachineService`, made on first use; with
+ * `methods`, of only those (a daemon that serves one method of a large service).
+ */
+export function serviceDefinition(fullName: string, methods?: readonly string[]): grpc.ServiceDefinition {
+  const key = methods ? `${fullName}|${methods.join(',')}` : fullName;
+  let def = definitions.get(key);
   if (!def) {
-    def = buildDefinition(fullName);
-    definitions.set(fullName, def);
+    def = buildDefinition(fullName, methods);
+    definitions.set(key, def);
   }
   return def;
 }
@@ -100,13 +141,13 @@ export function serviceClient(fullName: string): grpc.ServiceClientConstructor {
 /** Every service's full name, e.g. `machine.MachineService`, in the order the protos define them. */
 export function serviceNames(): string[] {
   const out: string[] = [];
-  const walk = (ns: protobuf.NamespaceBase) => {
-    for (const child of ns.nestedArray) {
-      if (child instanceof protobuf.Service) out.push(child.fullName.replace(/^\./, ''));
-      else if (child instanceof protobuf.Namespace) walk(child);
+  const walk = (ns: JsonNamespace, prefix: string) => {
+    for (const [name, child] of Object.entries(ns.nested ?? {})) {
+      if (child.methods) out.push(prefix + name);
+      else if (child.nested) walk(child, `${prefix}${name}.`);
     }
   };
-  walk(protoRoot());
+  walk(descriptor as JsonNamespace, '');
   return out;
 }
 

@@ -6,6 +6,7 @@ import YAML from 'yaml';
 import { OWNER_METADATA_KEY } from '../contract/owners.ts';
 import { socketPath } from '../contract/paths.ts';
 import { serviceClient } from '../contract/protos.ts';
+import { LOCAL_CHANNEL_OPTIONS } from './local-channel.ts';
 import { jsonEqual, newResource, type Resource } from '../state/resource.ts';
 import type { WatchEvent } from '../state/state.ts';
 import type { Publisher } from './publisher.ts';
@@ -16,7 +17,7 @@ interface WireResource {
 }
 
 type Unary = (req: object, md: grpc.Metadata, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r?: any) => void) => void;
-type Streaming = (req: object, md: grpc.Metadata) => grpc.ClientReadableStream<any>;
+type Streaming = (req: object, md: grpc.Metadata, opts?: grpc.CallOptions) => grpc.ClientReadableStream<any>;
 interface StateClient extends grpc.Client {
   Get: Unary;
   Create: Unary;
@@ -47,22 +48,25 @@ export class RemotePublisher implements Publisher {
     private readonly timeoutMs = 10_000,
   ) {
     const State = serviceClient('cosi.resource.State');
-    this.client = new State(`unix:${socket}`, grpc.credentials.createInsecure()) as unknown as StateClient;
+    this.client = new State(`unix:${socket}`, grpc.credentials.createInsecure(), LOCAL_CHANNEL_OPTIONS) as unknown as StateClient;
   }
 
   close(): void {
     this.client.close();
   }
 
+  // waitForReady (a metadata option in grpc-js, not a call option): a call made while machined's
+  // socket is not there yet (a daemon machined started before it serves, machined/early.ts)
+  // waits for it, within its deadline, instead of failing at once.
   private md(): grpc.Metadata {
-    const md = new grpc.Metadata();
+    const md = new grpc.Metadata({ waitForReady: true });
     md.set(OWNER_METADATA_KEY, this.owner);
     return md;
   }
 
   private unary(fn: Unary, req: object): Promise<any> {
     return new Promise((resolve, reject) =>
-      fn.call(this.client, req, this.md(), { deadline: Date.now() + this.timeoutMs, waitForReady: true }, (e, r) => (e ? reject(e) : resolve(r))),
+      fn.call(this.client, req, this.md(), { deadline: Date.now() + this.timeoutMs }, (e, r) => (e ? reject(e) : resolve(r))),
     );
   }
 
@@ -94,7 +98,7 @@ export class RemotePublisher implements Publisher {
   list<S = unknown>(namespace: string, type: string): Promise<Resource<S>[]> {
     return new Promise((resolve, reject) => {
       const out: Resource<S>[] = [];
-      const s = this.client.List({ namespace, type }, this.md());
+      const s = this.client.List({ namespace, type }, this.md(), { deadline: Date.now() + this.timeoutMs });
       s.on('data', (m: { resource: WireResource }) => out.push(toResource<S>(m.resource)));
       s.on('error', reject);
       s.on('end', () => resolve(out));

@@ -8,6 +8,7 @@ import { serviceDefinition } from '../contract/protos.ts';
 import { socketPath } from '../contract/paths.ts';
 import { VERSION } from '../version.ts';
 import type { Logger } from '../lib/log.ts';
+import { startupTimes } from '../lib/startup.ts';
 
 export type ServingStatus = 'SERVING' | 'NOT_SERVING';
 
@@ -48,14 +49,14 @@ export async function serveDaemon(
       call.write({ status });
     },
   });
-  server.addService(serviceDefinition('machine.MachineService'), {
+  server.addService(serviceDefinition('machine.MachineService', ['Version']), {
     Version: (_call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) => cb(null, versionReply()),
   });
   for (const { service, impl } of extra) server.addService(serviceDefinition(service), impl);
   await new Promise<void>((resolve, reject) =>
     server.bindAsync(`unix:${socket}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())),
   );
-  log.info(`serving on ${socket}`);
+  log.info(`serving on ${socket} (${startupTimes()})`);
   return {
     server,
     socket,

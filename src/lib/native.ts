@@ -29,16 +29,25 @@ function extractDir(): string {
   return process.env.BRONZE_NATIVE_DIR ?? '/run/bronze';
 }
 
+/** Set by the first process that extracts the module (machined), inherited by the daemons. */
+const EXTRACTED_ENV = 'BRONZE_KOFFI_PATH';
+
 function loadFromSea(sea: SeaApi): Koffi {
-  const bytes = Buffer.from(sea.getRawAsset('koffi.node'));
-  const digest = crypto.createHash('sha256').update(bytes).digest('hex').slice(0, 16);
-  const dir = extractDir();
-  const file = path.join(dir, `koffi-${digest}.node`);
-  if (!fs.existsSync(file)) {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
-    const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, bytes, { mode: 0o555 });
-    fs.renameSync(tmp, file); // several daemons may race here; rename is atomic
+  let file = process.env[EXTRACTED_ENV];
+  if (!file || !fs.existsSync(file)) {
+    const bytes = Buffer.from(sea.getRawAsset('koffi.node'));
+    const digest = crypto.createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+    const dir = extractDir();
+    file = path.join(dir, `koffi-${digest}.node`);
+    if (!fs.existsSync(file)) {
+      fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
+      const tmp = `${file}.${process.pid}.tmp`;
+      fs.writeFileSync(tmp, bytes, { mode: 0o555 });
+      fs.renameSync(tmp, file); // several daemons may race here; rename is atomic
+    }
+    // Children (machined's daemons) load this file instead of hashing the asset again: under
+    // QEMU/TCG that hash alone is a noticeable part of a daemon's start.
+    process.env[EXTRACTED_ENV] = file;
   }
   const mod = { exports: {} as Koffi };
   process.dlopen(mod, file);

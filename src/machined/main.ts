@@ -5,6 +5,8 @@ import fs from 'node:fs';
 import { KmsgLogger } from '../lib/log.ts';
 import { REBOOT, reboot, sethostname, sync } from '../lib/sys.ts';
 import { VERSION } from '../version.ts';
+import { startupTimes } from '../lib/startup.ts';
+import type { RoleHandoff } from '../role-entry.ts';
 import { readCmdline } from './cmdline.ts';
 import { stableHostname, hostnameSeed } from '../lib/hostname.ts';
 import { mountEarly, setupSystemEtc, unmountAll } from './mounts.ts';
@@ -12,7 +14,7 @@ import { watchPowerButton } from './powerbutton.ts';
 import { memoryReport } from './memstats.ts';
 import { Reaper } from './reaper.ts';
 import { runSequence, type SequenceName, type TaskName } from './sequences.ts';
-import { baseServiceEnv, daemonEnv, serviceSpecs } from './services.ts';
+import { SERVICE_ENV, baseServiceEnv, daemonEnv, serviceSpecs } from './services.ts';
 import { Supervisor } from './supervisor.ts';
 import { startMachinedApi } from './api/server.ts';
 import { EventBus, mirrorServiceEvents } from './api/events.ts';
@@ -42,15 +44,16 @@ function uptime(): string {
   }
 }
 
-export async function main(): Promise<void> {
+export async function main(handoff: RoleHandoff = {}): Promise<void> {
   const pid1 = process.pid === 1;
   const log = new KmsgLogger('machined', pid1);
-  log.info(`machined ${VERSION.tag} (${VERSION.sha}) starting as PID ${process.pid} on Node ${process.version}`);
+  log.info(`machined ${VERSION.tag} (${VERSION.sha}) starting as PID ${process.pid} on Node ${process.version} (${startupTimes()})`);
 
   // A host run may supervise a subset: BRONZE_SERVICES=apid,timed.
   const only = !pid1 && process.env.BRONZE_SERVICES ? process.env.BRONZE_SERVICES.split(',').filter(Boolean) : undefined;
-  const serviceEnv: Record<string, string> = { UV_THREADPOOL_SIZE: '4' };
-  const supervisor = new Supervisor(serviceSpecs(serviceEnv, only), { log: (m) => log.info(m) });
+  const serviceEnv: Record<string, string> = { ...SERVICE_ENV };
+  const supervisor = new Supervisor(serviceSpecs(serviceEnv, only), { log: (m) => log.info(m), adopt: handoff.firstServices });
+  if (handoff.firstServices?.size) log.info(`started first, before machined loaded: ${[...handoff.firstServices.keys()].join(', ')}`);
   const reaper = new Reaper(() => supervisor.pids(), log);
 
   // Resources and events: the state the API exposes, fed by controllers.

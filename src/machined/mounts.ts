@@ -1,6 +1,7 @@
-// The mounts machined makes at boot, as data. /dev (devtmpfs) and /run (tmpfs) are made by
-// preinit and handed over: /run holds the extracted native module machined needs before it
-// can mount anything; machined checks they are there and mounts the rest.
+// The mounts machined makes at boot, as data. /dev (devtmpfs), /run and /system (tmpfs) are made
+// by preinit and handed over: /run holds the extracted native module machined needs before it
+// can mount anything, /system the sockets of the services machined starts before it has loaded
+// (early.ts); machined checks they are there and mounts the rest.
 import fs from 'node:fs';
 import { MS, MNT_DETACH, mount, umount } from '../lib/sys.ts';
 import type { Logger } from '../lib/log.ts';
@@ -24,7 +25,7 @@ export const EARLY_MOUNTS: readonly MountSpec[] = [
   { target: '/run', fstype: 'tmpfs', source: 'tmpfs', flags: NSD, data: 'mode=0755', inherited: true },
   { target: '/dev/pts', fstype: 'devpts', source: 'devpts', flags: MS.NOSUID | MS.NOEXEC, data: 'gid=5,mode=0620,ptmxmode=0666' },
   { target: '/dev/shm', fstype: 'tmpfs', source: 'shm', flags: NSD | MS.NOEXEC, data: 'mode=1777' },
-  { target: '/system', fstype: 'tmpfs', source: 'system', flags: NSD, data: 'mode=0755' },
+  { target: '/system', fstype: 'tmpfs', source: 'system', flags: NSD, data: 'mode=0755', inherited: true },
   { target: '/tmp', fstype: 'tmpfs', source: 'tmpfs', flags: NSD, data: 'mode=1777,size=64m' },
   // Memory-backed until the node is installed and EPHEMERAL is mounted here instead.
   { target: '/var', fstype: 'tmpfs', source: 'var', flags: NSD, data: 'mode=0755' },

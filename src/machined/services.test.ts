@@ -10,11 +10,14 @@ describe('service graph', () => {
     expect(SERVICE_GRAPH.map((n) => n.id).sort()).toEqual([...DAEMONS].sort());
     expect(startLevels(specs()).flat().sort()).toEqual([...DAEMONS].sort());
   });
-  it('starts every daemon at once, apid first, so the API answers soonest', () => {
+  it('starts apid and networkd first, the others once apid is up, so the API answers soonest', () => {
     const levels = startLevels(specs());
-    expect(levels).toHaveLength(1);
-    expect(levels[0]![0]).toBe('apid');
-    expect(stopOrder(specs()).sort()).toEqual([...DAEMONS].sort());
+    expect(levels).toHaveLength(2);
+    expect([...levels[0]!].sort()).toEqual(['apid', 'networkd']);
+    expect([...levels[1]!].sort()).toEqual(['timed', 'trustd', 'udevd']);
+    // Stopped in reverse: apid last of those that depend on it.
+    const stop = stopOrder(specs());
+    expect(stop.indexOf('apid')).toBeGreaterThan(Math.max(stop.indexOf('udevd'), stop.indexOf('timed'), stop.indexOf('trustd')));
   });
 });
 

@@ -1,58 +1,14 @@
-// The service graph machined supervises, as data: each daemon and what it waits for.
-import type { DaemonName } from '../contract/paths.ts';
+// The supervisor's specs of the daemons, from the service graph (service-graph.ts).
 import { socketPath } from '../contract/paths.ts';
 import { healthChecker } from '../daemon/health-client.ts';
 import { selfInvocation } from '../lib/self.ts';
 import type { ServiceSpec } from './supervisor.ts';
+import { SERVICE_GRAPH, baseServiceEnv, daemonEnv } from './service-graph.ts';
 
-export interface ServiceNode {
-  id: DaemonName;
-  dependsOn: DaemonName[];
-  description: string;
-}
-
-// No daemon waits for another to start: they meet only through machined's state, where each
-// publishes what it owns and watches what it reads, so an input that appears later is picked
-// up when it appears. All five start at once, in this order: apid first, so that the API
-// (maintenance mode included) answers as early as the machine allows.
-export const SERVICE_GRAPH: readonly ServiceNode[] = [
-  { id: 'apid', dependsOn: [], description: 'the mTLS API gateway on :50000' },
-  { id: 'networkd', dependsOn: [], description: 'links, addresses, routes, DHCP, hostname, resolvers' },
-  { id: 'udevd', dependsOn: [], description: 'device events and /dev/disk links' },
-  { id: 'timed', dependsOn: [], description: 'time synchronisation (SNTP)' },
-  { id: 'trustd', dependsOn: [], description: 'certificate signing for joining nodes' },
-];
-
-/**
- * V8 flags per daemon, as NODE_OPTIONS (the single executable reads it; none of these changes
- * V8's flag hash, so the code caches still apply). One V8 worker thread each: six processes
- * share two CPUs on a small node. A 1 MiB semi-space for the daemons that only idle and watch;
- * apid keeps V8's default, since every API call allocates there. Measured on a host run of
- * machined with apid, trustd and timed: 2.5% less PSS in total, no slower start.
- */
-export const DAEMON_V8_FLAGS: Readonly<Record<DaemonName, readonly string[]>> = {
-  apid: ['--v8-pool-size=1'],
-  networkd: ['--v8-pool-size=1', '--max-semi-space-size=1'],
-  udevd: ['--v8-pool-size=1', '--max-semi-space-size=1'],
-  timed: ['--v8-pool-size=1', '--max-semi-space-size=1'],
-  trustd: ['--v8-pool-size=1', '--max-semi-space-size=1'],
-};
-
-/** A daemon's whole environment: `env`, with its V8 flags added to NODE_OPTIONS. */
-export function daemonEnv(id: string, env: Record<string, string>): Record<string, string> {
-  const flags = Object.hasOwn(DAEMON_V8_FLAGS, id) ? DAEMON_V8_FLAGS[id as DaemonName] : [];
-  if (flags.length === 0) return env;
-  return { ...env, NODE_OPTIONS: [env.NODE_OPTIONS ?? '', ...flags].join(' ').trim() };
-}
+export { SERVICE_ENV, SERVICE_GRAPH, DAEMON_V8_FLAGS, baseServiceEnv, daemonEnv, firstServices, type ServiceNode } from './service-graph.ts';
 
 /** Turns the graph into supervisor specs: every daemon is this binary under another name,
  * with machined's environment plus `extraEnv`; `only` picks a subset (host runs and tests). */
-export function baseServiceEnv(extraEnv: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-  return Object.assign(env, extraEnv);
-}
-
 export function serviceSpecs(extraEnv: Record<string, string> = {}, only?: readonly string[]): ServiceSpec[] {
   const env = baseServiceEnv(extraEnv);
   const chosen = only ? SERVICE_GRAPH.filter((n) => only.includes(n.id)) : SERVICE_GRAPH;

@@ -1,6 +1,8 @@
 // The supervisor against real child processes: the services are the small node scripts of
 // test/fixtures/supervisor, run with this very node (process.execPath).
 
+import { spawn } from 'node:child_process';
+import { PassThrough } from 'node:stream';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -409,5 +411,50 @@ describe('Supervisor', () => {
     expect(sup.get('a')!.state).toBe('Finished');
     expect(sup.get('b')!.state).toBe('Running');
     await expect(sup.startService('nope')).rejects.toThrow('unknown service: nope');
+  });
+});
+
+describe('adopting processes started before the supervisor (machined as PID 1, early.ts)', () => {
+  // As early.ts hands them over: the child, and its output through streams of our own.
+  const early = (script: string, args: string[] = []) => {
+    const child = spawn(process.execPath, [join(fixtures, script), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    child.stdout.pipe(stdout);
+    child.stderr.pipe(stderr);
+    return { child, stdout, stderr };
+  };
+
+  it('takes the running process over as the first run: no second spawn, its output captured, counted in pids()', async () => {
+    const e = early('run.mjs');
+    const child = e.child;
+    const { sup, seen } = supervise([node('a', 'run.mjs')], { adopt: new Map([['a', e]]) });
+    expect(sup.pids().has(child.pid!)).toBe(true); // before start: the reaper must leave it alone
+    sup.start();
+    await waitFor('a running', () => sup.get('a')?.state === 'Running');
+    expect(sup.get('a')!.pid).toBe(child.pid);
+    expect(seen.filter((e) => e.id === 'a').map((e) => e.message)).toContainEqual(expect.stringMatching(/^Taking over .* \(pid \d+\), started before the supervisor$/));
+    await sup.stopService('a');
+    expect(child.exitCode !== null || child.signalCode !== null).toBe(true);
+  });
+
+  it('reports a process that ended before it was taken over, with its output, and restarts it by itself', async () => {
+    const e = early('crash.mjs', ['0', '3']);
+    const child = e.child;
+    await new Promise((resolve) => child.once('exit', resolve));
+    const { sup, seen } = supervise([node('a', 'run.mjs')], { adopt: new Map([['a', e]]), backoffBase: 10 });
+    sup.start();
+    await waitFor('a restarted', () => sup.get('a')?.state === 'Running' && sup.get('a')!.pid !== child.pid);
+    expect(seen.some((e) => e.id === 'a' && /exit code 3|exited with code 3|code 3/.test(e.message))).toBe(true);
+    await waitFor('its output', () => sup.logs('a').some((l) => l.includes('exiting with 3')));
+  });
+
+  it('refuses a process for a service it does not know', () => {
+    const e = early('run.mjs');
+    try {
+      expect(() => new Supervisor([node('a', 'run.mjs')], { adopt: new Map([['b', e]]) })).toThrow(/unknown service b/);
+    } finally {
+      e.child.kill();
+    }
   });
 });

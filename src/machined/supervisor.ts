@@ -63,6 +63,13 @@ export interface ServiceInfo {
   events: ServiceEvent[];
 }
 
+/** A process started for a service before the supervisor, and its output. */
+export interface AdoptedProcess {
+  child: ChildProcess;
+  stdout: Readable;
+  stderr: Readable;
+}
+
 export interface SupervisorOptions {
   /** First restart delay in ms, doubled on every consecutive restart. Default 1000. */
   backoffBase?: number;
@@ -74,6 +81,12 @@ export interface SupervisorOptions {
   stableAfter?: number;
   /** Receives every captured line, prefixed with "<id>: ". */
   log?: (msg: string) => void;
+  /**
+   * Processes already started for some services (machined's first moments as PID 1, see
+   * early.ts), with stdout and stderr piped: each becomes its service's first run instead of a
+   * spawn. Until then they count among pids(), so that the reaper leaves them alone.
+   */
+  adopt?: ReadonlyMap<string, AdoptedProcess>;
 }
 
 const DEFAULT_HEALTH_INTERVAL = 1000;
@@ -186,6 +199,7 @@ export class Supervisor extends EventEmitter {
   readonly #logLines: number;
   readonly #stableAfter: number;
   readonly #log: ((msg: string) => void) | undefined;
+  readonly #adopt: Map<string, AdoptedProcess>;
   #scheduling = false;
   #rescan = false;
 
@@ -200,6 +214,8 @@ export class Supervisor extends EventEmitter {
     this.#logLines = opts.logLines ?? 1000;
     this.#stableAfter = opts.stableAfter ?? 30_000;
     this.#log = opts.log;
+    this.#adopt = new Map(opts.adopt ?? []);
+    for (const id of this.#adopt.keys()) if (!specs.some((s) => s.id === id)) throw new Error(`adopted process of unknown service ${id}`);
     for (const spec of specs) {
       this.#services.set(spec.id, {
         spec,
@@ -336,6 +352,7 @@ export class Supervisor extends EventEmitter {
   pids(): Set<number> {
     const pids = new Set<number>();
     for (const svc of this.#services.values()) if (svc.run) pids.add(svc.run.pid);
+    for (const { child } of this.#adopt.values()) if (child.pid !== undefined) pids.add(child.pid);
     return pids;
   }
 
@@ -420,31 +437,48 @@ export class Supervisor extends EventEmitter {
   #spawn(svc: Service): void {
     svc.pendingStart = false;
     const { command, args = [], argv0, env } = svc.spec;
-    this.#record(svc, 'Preparing', `Starting ${command}`);
+    const early = this.#adopt.get(svc.spec.id);
+    this.#adopt.delete(svc.spec.id);
     let child: ChildProcess;
-    try {
-      child = spawn(command, args, { argv0, env, detached: false, stdio: ['ignore', 'pipe', 'pipe'] });
-    } catch (err) {
-      this.#exited(svc, { error: toError(err) });
-      return;
-    }
-    if (child.pid === undefined) {
-      // ENOENT, EACCES...: libuv reports it as an 'error' on the next tick, with no 'exit'.
-      const gen = svc.gen;
-      child.once('error', (err) => {
-        if (svc.gen === gen && !svc.run) this.#exited(svc, { error: err });
-      });
-      return;
+    let stdout: Readable | null;
+    let stderr: Readable | null;
+    if (early) {
+      this.#record(svc, 'Preparing', `Taking over ${command} (pid ${early.child.pid}), started before the supervisor`);
+      ({ child, stdout, stderr } = early);
+      if (child.exitCode !== null || child.signalCode !== null) {
+        // It ended before it could be taken over: its 'exit' has gone by, its output has not.
+        this.#capture(svc, stdout);
+        this.#capture(svc, stderr);
+        this.#exited(svc, { code: child.exitCode, signal: child.signalCode });
+        return;
+      }
+    } else {
+      this.#record(svc, 'Preparing', `Starting ${command}`);
+      try {
+        child = spawn(command, args, { argv0, env, detached: false, stdio: ['ignore', 'pipe', 'pipe'] });
+        ({ stdout, stderr } = child);
+      } catch (err) {
+        this.#exited(svc, { error: toError(err) });
+        return;
+      }
+      if (child.pid === undefined) {
+        // ENOENT, EACCES...: libuv reports it as an 'error' on the next tick, with no 'exit'.
+        const gen = svc.gen;
+        child.once('error', (err) => {
+          if (svc.gen === gen && !svc.run) this.#exited(svc, { error: err });
+        });
+        return;
+      }
     }
     child.on('error', () => {}); // after a successful spawn only kill() can fail; 'exit' still follows
 
     let resolveExited!: () => void;
     const exited = new Promise<void>((resolve) => (resolveExited = resolve));
-    const run: Run = { child, pid: child.pid, startedAt: Date.now(), stopping: false, exited, resolveExited };
+    const run: Run = { child, pid: child.pid!, startedAt: Date.now(), stopping: false, exited, resolveExited };
     svc.run = run;
     svc.healthy = undefined;
-    this.#capture(svc, child.stdout);
-    this.#capture(svc, child.stderr);
+    this.#capture(svc, stdout);
+    this.#capture(svc, stderr);
     child.once('exit', (code, signal) => {
       if (svc.run === run) this.#exited(svc, { code, signal });
     });

@@ -1,0 +1,56 @@
+// machined's first act as PID 1, before its own bundle has loaded: start the services that
+// depend on nothing (apid and networkd: the API needs both), so that they start while machined
+// loads and mounts instead of after it. Under QEMU/TCG with 2 vCPUs that is seconds earlier.
+// The supervisor adopts them as their first run (SupervisorOptions.adopt); until then their
+// output waits in the pipes. Only the light service graph is imported here: this runs from the
+// single executable's main script (src/main.ts).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { PassThrough, type Readable } from 'node:stream';
+import fs from 'node:fs';
+import { selfInvocation } from '../lib/self.ts';
+import { SERVICE_ENV, baseServiceEnv, daemonEnv, firstServices } from './service-graph.ts';
+
+/**
+ * A process started before the supervisor, with its output. The output goes through streams of
+ * our own: Node discards what nobody reads of a child's pipes when the child exits, and one
+ * that ends before it is taken over must still be able to say why.
+ */
+export interface EarlyProcess {
+  child: ChildProcess;
+  stdout: Readable;
+  stderr: Readable;
+}
+
+export type EarlyChildren = Map<string, EarlyProcess>;
+
+/**
+ * Spawns the first services exactly as the supervisor would (same binary, argv0, environment,
+ * stdio). One that cannot be spawned is left to the supervisor, which reports why.
+ * Needs /system (preinit mounts it) for their sockets.
+ */
+export function startFirstServices(): EarlyChildren {
+  const out: EarlyChildren = new Map();
+  try {
+    // apid watches for the certificates machined writes there; the directory is machined's.
+    fs.mkdirSync('/system/secrets', { recursive: true, mode: 0o700 });
+  } catch {
+    return out; // no writable /system (an older preinit): the supervisor starts them later
+  }
+  for (const id of firstServices()) {
+    const inv = selfInvocation(id);
+    let child: ChildProcess;
+    try {
+      child = spawn(inv.command, inv.args, { argv0: inv.argv0, env: daemonEnv(id, baseServiceEnv({ ...SERVICE_ENV })), detached: false, stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch {
+      continue;
+    }
+    child.on('error', () => {}); // a failed spawn has no pid; the supervisor spawns it again
+    if (child.pid === undefined) continue;
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    child.stdout!.pipe(stdout);
+    child.stderr!.pipe(stderr);
+    out.set(id, { child, stdout, stderr });
+  }
+  return out;
+}

@@ -11,8 +11,6 @@ import * as grpc from '@grpc/grpc-js';
 import { serviceClient } from '../contract/protos.ts';
 import { writeFileAtomic } from '../lib/atomic.ts';
 import type { Logger } from '../lib/log.ts';
-import { issueClientCert, issueServerCert, newCSR } from '../pki/certs.ts';
-import { generateKeyPair, privateKeyToPem } from '../pki/keys.ts';
 import type { NodeIdentity } from './config/identity.ts';
 
 export const IMPERSONATOR_ROLE = 'os:impersonator';
@@ -92,6 +90,10 @@ export class ApiCertificates {
   private async issue(names: { ips: string[]; dns: string[] }): Promise<void> {
     const dir = path.join(this.o.secretsDir, 'apid');
     const commonName = (this.o.hostname ?? os.hostname)();
+    // The X.509 library loads when a certificate is first issued, not with machined: under
+    // emulation its loading alone is a second of machined's start.
+    const { issueClientCert, issueServerCert, newCSR } = await import('../pki/certs.ts');
+    const { generateKeyPair, privateKeyToPem } = await import('../pki/keys.ts');
     if (this.id.type === 'controlplane') {
       const ca = { crt: this.id.ca.crt, key: this.id.ca.key! };
       const server = await issueServerCert(ca, { commonName, dnsNames: names.dns, ipAddresses: names.ips, ttlMs: this.ttl });

@@ -9,11 +9,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MAINTENANCE_MARKER } from '../apid/maintenance.ts';
-import { newClientConfig, serializeClientConfig } from '../contract/clientconfig.ts';
 import { writeFileAtomic } from '../lib/atomic.ts';
 import type { Logger } from '../lib/log.ts';
-import { newCA } from '../pki/ca.ts';
-import { issueServerCert } from '../pki/certs.ts';
+import { selfSignedServerCert } from '../pki/self-signed.ts';
 import type { State } from '../state/state.ts';
 import { StatePublisher } from '../daemon/publisher.ts';
 import { machineStatusDefinition } from '../state/definitions.ts';
@@ -105,10 +103,11 @@ export class NodeConfig {
   private async enterMaintenance(reasons: string[]): Promise<void> {
     const { log, secretsDir } = this.o;
     const dir = path.join(secretsDir, 'apid');
-    // A throwaway self-signed identity: clients connect with --insecure.
-    const ca = await newCA({ commonName: 'bronze maintenance', validityDays: 7 });
-    const names = certificateNames({ type: 'worker', ca: { crt: ca.crt }, token: '', certSANs: [] }, [...nodeAddresses(), ...this.o.extraAddresses()], os.hostname());
-    const server = await issueServerCert(ca, { commonName: os.hostname(), dnsNames: names.dns, ipAddresses: names.ips, ttlMs: 7 * 24 * 3600_000 });
+    // A throwaway self-signed identity: clients connect with --insecure. Made without the X.509
+    // library, which costs more than a second under emulation (pki/self-signed.ts).
+    const names = certificateNames({ type: 'worker', ca: { crt: '' }, token: '', certSANs: [] }, [...nodeAddresses(), ...this.o.extraAddresses()], os.hostname());
+    const server = selfSignedServerCert({ commonName: os.hostname(), dnsNames: names.dns, ipAddresses: names.ips, ttlMs: 7 * 24 * 3600_000 });
+    const ca = { crt: server.crt };
     await writeFileAtomic(path.join(dir, MAINTENANCE_MARKER), reasons.join('\n') + '\n');
     await writeFileAtomic(path.join(dir, 'ca.crt'), ca.crt);
     await writeFileAtomic(path.join(dir, 'server.key'), server.key);
@@ -177,6 +176,7 @@ export class NodeConfig {
     const id = this.identity;
     if (!id?.ca.key) throw unavailable('this node has no OS CA key (no configuration yet, or a worker)');
     const ttlSeconds = Number(req.crt_ttl?.seconds ?? 0);
+    const { newClientConfig, serializeClientConfig } = await import('../contract/clientconfig.ts');
     const cfg = await newClientConfig({
       contextName: id.clusterName ?? 'bronze',
       endpoints: [],

@@ -2,6 +2,7 @@
 import { randomBytes, X509Certificate as NodeX509 } from 'node:crypto';
 import { x509, webcrypto, type CryptoKey } from './x509.ts';
 import { ED25519, generateKeyPair, importPrivateKey, privateKeyToPem } from './keys.ts';
+import { NOT_BEFORE_SKEW_MS } from './validity.ts';
 
 /** A certificate and its private key, both PEM. The shape Bronze's files and APIs pass around. */
 export interface CertAndKey {
@@ -17,8 +18,7 @@ export interface NewCAOptions {
   now?: Date;
 }
 
-/** Certificates start this much before "now", so peers whose clocks lag a little still accept them. */
-export const NOT_BEFORE_SKEW_MS = 5 * 60_000;
+export { NOT_BEFORE_SKEW_MS };
 
 const DAY_MS = 86_400_000;
 

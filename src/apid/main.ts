@@ -10,6 +10,7 @@ import { StderrLogger } from '../lib/log.ts';
 import { runDaemon, serveDaemon, shutdownServer } from '../daemon/serve.ts';
 import { ApidCertificateSource } from './certs.ts';
 import { apidListenAddress, secretsDir } from '../contract/paths.ts';
+import { PeerCredentials } from './peer-credentials.ts';
 import { ApiProxy } from './proxy.ts';
 import { SelfIdentity, splitHostPort } from './router.ts';
 
@@ -25,6 +26,9 @@ export async function main(): Promise<void> {
     const listen = apidListenAddress();
     const listenHost = splitHostPort(listen).host;
     const peerPort = Number(process.env.BRONZE_APID_PEER_PORT ?? 50000);
+    // Fan-out limits (tests shorten the deadline): see src/apid/proxy.ts.
+    const fanoutTimeoutMs = Number(process.env.BRONZE_APID_FANOUT_TIMEOUT_MS ?? 30_000);
+    const fanoutConcurrency = Number(process.env.BRONZE_APID_FANOUT_CONCURRENCY ?? 32);
 
     const certs = new ApidCertificateSource(path.join(secretsDir(), 'apid'), log);
     let peerCreds: grpc.ChannelCredentials | undefined;
@@ -33,10 +37,12 @@ export async function main(): Promise<void> {
       peerPort,
       peerCredentials: () => peerCreds,
       log,
+      fanoutTimeoutMs,
+      fanoutConcurrency,
       maintenance: () => certs.maintenance,
     });
     certs.onChange((c) => {
-      peerCreds = c.clientCert && c.clientKey ? grpc.credentials.createSsl(c.ca, c.clientKey, c.clientCert) : undefined;
+      peerCreds = c.clientCert && c.clientKey ? new PeerCredentials(c.ca, c.clientKey, c.clientCert) : undefined;
       proxy.resetPeers();
     });
     certs.start();

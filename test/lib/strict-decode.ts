@@ -28,7 +28,7 @@ export function strictDecode(type: protobuf.Type, bytes: Uint8Array, where = typ
         const t = entry.uint32();
         const k = t >>> 3;
         if (k === 1) {
-          if ((t & 7) !== wireOf((field as protobuf.MapField).keyType)) throw new Error(`${at}: map key with wire type ${t & 7}`);
+          if ((t & 7) !== wireOf((field as unknown as protobuf.MapField).keyType)) throw new Error(`${at}: map key with wire type ${t & 7}`);
           entry.skipType(t & 7);
         } else if (k === 2) {
           const vt = field.resolvedType;

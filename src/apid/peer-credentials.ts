@@ -41,10 +41,14 @@ export class PeerCredentials extends grpc.ChannelCredentials {
   _createSecureConnector(target: grpc.experimental.GrpcUri, _options: grpc.ChannelOptions, callCredentials?: grpc.CallCredentials): Connector {
     const options = { secureContext: this.#context, ...peerTlsOptions(hostOf(target)) };
     const creds = callCredentials ?? grpc.credentials.createEmpty();
+    // Handshakes in progress: a peer that accepts and never answers must not keep its socket
+    // once the channel is closed (grpc-js destroys the connector then, not the handshake).
+    const pending = new Map<tls.TLSSocket, net.Socket>();
     return {
       connect: (socket) =>
         new Promise((resolve, reject) => {
           const s = tls.connect({ ...options, socket }, () => {
+            pending.delete(s);
             if (!s.authorized) {
               reject(s.authorizationError);
               s.destroy();
@@ -52,11 +56,24 @@ export class PeerCredentials extends grpc.ChannelCredentials {
             }
             resolve({ socket: s, secure: true });
           });
-          s.on('error', reject);
+          pending.set(s, socket);
+          s.on('error', (err) => {
+            pending.delete(s);
+            reject(err);
+          });
+          s.on('close', () => {
+            if (pending.delete(s)) reject(new Error('the connection closed during the TLS handshake'));
+          });
         }),
       waitForReady: () => Promise.resolve(),
       getCallCredentials: () => creds,
-      destroy: () => {},
+      destroy: () => {
+        // The TCP socket too: destroying a TLS socket mid-handshake leaves the one it wraps open.
+        for (const [s, tcp] of pending) {
+          s.destroy();
+          tcp.destroy();
+        }
+      },
     };
   }
 }

@@ -225,7 +225,9 @@ export class ApiProxy {
       else {
         const creds = this.o.peerCredentials();
         if (!creds) throw Object.assign(new Error('this node has no certificate to reach other nodes yet'), { code: grpc.status.UNAVAILABLE });
-        client = new grpc.Client(t.address, creds, { 'grpc.enable_channelz': 0 });
+        // A local subchannel pool: closing the client closes its connection (grpc-js's global
+        // pool would keep it, connecting to a dead node, until its next sweep).
+        client = new grpc.Client(t.address, creds, { 'grpc.enable_channelz': 0, 'grpc.use_local_subchannel_pool': 1 });
       }
       entry = { client, users: 0 };
     } else {

@@ -9,9 +9,9 @@
 // reports EAGAIN, ENOBUFS (netlink overrun) and the rest exactly. An eventfd in the poll set
 // wakes the worker when the set changes or a socket closes, so no fd is closed under a poll.
 import os from 'node:os';
-import { koffi } from '../lib/native.ts';
-import { SyscallError } from '../lib/sys.ts';
-import { socketLibc, type SocketLibc } from '../lib/libc-sockets.ts';
+import { koffi } from './native.ts';
+import { SyscallError } from './sys.ts';
+import { socketLibc, type SocketLibc } from './libc-sockets.ts';
 
 export const AF_INET = 2;
 export const AF_INET6 = 10;

@@ -8,23 +8,9 @@ import { parseTcpdumpDd } from '../../contract/bpf.ts';
 import { LINKTYPE_ETHERNET, PcapReader } from '../../lib/pcap.ts';
 import { linkInfo, pcapHandlers } from './pcap.ts';
 import { callStream, collect } from './testing.ts';
+import { udpDstPort } from '../../../test/lib/bpf-programs.ts';
 
 const isRoot = process.getuid?.() === 0;
-
-/** `udp dst port <port>` over IPv4 on an Ethernet-framed link, as tcpdump -dd prints programs. */
-export function udpDstPort(port: number): string {
-  return [
-    '{ 0x28, 0, 0, 0x0000000c },',
-    '{ 0x15, 0, 6, 0x00000800 },',
-    '{ 0x30, 0, 0, 0x00000017 },',
-    '{ 0x15, 0, 4, 0x00000011 },',
-    '{ 0xb1, 0, 0, 0x0000000e },',
-    '{ 0x48, 0, 0, 0x00000010 },',
-    `{ 0x15, 0, 1, 0x${port.toString(16).padStart(8, '0')} },`,
-    '{ 0x6, 0, 0, 0x00040000 },',
-    '{ 0x6, 0, 0, 0x00000000 },',
-  ].join('\n');
-}
 
 describe.runIf(isRoot)('PacketCapture on lo', () => {
   it('captures what the filter lets through, as a pcap stream', async () => {

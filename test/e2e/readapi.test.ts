@@ -118,7 +118,7 @@ describe('the read API on a node', () => {
     vm = new QemuVM(
       {
         apiPort: port,
-        append: `bronze.config=http://10.0.2.2:${files.port}/controlplane.yaml`,
+        append: `ip=dhcp bronze.config=http://10.0.2.2:${files.port}/controlplane.yaml`,
         extraArgs: ['-netdev', `socket,id=hostside,udp=127.0.0.1:${hostPort},localaddr=127.0.0.1:${qemuPort}`, '-device', `virtio-net-pci,netdev=hostside,mac=52:54:00:00:09:02`],
       },
       consoleFile('readapi'),

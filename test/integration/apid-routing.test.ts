@@ -170,6 +170,13 @@ describe('node routing through two real apids', () => {
     expect(dec(T('cosi.resource.WatchResponse'), w1.at(-1)!).event[0].event_type).toBe('BOOTSTRAPPED');
   });
 
+  it('apid sends no TLS ServerName to a node named by its address: no DEP0123 in its log', async () => {
+    await unary(client, '/machine.MachineService/Version', Buffer.alloc(0), md('node', [b.o.address]));
+    const text = a.output.join('\n');
+    expect(text).toMatch(/serving the API on/); // apid's own lines are in this output
+    expect(text).not.toMatch(/DEP0123|ServerName to an IP address/);
+  });
+
   it('bronzectl -n B get through A shows B\'s resources with their metadata intact', async () => {
     const config = path.join(dir, 'bronzeconfig');
     await save(config, await newClientConfig({ contextName: 'rt', endpoints: [a.endpoint], ca: secrets.certs.os, roles: ['os:admin'], ttlMs: 3600_000 }));

@@ -153,6 +153,9 @@ describe('node routing through two real apids', () => {
     expect(got.equals(await unary(direct, '/cosi.resource.State/Get', getReq))).toBe(true);
     strictDecode(T('cosi.resource.GetResponse'), got);
 
+    // `node` naming A itself (the README's `bronzectl -n 127.0.0.1 get ...`) is A's plain answer too.
+    expect((await unary(client, '/cosi.resource.State/Get', getReq, md('node', [a.o.address]))).equals(await unary(client, '/cosi.resource.State/Get', getReq))).toBe(true);
+
     // `nodes` naming B alone is the same call; naming two is refused (there is nowhere to say who answered).
     const viaNodes = await unary(client, '/cosi.resource.State/Get', getReq, md('nodes', [b.o.address]));
     expect(viaNodes.equals(got)).toBe(true);

@@ -22,6 +22,7 @@ type Reply = { messages: Array<{ metadata?: { hostname?: string; error?: string;
 type MachineClient = grpc.Client & {
   Version: (req: object, md: grpc.Metadata, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r?: Reply) => void) => void;
   List: (req: object, md?: grpc.Metadata) => grpc.ClientReadableStream<{ name: string }>;
+  Logs: (req: object, md?: grpc.Metadata) => grpc.ClientReadableStream<{ metadata?: { hostname?: string; error?: string }; bytes?: Buffer }>;
 };
 
 const FANOUT_TIMEOUT_MS = 4000;
@@ -150,7 +151,7 @@ describe('apid stays responsive under one heavy call', () => {
     expect(Math.max(...health.latencies)).toBeLessThan(1000);
   }, 60_000);
 
-  it('fans a Version out to 500 silent nodes and a live one: one deadline, at most 32 connections, health answering', async () => {
+  it('fans a Version and a Logs stream out to 500 silent nodes and a live one: one deadline, at most 32 connections, health answering', async () => {
     const sockets = new Set<net.Socket>();
     let maxOpen = 0;
     let accepted = 0;
@@ -199,6 +200,23 @@ describe('apid stays responsive under one heavy call', () => {
       expect(sockets.size).toBe(0);
       // and it still answers
       expect((await version()).messages).toHaveLength(1);
+
+      // A server stream fans out the same way: the live node's lines, an error entry per
+      // silent node, all within one deadline and 32 connections.
+      maxOpen = 0;
+      const logs: Array<{ metadata?: { hostname?: string; error?: string }; bytes?: Buffer }> = [];
+      const s0 = performance.now();
+      await new Promise<void>((resolve, reject) => {
+        const st = client.Logs({ namespace: 'system', id: 'machined', tail_lines: 2 }, md);
+        st.on('data', (m) => logs.push(m));
+        st.on('error', reject);
+        st.on('end', () => resolve());
+      });
+      const streamTook = performance.now() - s0;
+      expect(logs.filter((m) => !m.metadata?.error && m.metadata?.hostname === b.o.address)).toHaveLength(2);
+      expect(logs.filter((m) => m.metadata?.error)).toHaveLength(500);
+      expect(streamTook).toBeLessThan(FANOUT_TIMEOUT_MS + 3000);
+      expect(maxOpen).toBeLessThanOrEqual(32);
     } finally {
       for (const s of sockets) s.destroy();
       await Promise.all(servers.map((s) => new Promise((res) => s.close(res))));

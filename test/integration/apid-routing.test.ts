@@ -190,4 +190,34 @@ describe('node routing through two real apids', () => {
     expect(r.stdout).toMatch(/phase: running/);
     expect(r.stdout).not.toMatch(/phase: 7|7\.0\.0\.1/);
   });
+
+  it('bronzectl -n B get works for every type B defines: table, -o yaml, -o json and -w', async () => {
+    const config = path.join(dir, 'bronzeconfig');
+    const rd = await bronzectl(['-n', b.o.address, 'get', 'rd', '-o', 'json'], { config });
+    expect(rd.code, rd.stderr).toBe(0);
+    const types = [...new Set([...rd.stdout.matchAll(/"type": "([A-Za-z]+\.[a-z0-9.]+)"/g)].map((m) => m[1]!))];
+    expect(types.length).toBeGreaterThan(3);
+    let watched = 0;
+    await Promise.all(
+      types.map(async (type) => {
+        for (const format of ['table', 'yaml', 'json']) {
+          const r = await bronzectl(['-n', b.o.address, 'get', type, '-o', format], { config });
+          expect([type, format, r.code, r.stderr]).toEqual([type, format, 0, '']);
+          expect(r.stdout).not.toMatch(/7\.0\.0\.1/);
+          if (format === 'json') {
+            for (const m of r.stdout.matchAll(/"node": "([^"]*)"/g)) expect(m[1]).toBe(b.o.address);
+            for (const m of r.stdout.matchAll(/"phase": "([^"]*)"/g)) expect(m[1]).toBe('running');
+          }
+        }
+        // -w: the current contents, then changes, until stopped (here: killed after 4 s).
+        const w = await bronzectl(['-n', b.o.address, 'get', type, '-w', '-o', 'json'], { config, timeoutMs: 4000 });
+        expect([type, w.stderr]).toEqual([type, '']);
+        for (const m of w.stdout.matchAll(/"node": "([^"]*)"/g)) {
+          expect(m[1]).toBe(b.o.address);
+          watched++;
+        }
+      }),
+    );
+    expect(watched).toBeGreaterThan(3); // resource definitions at least
+  }, 120_000);
 });

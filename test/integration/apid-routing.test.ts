@@ -41,6 +41,8 @@ describe('node routing through two real apids', () => {
   let client: grpc.Client;
   let direct: grpc.Client;
   let dir: string;
+  /** bronzectl's client config: admin, endpoint A. */
+  let config: string;
 
   const unary = (c: grpc.Client, p: string, req: Buffer, m = md()) =>
     new Promise<Buffer>((resolve, reject) => c.makeUnaryRequest(p, raw, raw, req, m, { deadline: Date.now() + 20_000 }, (e, r) => (e ? reject(e) : resolve(r!))));
@@ -73,6 +75,8 @@ describe('node routing through two real apids', () => {
     creds = grpc.credentials.createSsl(Buffer.from(secrets.certs.os.crt), Buffer.from(admin.key), Buffer.from(admin.crt));
     client = new grpc.Client(a.endpoint, creds);
     direct = new grpc.Client(b.endpoint, creds);
+    config = path.join(dir, 'bronzeconfig');
+    await save(config, await newClientConfig({ contextName: 'rt', endpoints: [a.endpoint], ca: secrets.certs.os, roles: ['os:admin'], ttlMs: 3600_000 }));
   }, 120_000);
 
   afterAll(async () => {
@@ -94,9 +98,11 @@ describe('node routing through two real apids', () => {
   });
 
   it('server stream: List and Logs through A for B, every message stamped with B', async () => {
-    fs.writeFileSync(path.join(dir, 'f1'), 'x');
-    fs.writeFileSync(path.join(dir, 'f2'), 'y');
-    const list = await stream(client, '/machine.MachineService/List', enc('machine.ListRequest', { root: dir }), md('node', [b.o.address]));
+    const root = path.join(dir, 'list');
+    fs.mkdirSync(root);
+    fs.writeFileSync(path.join(root, 'f1'), 'x');
+    fs.writeFileSync(path.join(root, 'f2'), 'y');
+    const list = await stream(client, '/machine.MachineService/List', enc('machine.ListRequest', { root }), md('node', [b.o.address]));
     expect(list.length).toBe(3); // the root, f1, f2
     for (const m of list) {
       strictDecode(T('machine.FileInfo'), m);
@@ -181,8 +187,6 @@ describe('node routing through two real apids', () => {
   });
 
   it('bronzectl -n B get through A shows B\'s resources with their metadata intact', async () => {
-    const config = path.join(dir, 'bronzeconfig');
-    await save(config, await newClientConfig({ contextName: 'rt', endpoints: [a.endpoint], ca: secrets.certs.os, roles: ['os:admin'], ttlMs: 3600_000 }));
     const r = await bronzectl(['-n', b.o.address, 'get', 'resourcedefinitions', '-o', 'yaml'], { config });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -192,7 +196,6 @@ describe('node routing through two real apids', () => {
   });
 
   it('bronzectl -n B get works for every type B defines: table, -o yaml, -o json and -w', async () => {
-    const config = path.join(dir, 'bronzeconfig');
     const rd = await bronzectl(['-n', b.o.address, 'get', 'rd', '-o', 'json'], { config });
     expect(rd.code, rd.stderr).toBe(0);
     const types = [...new Set([...rd.stdout.matchAll(/"type": "([A-Za-z]+\.[a-z0-9.]+)"/g)].map((m) => m[1]!))];

@@ -11,6 +11,7 @@ import { generateConfigs } from '../../src/contract/genconfig.ts';
 import { serviceClient } from '../../src/contract/protos.ts';
 import { generateSecrets, type SecretsBundle } from '../../src/contract/secrets.ts';
 import { issueClientCert } from '../../src/pki/certs.ts';
+import { bronzectl } from '../lib/bronzectl.ts';
 import { HostNode } from '../lib/nodes.ts';
 import { freePort } from '../lib/ports.ts';
 
@@ -54,6 +55,13 @@ describe('maintenance mode over real processes', () => {
     for (const m of ['Version', 'Reboot', 'Memory', 'ServiceList', 'DiskStats'] as const) {
       await expect(call(c, m)).rejects.toMatchObject({ code: grpc.status.UNIMPLEMENTED, details: expect.stringMatching(/^API is not implemented in maintenance mode/) });
     }
+    // and through bronzectl, as an operator sees it
+    const get = await bronzectl(['get', 'resourcedefinitions', '--insecure', '-n', node.endpoint]);
+    expect(get.code, get.stderr).toBe(0);
+    expect(get.stdout).toMatch(/ResourceDefinition/);
+    const version = await bronzectl(['version', '--insecure', '-n', node.endpoint]);
+    expect(version.code).not.toBe(0);
+    expect(version.stderr).toMatch(/API is not implemented in maintenance mode/);
   });
 
   it('refuses an invalid configuration with its errors', async () => {

@@ -72,7 +72,7 @@ file /usr/share/bronze/signing-key.pub 0644 "$stage/signing-key.pub"
 
 # Files that change at run time live in /system (tmpfs); /etc points there. Links, not bind
 # mounts: networkd replaces them atomically (rename), which a bind mount would not follow.
-for f in hosts resolv.conf; do add "slink /etc/$f 0777 0 0 /system/etc/$f"; done
+for f in hostname hosts resolv.conf; do add "slink /etc/$f 0777 0 0 /system/etc/$f"; done
 
 # CA roots from Debian's ca-certificates.
 ca=/etc/ssl/certs/ca-certificates.crt

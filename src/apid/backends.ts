@@ -8,9 +8,6 @@ export const LOCAL_BACKENDS: Readonly<Record<string, string>> = {
   'time.TimeService': 'timed',
 };
 
-/** Services whose replies use the Talos `repeated messages` envelope (fan-out capable). */
-export const ENVELOPE_SERVICES: ReadonlySet<string> = new Set(['machine.MachineService', 'time.TimeService']);
-
 export function serviceOf(methodPath: string): string {
   // "/machine.MachineService/Version" → "machine.MachineService"
   return methodPath.split('/')[1] ?? '';

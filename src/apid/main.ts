@@ -11,8 +11,26 @@ import { startupTimes } from '../lib/startup.ts';
 import { runDaemon, serveDaemon, shutdownServer } from '../daemon/serve.ts';
 import { ApidCertificateSource } from './certs.ts';
 import { apidListenAddress, secretsDir } from '../contract/paths.ts';
+import { PeerCredentials } from './peer-credentials.ts';
 import { ApiProxy } from './proxy.ts';
 import { SelfIdentity, splitHostPort } from './router.ts';
+
+/**
+ * How many request headers apid takes, and their total size: a `nodes` list is one header per
+ * node as talosctl sends it, and Node's HTTP/2 default (128 headers) would refuse a call naming
+ * more than about a hundred nodes with RESOURCE_EXHAUSTED.
+ */
+export const HEADER_LIMITS = { maxHeaderListPairs: 4096, settings: { maxHeaderListSize: 256 * 1024 } } as const;
+
+/** Server credentials whose HTTP/2 server takes HEADER_LIMITS (grpc-js has no option for them). */
+function withHeaderLimits(creds: grpc.ServerCredentials): grpc.ServerCredentials {
+  const base = creds._getConstructorOptions.bind(creds);
+  creds._getConstructorOptions = () => {
+    const o = base();
+    return o && { ...o, ...HEADER_LIMITS, settings: { ...o.settings, ...HEADER_LIMITS.settings } };
+  };
+  return creds;
+}
 
 function bind(server: grpc.Server, address: string, creds: grpc.ServerCredentials): Promise<number> {
   return new Promise((resolve, reject) => server.bindAsync(address, creds, (err, port) => (err ? reject(err) : resolve(port))));
@@ -26,6 +44,9 @@ export async function main(): Promise<void> {
     const listen = apidListenAddress();
     const listenHost = splitHostPort(listen).host;
     const peerPort = Number(process.env.BRONZE_APID_PEER_PORT ?? 50000);
+    // Fan-out limits (tests shorten the deadline): see src/apid/proxy.ts.
+    const fanoutTimeoutMs = Number(process.env.BRONZE_APID_FANOUT_TIMEOUT_MS ?? 30_000);
+    const fanoutConcurrency = Number(process.env.BRONZE_APID_FANOUT_CONCURRENCY ?? 32);
 
     const certs = new ApidCertificateSource(path.join(secretsDir(), 'apid'), log);
     let peerCreds: grpc.ChannelCredentials | undefined;
@@ -34,10 +55,12 @@ export async function main(): Promise<void> {
       peerPort,
       peerCredentials: () => peerCreds,
       log,
+      fanoutTimeoutMs,
+      fanoutConcurrency,
       maintenance: () => certs.maintenance,
     });
     certs.onChange((c) => {
-      peerCreds = c.clientCert && c.clientKey ? grpc.credentials.createSsl(c.ca, c.clientKey, c.clientCert) : undefined;
+      peerCreds = c.clientCert && c.clientKey ? new PeerCredentials(c.ca, c.clientKey, c.clientCert) : undefined;
       proxy.resetPeers();
     });
     certs.start();
@@ -53,7 +76,7 @@ export async function main(): Promise<void> {
       for (const s of proxy.services()) server.addService(s.definition, s.implementation);
       // The CA and identity come from the certificate source; client certificates are requested
       // but checked per call, so that a caller without one gets a clear UNAUTHENTICATED.
-      const creds = grpc.experimental.createCertificateProviderServerCredentials(certs, certs, false);
+      const creds = withHeaderLimits(grpc.experimental.createCertificateProviderServerCredentials(certs, certs, false));
       const port = await bind(server, listen, creds);
       log.info(`serving the API on ${listenHost}:${port} (TLS 1.3, client certificates checked against the OS CA; ${startupTimes()})`);
     }).catch((err: Error) => {

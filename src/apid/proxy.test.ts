@@ -210,8 +210,8 @@ describe('apid proxies bidirectional streams to one node', () => {
     try {
       const c = client();
       const err = await new Promise<grpc.ServiceError>((resolve) => c.UpgradeStream().on('error', resolve));
-      expect(err.code).toBe(grpc.status.FAILED_PRECONDITION);
-      expect(err.details).toMatch(/UpgradeStream is not available in maintenance mode/);
+      expect(err.code).toBe(grpc.status.UNIMPLEMENTED);
+      expect(err.details).toMatch(/^API is not implemented in maintenance mode: \/machine.MachineService\/UpgradeStream is not served/);
       c.close();
     } finally {
       maintenance = false;

@@ -2,15 +2,29 @@
 // decode a request or a reply), authorized against the RBAC table, then routed to this node's
 // daemon over its unix socket, to one other node's apid, or to many nodes at once with each
 // reply stamped with its node's metadata so one failing node never hides the others.
+//
+// Only replies that have room for that metadata are stamped, and only they fan out: which
+// they are is read from the proto descriptors (src/contract/envelope.ts). COSI State's replies
+// have none and pass through `node` routing untouched.
+//
+// Streams are relayed with backpressure both ways: an upstream is paused while the caller
+// cannot take more, so a fast daemon (a recursive List of "/") never piles up in apid.
+// A `nodes` fan-out runs at most fanoutConcurrency calls at once, and the whole fan-out ends
+// within one per-node deadline (fanoutTimeoutMs, or the caller's own deadline if sooner):
+// a node's call starts when a slot is free and ends at that deadline at the latest, and nodes
+// that get no slot before it are reported as DEADLINE_EXCEEDED; so 500 dead nodes cost one
+// deadline, not 500. Server streams hold a slot only while they connect.
 // Bidirectional streams (UpgradeStream: an upload one way, progress the other) go to exactly
-// one node and are piped both ways with backpressure; client-streaming-only RPCs (none yet)
-// are not routed. Unary calls to this node's daemons, the common case, go through
-// src/apid/local.ts (plain HTTP/2 on the unix socket), everything else through grpc-js
-// clients; the caller's roles are read once per TLS connection (ConnectionRoles).
+// one node; client-streaming-only RPCs (none yet) are not routed. Unary calls to this node's
+// daemons, the common case, go through src/apid/local.ts (plain HTTP/2 on the unix socket),
+// everything else through grpc-js clients; the caller's roles are read once per TLS
+// connection (ConnectionRoles).
 import * as grpc from '@grpc/grpc-js';
+import { replyShape, type ReplyShape } from '../contract/envelope.ts';
 import { serviceDefinition } from '../contract/protos.ts';
+import { Limiter } from '../lib/limit.ts';
 import type { Logger } from '../lib/log.ts';
-import { ENVELOPE_SERVICES, LOCAL_BACKENDS, localSocketFor, serviceOf } from './backends.ts';
+import { LOCAL_BACKENDS, localSocketFor } from './backends.ts';
 import { ConnectionRoles, ROLES_METADATA, authorize, type AuthError } from './authz.ts';
 import { LocalChannel } from './local.ts';
 import { MAINTENANCE_ROLE, maintenanceAuthorize } from './maintenance.ts';
@@ -29,8 +43,10 @@ export interface ProxyOptions {
   /** TLS credentials towards other nodes' apid (apid's own client certificate). */
   peerCredentials: () => grpc.ChannelCredentials | undefined;
   log: Logger;
-  /** Per-node deadline for unary calls fanned out to several nodes. */
+  /** Per-node deadline of a `nodes` fan-out (the whole fan-out ends within it). Default 30 s. */
   fanoutTimeoutMs?: number;
+  /** Calls of one fan-out in flight at once (server streams: while they connect). Default 32. */
+  fanoutConcurrency?: number;
   /**
    * Authentication of the caller: the verified peer certificate (mTLS) → roles. Maintenance
    * mode swaps this for its own rule.
@@ -52,8 +68,29 @@ function asUpstreamError(err: unknown): UpstreamError {
   return { code: e.code ?? grpc.status.UNKNOWN, details: e.details || e.message || String(err) };
 }
 
+/** Remote clients kept for reuse beyond those in use (the least recently used idle ones go). */
+const MAX_IDLE_PEER_CLIENTS = 64;
+
+/** Codes after which a peer's client is dropped rather than kept (a dead or unreachable node). */
+const DEAD_PEER = new Set<number>([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED]);
+
+interface PeerClient {
+  client: grpc.Client;
+  users: number;
+}
+
+function deadlineMs(d: grpc.Deadline): number {
+  const n = d instanceof Date ? d.getTime() : Number(d);
+  return Number.isFinite(n) ? n : Infinity;
+}
+
+function deadlineError(t: Target): UpstreamError {
+  return { code: grpc.status.DEADLINE_EXCEEDED, details: `${t.name}: not reached before the fan-out's deadline` };
+}
+
 export class ApiProxy {
-  private readonly clients = new Map<string, grpc.Client>();
+  /** grpc-js clients: one per local socket (streams) and per other node, by key. */
+  private readonly clients = new Map<string, PeerClient>();
   /** Unary calls to this node's daemons: one channel per socket (src/apid/local.ts), found by method. */
   private readonly locals = new Map<string, LocalChannel>();
   private readonly localByMethod = new Map<string, LocalChannel>();
@@ -66,15 +103,15 @@ export class ApiProxy {
   resetPeers(): void {
     this.credsGeneration++;
     for (const [key, c] of this.clients) {
-      if (!key.startsWith('unix:')) {
-        c.close();
+      if (!key.startsWith('unix:') && c.users === 0) {
+        c.client.close();
         this.clients.delete(key);
       }
     }
   }
 
   close(): void {
-    for (const c of this.clients.values()) c.close();
+    for (const c of this.clients.values()) c.client.close();
     this.clients.clear();
     for (const l of this.locals.values()) l.close();
     this.locals.clear();
@@ -90,11 +127,12 @@ export class ApiProxy {
       for (const [method, def] of Object.entries(typed)) {
         if (def.requestStream && !def.responseStream) continue; // client-streaming-only RPCs are not routed
         definition[method] = { ...def, requestSerialize: raw, requestDeserialize: raw, responseSerialize: raw, responseDeserialize: raw };
+        const shape = replyShape(def.path);
         implementation[method] = def.requestStream
-          ? this.bidiHandler(def.path)
+          ? this.bidiHandler(def.path, shape)
           : def.responseStream
-            ? this.streamHandler(def.path)
-            : this.unaryHandler(def.path);
+            ? this.streamHandler(def.path, shape)
+            : this.unaryHandler(def.path, shape);
       }
       return { definition, implementation };
     });
@@ -108,9 +146,10 @@ export class ApiProxy {
   /**
    * Checks the caller and resolves the route; returns an error to send instead. `single`:
    * the RPC answers for one node only (bidi streams): `nodes` naming one node is taken as
-   * `node`, naming several is refused.
+   * `node`, naming several is refused. A reply without room for node metadata ('plain')
+   * never fans out either.
    */
-  private admit(path: string, call: SurfaceCall, single = false): { roles: readonly string[]; targets: Target[]; mode: 'local' | 'one' | 'many' } | AuthError {
+  private admit(path: string, call: SurfaceCall, shape: ReplyShape, single = false): { roles: readonly string[]; targets: Target[]; mode: 'local' | 'one' | 'many' } | AuthError {
     if (this.o.maintenance?.()) {
       const refused = maintenanceAuthorize(path);
       if (refused) return refused;
@@ -133,15 +172,14 @@ export class ApiProxy {
     }
     if (route.kind === 'local') return { roles, mode: 'local', targets: [this.target('', true)] };
     if (route.kind === 'one') return { roles, mode: 'one', targets: [this.target(route.target)] };
-    if (single) {
+    if (single || shape === 'plain') {
       if (route.targets.length === 1) return { roles, mode: 'one', targets: [this.target(route.targets[0]!)] };
       return {
         code: grpc.status.INVALID_ARGUMENT,
-        details: `${path} streams to one node at a time, but "nodes" names ${route.targets.length} (${route.targets.join(', ')}): target one node with "node"`,
+        details: single
+          ? `${path} streams to one node at a time, but "nodes" names ${route.targets.length} (${route.targets.join(', ')}): target one node with "node"`
+          : `${path} answers for one node at a time (its replies do not say which node answered): use "node", not "nodes"`,
       };
-    }
-    if (!ENVELOPE_SERVICES.has(serviceOf(path))) {
-      return { code: grpc.status.INVALID_ARGUMENT, details: `${path} answers for one node at a time: use "node", not "nodes"` };
     }
     return { roles, mode: 'many', targets: route.targets.map((t) => this.target(t)) };
   }
@@ -169,19 +207,61 @@ export class ApiProxy {
     return l;
   }
 
-  private client(path: string, t: Target): grpc.Client {
-    if (t.local) {
-      const key = `unix:${this.localSocket(path)}`;
-      let c = this.clients.get(key);
-      if (!c) this.clients.set(key, (c = new grpc.Client(key, grpc.credentials.createInsecure())));
-      return c;
+  private clientKey(path: string, t: Target): string {
+    return t.local ? `unix:${this.localSocket(path)}` : `${t.address}#${this.credsGeneration}`;
+  }
+
+  /**
+   * A grpc-js client for the target, held until release(): idle clients to other nodes are
+   * kept for reuse up to MAX_IDLE_PEER_CLIENTS, and one whose call failed as a dead node would
+   * (UNAVAILABLE, DEADLINE_EXCEEDED) is closed, so naming many dead nodes leaves nothing behind.
+   */
+  private acquire(path: string, t: Target): { client: grpc.Client; release: (code?: number) => void } {
+    const key = this.clientKey(path, t);
+    let entry = this.clients.get(key);
+    if (!entry) {
+      let client: grpc.Client;
+      if (t.local) client = new grpc.Client(key, grpc.credentials.createInsecure());
+      else {
+        const creds = this.o.peerCredentials();
+        if (!creds) throw Object.assign(new Error('this node has no certificate to reach other nodes yet'), { code: grpc.status.UNAVAILABLE });
+        // A local subchannel pool: closing the client closes its connection (grpc-js's global
+        // pool would keep it, connecting to a dead node, until its next sweep).
+        client = new grpc.Client(t.address, creds, { 'grpc.enable_channelz': 0, 'grpc.use_local_subchannel_pool': 1 });
+      }
+      entry = { client, users: 0 };
+    } else {
+      this.clients.delete(key); // re-inserted below: the map's order is the order of last use
     }
-    const creds = this.o.peerCredentials();
-    if (!creds) throw Object.assign(new Error('this node has no certificate to reach other nodes yet'), { code: grpc.status.UNAVAILABLE });
-    const key = `${t.address}#${this.credsGeneration}`;
-    let c = this.clients.get(key);
-    if (!c) this.clients.set(key, (c = new grpc.Client(t.address, creds)));
-    return c;
+    this.clients.set(key, entry);
+    entry.users++;
+    const e = entry;
+    let released = false;
+    return {
+      client: e.client,
+      release: (code) => {
+        if (released) return;
+        released = true;
+        e.users--;
+        if (e.users === 0 && !t.local && code !== undefined && DEAD_PEER.has(code) && this.clients.get(key) === e) {
+          this.clients.delete(key);
+          e.client.close();
+        }
+        this.pruneIdle();
+      },
+    };
+  }
+
+  private pruneIdle(): void {
+    let idle = 0;
+    for (const [key, c] of this.clients) if (!key.startsWith('unix:') && c.users === 0) idle++;
+    for (const [key, c] of this.clients) {
+      if (idle <= MAX_IDLE_PEER_CLIENTS) break;
+      if (key.startsWith('unix:') || c.users > 0) continue;
+      this.clients.delete(key);
+      c.client.close();
+      idle--;
+    }
   }
 
   /** Fresh metadata: nothing the client sent is passed on, only the roles apid vouches for. */
@@ -191,7 +271,7 @@ export class ApiProxy {
     return md;
   }
 
-  private callUnary(path: string, t: Target, roles: readonly string[], req: Buffer, deadline: grpc.Deadline): Promise<Buffer> {
+  private callUnary(path: string, t: Target, roles: readonly string[], req: Buffer, deadline: number): Promise<Buffer> {
     if (t.local) {
       let l: LocalChannel;
       try {
@@ -200,29 +280,50 @@ export class ApiProxy {
         return Promise.reject(err);
       }
       // The same metadata as outgoingMetadata: only the roles apid vouches for.
-      return l.unary(path, req, { [ROLES_METADATA]: roles.join(',') }, deadline instanceof Date ? deadline.getTime() : Number(deadline));
+      return l.unary(path, req, { [ROLES_METADATA]: roles.join(',') }, deadline);
     }
     return new Promise((resolve, reject) => {
-      let c: grpc.Client;
+      let held: ReturnType<ApiProxy['acquire']>;
       try {
-        c = this.client(path, t);
+        held = this.acquire(path, t);
       } catch (err) {
         return reject(err);
       }
-      c.makeUnaryRequest(path, raw, raw, req, this.outgoingMetadata(t, roles), { deadline }, (err, res) => (err ? reject(err) : resolve(res!)));
+      held.client.makeUnaryRequest(path, raw, raw, req, this.outgoingMetadata(t, roles), { deadline }, (err, res) => {
+        held.release(err?.code);
+        if (err) reject(err);
+        else resolve(res!);
+      });
     });
   }
 
-  private unaryHandler(path: string): grpc.handleUnaryCall<Buffer, Buffer> {
-    const envelope = ENVELOPE_SERVICES.has(serviceOf(path));
+  /** The absolute deadline of a fan-out started now: one per-node deadline, or the caller's if sooner. */
+  private fanoutDeadline(callDeadline: grpc.Deadline): number {
+    return Math.min(Date.now() + (this.o.fanoutTimeoutMs ?? 30_000), deadlineMs(callDeadline));
+  }
+
+  private limiter(): Limiter {
+    return new Limiter(this.o.fanoutConcurrency ?? 32);
+  }
+
+  private unaryHandler(path: string, shape: ReplyShape): grpc.handleUnaryCall<Buffer, Buffer> {
     return (call, callback) => {
-      const a = this.admit(path, call);
+      const a = this.admit(path, call, shape);
       if ('code' in a) return callback({ code: a.code, details: a.details });
-      const deadline = call.getDeadline();
       if (a.mode !== 'many') {
         const t = a.targets[0]!;
-        this.callUnary(path, t, a.roles, call.request, deadline).then(
-          (reply) => callback(null, a.mode === 'one' && envelope ? stampEnvelope(reply, { hostname: t.name }) : reply),
+        this.callUnary(path, t, a.roles, call.request, deadlineMs(call.getDeadline())).then(
+          (reply) => {
+            let out = reply;
+            if (a.mode === 'one' && shape === 'envelope') {
+              try {
+                out = stampEnvelope(reply, { hostname: t.name });
+              } catch (err) {
+                return callback({ code: grpc.status.INTERNAL, details: `${t.name}: malformed reply: ${(err as Error).message}` });
+              }
+            }
+            callback(null, out);
+          },
           (err) => {
             const e = asUpstreamError(err);
             callback({ code: e.code, details: a.mode === 'one' ? `${t.name}: ${e.details}` : e.details });
@@ -230,31 +331,36 @@ export class ApiProxy {
         );
         return;
       }
-      const perNode = Date.now() + (this.o.fanoutTimeoutMs ?? 30_000);
-      const callDeadline = deadline instanceof Date ? deadline.getTime() : Number(deadline);
-      const nodeDeadline = Math.min(perNode, Number.isFinite(callDeadline) ? callDeadline : Infinity);
+      const deadline = this.fanoutDeadline(call.getDeadline());
+      const limit = this.limiter();
+      const failed = (t: Target, e: UpstreamError) => {
+        this.o.log.warn(`${path} on ${t.name}: ${e.details}`);
+        return errorEnvelope({ hostname: t.name, error: e.details, code: e.code });
+      };
       Promise.all(
         a.targets.map((t) =>
-          this.callUnary(path, t, a.roles, call.request, nodeDeadline).then(
-            (reply) => stampEnvelope(reply, { hostname: t.name }),
-            (err) => {
-              const e = asUpstreamError(err);
-              this.o.log.warn(`${path} on ${t.name}: ${e.details}`);
-              return errorEnvelope({ hostname: t.name, error: e.details, code: e.code });
-            },
-          ),
+          limit.run(async () => {
+            if (call.cancelled) return Buffer.alloc(0);
+            if (Date.now() >= deadline) return failed(t, deadlineError(t));
+            try {
+              return stampEnvelope(await this.callUnary(path, t, a.roles, call.request, deadline), { hostname: t.name });
+            } catch (err) {
+              return failed(t, asUpstreamError(err));
+            }
+          }),
         ),
       ).then((parts) => callback(null, Buffer.concat(parts)));
     };
   }
 
-  private streamHandler(path: string): grpc.handleServerStreamingCall<Buffer, Buffer> {
+  private streamHandler(path: string, shape: ReplyShape): grpc.handleServerStreamingCall<Buffer, Buffer> {
     return (call) => {
-      const a = this.admit(path, call);
+      const a = this.admit(path, call, shape);
       if ('code' in a) {
         call.emit('error', { code: a.code, details: a.details });
         return;
       }
+      const stamp = a.mode !== 'local' && shape === 'stamped';
       const upstreams: grpc.ClientReadableStream<Buffer>[] = [];
       let open = a.targets.length;
       let finished = false;
@@ -269,39 +375,73 @@ export class ApiProxy {
         finished = true;
         for (const u of upstreams) u.cancel();
       });
-      for (const t of a.targets) {
-        const stamp = a.mode !== 'local';
+      // Backpressure: while the caller cannot take more, every upstream waits.
+      let paused = false;
+      const write = (msg: Buffer) => {
+        if (finished || call.write(msg) || paused) return;
+        paused = true;
+        for (const u of upstreams) u.pause();
+        call.once('drain', () => {
+          paused = false;
+          for (const u of upstreams) u.resume();
+        });
+      };
+      const deadline = a.mode === 'many' ? this.fanoutDeadline(call.getDeadline()) : Infinity;
+      const limit = this.limiter();
+
+      const start = async (t: Target) => {
         let done = false; // an upstream ends once: with 'end' or with 'error'
+        let held: ReturnType<ApiProxy['acquire']> | undefined;
         const fail = (err: unknown) => {
           if (done) return;
           done = true;
           const e = asUpstreamError(err);
+          held?.release(e.code);
           if (e.code === grpc.status.CANCELLED && finished) return;
           if (a.mode === 'many') {
-            call.write(errorMessage({ hostname: t.name, error: e.details, code: e.code }));
+            this.o.log.warn(`${path} on ${t.name}: ${e.details}`);
+            if (!finished) call.write(errorMessage({ hostname: t.name, error: e.details, code: e.code }));
             if (--open === 0) finish();
           } else {
             finish({ code: e.code, details: a.mode === 'one' ? `${t.name}: ${e.details}` : e.details });
           }
         };
+        try {
+          held = this.acquire(path, t);
+        } catch (err) {
+          return fail(err);
+        }
+        if (a.mode === 'many') {
+          // A slot while connecting, within the fan-out's deadline.
+          const release = await limit.acquire();
+          try {
+            if (finished) return fail({ code: grpc.status.CANCELLED, details: 'cancelled' });
+            if (Date.now() >= deadline) return fail(deadlineError(t));
+            const ready = await new Promise<Error | undefined>((resolve) => held!.client.waitForReady(deadline, (err) => resolve(err)));
+            if (ready) return fail({ code: grpc.status.DEADLINE_EXCEEDED, details: `${t.name}: no connection before the fan-out's deadline (${ready.message})` });
+          } finally {
+            release();
+          }
+          if (finished) return fail({ code: grpc.status.CANCELLED, details: 'cancelled' });
+        }
         let up: grpc.ClientReadableStream<Buffer>;
         try {
-          up = this.client(path, t).makeServerStreamRequest(path, raw, raw, call.request, this.outgoingMetadata(t, a.roles), {});
+          up = held.client.makeServerStreamRequest(path, raw, raw, call.request, this.outgoingMetadata(t, a.roles), {});
         } catch (err) {
-          fail(err);
-          continue;
+          return fail(err);
         }
         upstreams.push(up);
-        up.on('data', (msg: Buffer) => {
-          if (!finished) call.write(stamp ? stampMessage(msg, { hostname: t.name }) : msg);
-        });
+        if (paused) up.pause();
+        up.on('data', (msg: Buffer) => write(stamp ? stampMessage(msg, { hostname: t.name }) : msg));
         up.on('error', fail);
         up.on('end', () => {
           if (done) return;
           done = true;
+          held!.release();
           if (--open === 0) finish();
         });
-      }
+      };
+      for (const t of a.targets) void start(t);
     };
   }
 
@@ -309,29 +449,32 @@ export class ApiProxy {
    * A bidirectional stream to one node: client messages are written upstream as they come,
    * pausing the client while the upstream cannot take more (so an upload never piles up in
    * apid beyond a few messages); upstream messages are stamped with the node's metadata when
-   * a node was named, as for server streams. The client's half-close, cancellation and the
-   * upstream's end or error are passed on.
+   * a node was named and the messages have room for it, as for server streams. The client's
+   * half-close, cancellation and the upstream's end or error are passed on.
    */
-  private bidiHandler(path: string): grpc.handleBidiStreamingCall<Buffer, Buffer> {
+  private bidiHandler(path: string, shape: ReplyShape): grpc.handleBidiStreamingCall<Buffer, Buffer> {
     return (call) => {
-      const a = this.admit(path, call, true);
+      const a = this.admit(path, call, shape, true);
       if ('code' in a) {
         call.emit('error', { code: a.code, details: a.details });
         return;
       }
       const t = a.targets[0]!;
+      let held: ReturnType<ApiProxy['acquire']>;
       let up: grpc.ClientDuplexStream<Buffer, Buffer>;
       try {
-        up = this.client(path, t).makeBidiStreamRequest(path, raw, raw, this.outgoingMetadata(t, a.roles), { deadline: call.getDeadline() });
+        held = this.acquire(path, t);
+        up = held.client.makeBidiStreamRequest(path, raw, raw, this.outgoingMetadata(t, a.roles), { deadline: call.getDeadline() });
       } catch (err) {
         const e = asUpstreamError(err);
         call.emit('error', { code: e.code, details: a.mode === 'one' ? `${t.name}: ${e.details}` : e.details });
         return;
       }
       let finished = false;
-      const stop = () => {
+      const stop = (code?: number) => {
         if (finished) return;
         finished = true;
+        held.release(code);
         call.off('data', fromClient);
         up.off('data', fromUpstream);
       };
@@ -358,7 +501,7 @@ export class ApiProxy {
       });
 
       // upstream → client
-      const stamp = a.mode !== 'local';
+      const stamp = a.mode !== 'local' && shape === 'stamped';
       const fromUpstream = (msg: Buffer) => {
         if (call.write(stamp ? stampMessage(msg, { hostname: t.name }) : msg)) return;
         up.pause();
@@ -367,8 +510,8 @@ export class ApiProxy {
       up.on('data', fromUpstream);
       up.on('error', (err) => {
         if (finished) return;
-        stop();
         const e = asUpstreamError(err);
+        stop(e.code);
         call.emit('error', { code: e.code, details: a.mode === 'one' ? `${t.name}: ${e.details}` : e.details });
       });
       up.on('end', () => {

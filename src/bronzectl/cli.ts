@@ -21,6 +21,8 @@ setLoaders({
   machineconfig: () => import('./commands/machineconfig-impl.ts'),
   edit: () => import('./commands/edit-impl.ts'),
   get: () => import('./commands/get-impl.ts'),
+  cp: () => import('./commands/cp-impl.ts'),
+  pcap: () => import('./commands/pcap-impl.ts'),
   gen: () => import('./commands/gen-impl.ts'),
 });
 

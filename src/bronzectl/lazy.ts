@@ -17,6 +17,8 @@ export interface LazyModules {
   edit: typeof import('./commands/edit-impl.ts');
   get: typeof import('./commands/get-impl.ts');
   gen: typeof import('./commands/gen-impl.ts');
+  cp: typeof import('./commands/cp-impl.ts');
+  pcap: typeof import('./commands/pcap-impl.ts');
 }
 
 export type Loaders = { readonly [K in keyof LazyModules]: () => Promise<LazyModules[K]> };

@@ -12,6 +12,8 @@ import { listArg } from './args.ts';
 import { register as applyConfig } from './commands/apply-config.ts';
 import { register as completion } from './commands/completion.ts';
 import { register as config } from './commands/config.ts';
+import { register as containers } from './commands/containers.ts';
+import { register as cp } from './commands/cp.ts';
 import { register as dmesg } from './commands/dmesg.ts';
 import { register as edit } from './commands/edit.ts';
 import { register as events } from './commands/events.ts';
@@ -23,7 +25,9 @@ import { register as logs } from './commands/logs.ts';
 import { register as machineconfig } from './commands/machineconfig.ts';
 import { register as memory } from './commands/memory.ts';
 import { register as mounts } from './commands/mounts.ts';
+import { register as netstat } from './commands/netstat.ts';
 import { register as patch } from './commands/patch.ts';
+import { register as pcap } from './commands/pcap.ts';
 import { register as processes } from './commands/processes.ts';
 import { register as read } from './commands/read.ts';
 import { register as reboot } from './commands/reboot.ts';
@@ -32,8 +36,10 @@ import { register as rollback } from './commands/rollback.ts';
 import { register as service } from './commands/service.ts';
 import { register as services } from './commands/services.ts';
 import { register as shutdown } from './commands/shutdown.ts';
+import { register as stats } from './commands/stats.ts';
 import { register as time } from './commands/time.ts';
 import { register as upgrade } from './commands/upgrade.ts';
+import { register as usage } from './commands/usage.ts';
 import { register as validate } from './commands/validate.ts';
 import { register as version } from './commands/version.ts';
 
@@ -55,6 +61,8 @@ export const COMMANDS: ReadonlyArray<readonly [names: readonly string[], registe
   [['apply-config'], applyConfig],
   [[], completion],
   [['config'], config],
+  [['containers', 'c'], containers],
+  [['copy', 'cp'], cp],
   [['dmesg'], dmesg],
   [['edit'], edit],
   [['events'], events],
@@ -66,7 +74,9 @@ export const COMMANDS: ReadonlyArray<readonly [names: readonly string[], registe
   [['machineconfig', 'mc'], machineconfig],
   [['memory', 'free'], memory],
   [['mounts', 'df'], mounts],
+  [['netstat', 'ss'], netstat],
   [['patch'], patch],
+  [['pcap', 'tcpdump'], pcap],
   [['processes', 'ps'], processes],
   [['read', 'cat'], read],
   [['reboot'], reboot],
@@ -75,8 +85,10 @@ export const COMMANDS: ReadonlyArray<readonly [names: readonly string[], registe
   [['service'], service],
   [['services'], services],
   [['shutdown'], shutdown],
+  [['stats'], stats],
   [['time'], time],
   [['upgrade'], upgrade],
+  [['usage', 'du'], usage],
   [['validate'], validate],
   [['version'], version],
 ];

@@ -359,6 +359,27 @@ export class MachineAPI {
   read(path: string, o?: CallOptions) {
     return this.c.serverStream<T.Data>('/machine.MachineService/Read', { path }, o);
   }
+  copy(rootPath: string, o?: CallOptions) {
+    return this.c.serverStream<T.Data>('/machine.MachineService/Copy', { root_path: rootPath }, o);
+  }
+  diskUsage(req: T.DiskUsageRequest, o?: CallOptions) {
+    return this.c.serverStream<T.DiskUsageInfo>('/machine.MachineService/DiskUsage', req, o);
+  }
+  packetCapture(req: T.PacketCaptureRequest, o?: CallOptions) {
+    return this.c.serverStream<T.Data>('/machine.MachineService/PacketCapture', req, o);
+  }
+  cpuFreqStats(o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.CPUsFreqStats>>('/machine.MachineService/CPUFreqStats', EMPTY, o);
+  }
+  netstat(req: T.NetstatRequest, o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.Netstat>>('/machine.MachineService/Netstat', req, o);
+  }
+  containers(req: T.ContainersRequest, o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.Containers>>('/machine.MachineService/Containers', req, o);
+  }
+  stats(req: T.ContainersRequest, o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.ContainerStats>>('/machine.MachineService/Stats', req, o);
+  }
 }
 
 /** time.TimeService. */

@@ -312,3 +312,112 @@ export function timestampToDate(ts: Timestamp | null | undefined): Date | undefi
   if (s === 0 && !ts.nanos) return undefined;
   return new Date(s * 1000 + Math.floor((ts.nanos ?? 0) / 1e6));
 }
+
+// ---- The read API: Copy, DiskUsage, PacketCapture, CPUFreqStats, Netstat, Containers, Stats ----
+
+export interface DiskUsageRequest {
+  recursion_depth?: number;
+  all?: boolean;
+  threshold?: number;
+  paths: string[];
+}
+
+export interface DiskUsageInfo extends Item {
+  name: string;
+  /** int64, as a decimal string. */
+  size: string;
+  error: string;
+  relative_name: string;
+}
+
+export interface BPFInstruction {
+  op: number;
+  jt: number;
+  jf: number;
+  k: number;
+}
+
+export interface PacketCaptureRequest {
+  interface: string;
+  promiscuous?: boolean;
+  snap_len?: number;
+  bpf_filter?: BPFInstruction[];
+}
+
+export interface CPUFreqStat {
+  current_frequency: string;
+  minimum_frequency: string;
+  maximum_frequency: string;
+  governor: string;
+}
+
+export interface CPUsFreqStats extends Item {
+  cpu_freq_stats: CPUFreqStat[];
+}
+
+export type L4Proto = 'tcp' | 'tcp6' | 'udp' | 'udp6' | 'udplite' | 'udplite6' | 'raw' | 'raw6';
+
+export interface NetstatRequest {
+  filter: 'ALL' | 'CONNECTED' | 'LISTENING';
+  feature?: { pid?: boolean };
+  l4proto: Partial<Record<L4Proto, boolean>>;
+  netns?: { hostnetwork?: boolean; netns?: string[]; allnetns?: boolean };
+}
+
+export interface ConnectRecord {
+  l4proto: string;
+  localip: string;
+  localport: number;
+  remoteip: string;
+  remoteport: number;
+  state: string;
+  txqueue: string;
+  rxqueue: string;
+  tr: string;
+  timerwhen: string;
+  retrnsmt: string;
+  uid: number;
+  timeout: string;
+  inode: string;
+  ref: string;
+  pointer: string;
+  process: { pid: number; name: string } | null;
+  netns: string;
+}
+
+export interface Netstat extends Item {
+  connectrecord: ConnectRecord[];
+}
+
+export interface ContainersRequest {
+  namespace?: string;
+  driver?: 'CONTAINERD' | 'CRI';
+}
+
+export interface ContainerInfo {
+  namespace: string;
+  id: string;
+  image: string;
+  pid: number;
+  status: string;
+  pod_id: string;
+  name: string;
+  network_namespace: string;
+}
+
+export interface Containers extends Item {
+  containers: ContainerInfo[];
+}
+
+export interface ContainerStat {
+  namespace: string;
+  id: string;
+  memory_usage: string;
+  cpu_usage: string;
+  pod_id: string;
+  name: string;
+}
+
+export interface ContainerStats extends Item {
+  stats: ContainerStat[];
+}

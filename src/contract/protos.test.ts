@@ -83,10 +83,10 @@ describe('proto files', () => {
     const names = (s: string) => Object.keys(serviceDefinition(s)).sort();
     expect(names('machine.MachineService')).toEqual(
       [
-        'ApplyConfiguration', 'CPUInfo', 'DiskStats', 'Dmesg', 'EtcdSnapshot', 'Events', 'GenerateClientConfiguration',
-        'Hostname', 'Install', 'List', 'LoadAvg', 'Logs', 'Memory', 'Mounts', 'NetworkDeviceStats', 'Processes', 'Read', 'Reboot',
-        'Reset', 'Rollback', 'ServiceList', 'ServiceRestart', 'ServiceStart', 'ServiceStop', 'Shutdown', 'SystemStat',
-        'Upgrade', 'UpgradeStream', 'Version',
+        'ApplyConfiguration', 'CPUFreqStats', 'CPUInfo', 'Containers', 'Copy', 'DiskStats', 'DiskUsage', 'Dmesg', 'EtcdSnapshot', 'Events',
+        'GenerateClientConfiguration', 'Hostname', 'Install', 'List', 'LoadAvg', 'Logs', 'Memory', 'Mounts', 'Netstat', 'NetworkDeviceStats',
+        'PacketCapture', 'Processes', 'Read', 'Reboot', 'Reset', 'Rollback', 'ServiceList', 'ServiceRestart', 'ServiceStart', 'ServiceStop',
+        'Shutdown', 'Stats', 'SystemStat', 'Upgrade', 'UpgradeStream', 'Version',
       ].sort(),
     );
     expect(names('time.TimeService')).toEqual(['Time', 'TimeCheck']);
@@ -98,8 +98,11 @@ describe('proto files', () => {
 
   it('mark exactly the streaming RPCs as server streaming, and only UpgradeStream as client streaming (bidi)', () => {
     const streaming = new Set([
+      '/machine.MachineService/Copy',
+      '/machine.MachineService/DiskUsage',
       '/machine.MachineService/Dmesg',
       '/machine.MachineService/EtcdSnapshot',
+      '/machine.MachineService/PacketCapture',
       '/machine.MachineService/Events',
       '/machine.MachineService/Install',
       '/machine.MachineService/UpgradeStream',
@@ -308,6 +311,27 @@ describe('field numbers by name (Talos / COSI contract table)', () => {
     'machine.GenerateClientConfigurationRequest': { roles: 1, crt_ttl: 2 },
     'machine.GenerateClientConfiguration': { metadata: 1, ca: 2, crt: 3, key: 4, talosconfig: 5 },
     'machine.ApplyConfiguration': { metadata: 1, warnings: 2, mode: 3, mode_details: 4 },
+    'machine.CopyRequest': { root_path: 1 },
+    'machine.DiskUsageRequest': { recursion_depth: 1, all: 2, threshold: 3, paths: 4 },
+    'machine.DiskUsageInfo': { metadata: 1, name: 2, size: 3, error: 4, relative_name: 5 },
+    'machine.CPUsFreqStats': { metadata: 1, cpu_freq_stats: 2 },
+    'machine.CPUFreqStats': { current_frequency: 1, minimum_frequency: 2, maximum_frequency: 3, governor: 4 },
+    'machine.NetstatRequest': { filter: 1, feature: 2, l4proto: 3, netns: 4 },
+    'machine.NetstatRequest.L4proto': { tcp: 1, tcp6: 2, udp: 3, udp6: 4, udplite: 5, udplite6: 6, raw: 7, raw6: 8 },
+    'machine.NetstatRequest.NetNS': { hostnetwork: 1, netns: 2, allnetns: 3 },
+    'machine.ConnectRecord': {
+      l4proto: 1, localip: 2, localport: 3, remoteip: 4, remoteport: 5, state: 6, txqueue: 7, rxqueue: 8, tr: 9, timerwhen: 10,
+      retrnsmt: 11, uid: 12, timeout: 13, inode: 14, ref: 15, pointer: 16, process: 17, netns: 18,
+    },
+    'machine.Netstat': { metadata: 1, connectrecord: 2 },
+    'machine.PacketCaptureRequest': { interface: 1, promiscuous: 2, snap_len: 3, bpf_filter: 4 },
+    'machine.BPFInstruction': { op: 1, jt: 2, jf: 3, k: 4 },
+    'machine.ContainersRequest': { namespace: 1, driver: 2 },
+    'machine.ContainerInfo': { namespace: 1, id: 2, image: 3, pid: 4, status: 5, pod_id: 6, name: 7, network_namespace: 8 },
+    'machine.Container': { metadata: 1, containers: 2 },
+    'machine.StatsRequest': { namespace: 1, driver: 2 },
+    'machine.Stat': { namespace: 1, id: 2, memory_usage: 4, cpu_usage: 5, pod_id: 6, name: 7 },
+    'machine.Stats': { metadata: 1, stats: 2 },
     'time.TimeRequest': { server: 1 },
     'time.Time': { metadata: 1, server: 2, localtime: 3, remotetime: 4 },
     'securityapi.CertificateRequest': { csr: 1 },
@@ -358,7 +382,7 @@ describe('field numbers by name (Talos / COSI contract table)', () => {
         checked.push(m.name);
       }
     }
-    expect(checked.length).toBe(31);
+    expect(checked.length).toBe(38);
   });
 });
 

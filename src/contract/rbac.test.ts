@@ -64,8 +64,11 @@ describe('allowed', () => {
         '/cosi.resource.State/Get',
         '/cosi.resource.State/List',
         '/cosi.resource.State/Watch',
+        '/machine.MachineService/CPUFreqStats',
         '/machine.MachineService/CPUInfo',
+        '/machine.MachineService/Containers',
         '/machine.MachineService/DiskStats',
+        '/machine.MachineService/DiskUsage',
         '/machine.MachineService/Dmesg',
         '/machine.MachineService/Events',
         '/machine.MachineService/Hostname',
@@ -74,31 +77,34 @@ describe('allowed', () => {
         '/machine.MachineService/Logs',
         '/machine.MachineService/Memory',
         '/machine.MachineService/Mounts',
+        '/machine.MachineService/Netstat',
         '/machine.MachineService/NetworkDeviceStats',
         '/machine.MachineService/Processes',
         '/machine.MachineService/ServiceList',
+        '/machine.MachineService/Stats',
         '/machine.MachineService/SystemStat',
         '/machine.MachineService/Version',
         '/time.TimeService/Time',
         '/time.TimeService/TimeCheck',
       ].sort(),
     );
-    for (const m of ['/machine.MachineService/Read', '/machine.MachineService/ApplyConfiguration', '/machine.MachineService/GenerateClientConfiguration', '/cosi.resource.State/Update']) {
+    for (const m of ['/machine.MachineService/Read', '/machine.MachineService/Copy', '/machine.MachineService/PacketCapture', '/machine.MachineService/ApplyConfiguration', '/machine.MachineService/GenerateClientConfiguration', '/cosi.resource.State/Update']) {
       expect(allowed(m, ['os:reader']), m).toBe(false);
     }
   });
 
-  it('operator adds power and service control to reader, and nothing that changes configuration', () => {
+  it('operator adds power, service control and packet capture to reader, and nothing that changes configuration', () => {
     const extra = grantedTo('os:operator').filter((m) => !allowed(m, ['os:reader']));
     expect(extra).toEqual([
       '/machine.MachineService/EtcdSnapshot',
+      '/machine.MachineService/PacketCapture',
       '/machine.MachineService/Reboot',
       '/machine.MachineService/ServiceRestart',
       '/machine.MachineService/ServiceStart',
       '/machine.MachineService/ServiceStop',
       '/machine.MachineService/Shutdown',
     ]);
-    for (const m of ['/machine.MachineService/Upgrade', '/machine.MachineService/Reset', '/machine.MachineService/Rollback', '/machine.MachineService/ApplyConfiguration', '/cosi.resource.State/Create']) {
+    for (const m of ['/machine.MachineService/Copy', '/machine.MachineService/Upgrade', '/machine.MachineService/Reset', '/machine.MachineService/Rollback', '/machine.MachineService/ApplyConfiguration', '/cosi.resource.State/Create']) {
       expect(allowed(m, ['os:operator']), m).toBe(false);
     }
   });

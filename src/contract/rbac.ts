@@ -38,7 +38,10 @@ export const RBAC: Readonly<Record<string, Rule>> = Object.freeze({
 
   // Observation: reader.
   '/machine.MachineService/CPUInfo': reader,
+  '/machine.MachineService/CPUFreqStats': reader,
+  '/machine.MachineService/Containers': reader,
   '/machine.MachineService/DiskStats': reader,
+  '/machine.MachineService/DiskUsage': reader,
   '/machine.MachineService/Dmesg': reader,
   '/machine.MachineService/Events': reader,
   '/machine.MachineService/Hostname': reader,
@@ -47,14 +50,20 @@ export const RBAC: Readonly<Record<string, Rule>> = Object.freeze({
   '/machine.MachineService/Logs': reader,
   '/machine.MachineService/Memory': reader,
   '/machine.MachineService/Mounts': reader,
+  '/machine.MachineService/Netstat': reader,
   '/machine.MachineService/NetworkDeviceStats': reader,
   '/machine.MachineService/Processes': reader,
   '/machine.MachineService/ServiceList': reader,
+  '/machine.MachineService/Stats': reader,
   '/machine.MachineService/SystemStat': reader,
   '/machine.MachineService/Version': reader,
 
   // Reading file contents can reveal keys and the machine config: admin only.
   '/machine.MachineService/Read': admin,
+  '/machine.MachineService/Copy': admin,
+
+  // Packet capture sees the node's traffic: operator (as Talos).
+  '/machine.MachineService/PacketCapture': operator,
 
   // Running what is already set up: operator.
   '/machine.MachineService/Reboot': operator,

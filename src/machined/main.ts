@@ -158,6 +158,7 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
     hostname: () => {
       const name = defaultHostname();
       sethostname(name);
+      if (pid1) fs.writeFileSync('/system/etc/hostname', `${name}\n`, { mode: 0o644 });
       log.info(`hostname set to ${name}`);
     },
     // With ctrl-alt-del "off", the kernel sends SIGINT to PID 1 instead of rebooting at once.

@@ -36,6 +36,9 @@ export const EARLY_MOUNTS: readonly MountSpec[] = [
 export const SYSTEM_ETC_FILES: ReadonlyArray<{ path: string; initial: string }> = [
   { path: 'hosts', initial: '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n' },
   { path: 'resolv.conf', initial: '' },
+  // The hostname, as on Talos: machined writes it when it sets the boot hostname, networkd
+  // when the hostname changes.
+  { path: 'hostname', initial: '' },
 ];
 
 export interface MountInfo {
@@ -76,7 +79,7 @@ export function mountEarly(log: Logger): void {
   }
 }
 
-/** /system/etc/{hosts,resolv.conf}: their first contents (networkd rewrites them). */
+/** /system/etc/{hosts,resolv.conf,hostname}: their first contents (networkd rewrites them). */
 export function setupSystemEtc(log: Logger): void {
   fs.mkdirSync('/system/etc', { recursive: true, mode: 0o755 });
   for (const dir of ['/system/run', '/system/state', '/system/var']) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });

@@ -40,9 +40,9 @@ function readConfig(log: StderrLogger): NetworkConfig | undefined {
   }
 }
 
-function etcPaths(): { resolvConfPath: string; hostsPath: string } {
+function etcPaths(): { resolvConfPath: string; hostsPath: string; hostnamePath: string } {
   const dir = process.env.BRONZE_NETWORKD_ETC_DIR ?? '/system/etc';
-  return { resolvConfPath: path.join(dir, 'resolv.conf'), hostsPath: path.join(dir, 'hosts') };
+  return { resolvConfPath: path.join(dir, 'resolv.conf'), hostsPath: path.join(dir, 'hosts'), hostnamePath: path.join(dir, 'hostname') };
 }
 
 export async function main(): Promise<void> {
@@ -69,7 +69,7 @@ export async function main(): Promise<void> {
         ...(onNode ? { cmdline } : {}),
         config: readConfig(log) ?? {},
         manage,
-        ...(manage ? etcPaths() : { resolvConfPath: null, hostsPath: null }),
+        ...(manage ? etcPaths() : { resolvConfPath: null, hostsPath: null, hostnamePath: null }),
         // Whoever owns HostnameStatuses sets the kernel's hostname too (machined may own it).
         publishHostname: !remote || mayWrite('networkd', HOSTNAME_STATUS_TYPE),
         ...(onNode && mayWrite('networkd', HOSTNAME_STATUS_TYPE) ? { setHostname: sethostname } : {}),

@@ -229,6 +229,7 @@ describe('NetworkManager', () => {
       },
       resolvConfPath: path.join(dir, 'resolv.conf'),
       hostsPath: path.join(dir, 'hosts'),
+      hostnamePath: path.join(dir, 'hostname'),
       defaultHostname: () => 'bronze-abc123',
       dhcpTransport: async (link) => {
         const t = new FakeDhcp();
@@ -271,6 +272,7 @@ describe('NetworkManager', () => {
     expect(names).toEqual(['bronze-abc123', 'from-dhcp']);
     expect(fs.readFileSync(path.join(dir, 'resolv.conf'), 'utf8')).toContain('nameserver 192.168.7.53\nsearch lan.test\n');
     expect(fs.readFileSync(path.join(dir, 'hosts'), 'utf8')).toContain('192.168.7.20\tfrom-dhcp.lan.test from-dhcp\n');
+    expect(fs.readFileSync(path.join(dir, 'hostname'), 'utf8')).toBe('from-dhcp\n');
     expect(manager.status().interfaces.find((i) => i.name === 'eth0')!.dhcp).toMatchObject({ state: 'bound', address: '192.168.7.20/24' });
   });
 

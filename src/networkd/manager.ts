@@ -4,7 +4,7 @@
 // addresses and routes, and a DHCPv4 client where asked (by default on every physical link
 // without configuration). Leases become an address with the lease's lifetime, routes and MTU;
 // resolvers, hostname and time servers come from the configuration, else DHCP, else defaults,
-// and are published as resources and written to resolv.conf and hosts (atomically).
+// and are published as resources and written to resolv.conf, hosts and hostname (atomically).
 //
 // Nothing stops networkd: an error on a link (netlink refusal, missing device, DHCP socket) is
 // reported for that interface (log and status()) and retried; malformed packets are counted.
@@ -68,9 +68,11 @@ export interface NetworkManagerOptions {
   subscribe?: (h: SubscriptionHandlers) => Promise<Subscription>;
   /** Change links at all. False: observe and publish only (host runs). Default true. */
   manage?: boolean;
-  /** Where to write; null to not write. Defaults /system/etc/resolv.conf and /system/etc/hosts. */
+  /** Where to write; null to not write. Defaults /system/etc/resolv.conf, /system/etc/hosts
+   *  and /system/etc/hostname (the node's hostname, as on Talos). */
   resolvConfPath?: string | null;
   hostsPath?: string | null;
+  hostnamePath?: string | null;
   /** Sets the kernel's hostname (sethostname); omitted: not set. */
   setHostname?: (name: string) => void;
   /** Publish HostnameStatuses (default true). */
@@ -802,6 +804,7 @@ export class NetworkManager {
     const files: Array<[string | null | undefined, string]> = [
       [this.#o.resolvConfPath === undefined ? '/system/etc/resolv.conf' : this.#o.resolvConfPath, renderResolvConf(resolvers)],
       [this.#o.hostsPath === undefined ? '/system/etc/hosts' : this.#o.hostsPath, renderHosts(hostname, current[0]?.split('/')[0], cfg.extraHostEntries)],
+      [this.#o.hostnamePath === undefined ? '/system/etc/hostname' : this.#o.hostnamePath, `${hostname.hostname}\n`],
     ];
     for (const [path, text] of files) {
       if (!path || !this.#manage || this.#written.get(path) === text) continue;

@@ -1,4 +1,4 @@
-// rtnetlink over a NETLINK_ROUTE socket opened through koffi (socket.ts): requests (one at a
+// rtnetlink over a NETLINK_ROUTE socket opened through koffi (src/lib/socket.ts): requests (one at a
 // time per socket, matched by sequence number) and a multicast subscription delivering link,
 // address and route changes. The wire format is netlink.ts.
 import { initNative } from '../lib/native.ts';
@@ -43,7 +43,7 @@ import {
   routeBody,
   splitMessages,
 } from './netlink.ts';
-import { AF_NETLINK, RawSocket, SOCK_RAW, SOL_SOCKET, SO_RCVBUF, SO_RCVBUFFORCE, type Poller, sockaddrNl } from './socket.ts';
+import { AF_NETLINK, RawSocket, SOCK_RAW, SOL_SOCKET, SO_RCVBUF, SO_RCVBUFFORCE, type Poller, sockaddrNl } from '../lib/socket.ts';
 
 /** An NLMSG_ERROR answer: the operation, the errno's name and the kernel's own words. */
 export class NetlinkError extends Error {

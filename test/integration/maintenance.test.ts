@@ -1,5 +1,6 @@
 // Maintenance mode between real processes: a node without configuration serves its API with a
-// self-signed certificate and no client certificate, only apply-config and read-only calls;
+// self-signed certificate and no client certificate, only what Talos's maintenance service
+// serves (apply-config and resource reads; src/contract/maintenance.ts);
 // a valid configuration applied that way ends maintenance mode (client certificates required
 // from then on) and is persisted; an invalid one is refused with its errors.
 import * as grpc from '@grpc/grpc-js';
@@ -10,18 +11,21 @@ import { generateConfigs } from '../../src/contract/genconfig.ts';
 import { serviceClient } from '../../src/contract/protos.ts';
 import { generateSecrets, type SecretsBundle } from '../../src/contract/secrets.ts';
 import { issueClientCert } from '../../src/pki/certs.ts';
+import { bronzectl } from '../lib/bronzectl.ts';
 import { HostNode } from '../lib/nodes.ts';
 import { freePort } from '../lib/ports.ts';
 
 type Cb = (e: grpc.ServiceError | null, r?: any) => void;
-type MachineClient = grpc.Client & Record<'Version' | 'Reboot' | 'ApplyConfiguration', (req: object, md: grpc.Metadata, opts: grpc.CallOptions, cb: Cb) => void>;
+type Method = 'Version' | 'Reboot' | 'ApplyConfiguration' | 'Memory' | 'ServiceList' | 'DiskStats';
+type MachineClient = grpc.Client & Record<Method, (req: object, md: grpc.Metadata, opts: grpc.CallOptions, cb: Cb) => void>;
 const Machine = serviceClient('machine.MachineService');
+const State = serviceClient('cosi.resource.State');
 
 /** TLS without verifying the server, no client certificate: what `--insecure` does. */
 function insecure(endpoint: string): MachineClient {
   return new Machine(endpoint, grpc.credentials.createSsl(null, null, null, { checkServerIdentity: () => undefined, rejectUnauthorized: false })) as unknown as MachineClient;
 }
-function call(c: MachineClient, m: 'Version' | 'Reboot' | 'ApplyConfiguration', req: object = {}): Promise<any> {
+function call(c: MachineClient, m: Method, req: object = {}): Promise<any> {
   return new Promise((resolve, reject) => c[m](req, new grpc.Metadata(), { deadline: Date.now() + 20_000 }, (e, r) => (e ? reject(e) : resolve(r))));
 }
 
@@ -39,10 +43,25 @@ describe('maintenance mode over real processes', () => {
   }, 90_000);
   afterAll(() => node?.stop());
 
-  it('answers read-only calls without a client certificate and refuses the rest', async () => {
+  it('answers resource reads without a client certificate and refuses the rest as Talos does', async () => {
     const c = insecure(node.endpoint);
-    expect((await call(c, 'Version')).messages).toHaveLength(1);
-    await expect(call(c, 'Reboot')).rejects.toMatchObject({ code: grpc.status.FAILED_PRECONDITION, details: expect.stringMatching(/maintenance mode/) });
+    const s = new State(node.endpoint, grpc.credentials.createSsl(null, null, null, { checkServerIdentity: () => undefined, rejectUnauthorized: false })) as unknown as grpc.Client & {
+      Get: (req: object, md: grpc.Metadata, opts: grpc.CallOptions, cb: Cb) => void;
+    };
+    const list = await new Promise<any>((resolve, reject) =>
+      s.Get({ namespace: 'meta', type: 'ResourceDefinitions.meta.cosi.dev', id: 'resourcedefinitions.meta.cosi.dev' }, new grpc.Metadata(), { deadline: Date.now() + 20_000 }, (e, r) => (e ? reject(e) : resolve(r))),
+    );
+    expect(list.resource.metadata.type).toBe('ResourceDefinitions.meta.cosi.dev');
+    for (const m of ['Version', 'Reboot', 'Memory', 'ServiceList', 'DiskStats'] as const) {
+      await expect(call(c, m)).rejects.toMatchObject({ code: grpc.status.UNIMPLEMENTED, details: expect.stringMatching(/^API is not implemented in maintenance mode/) });
+    }
+    // and through bronzectl, as an operator sees it
+    const get = await bronzectl(['get', 'resourcedefinitions', '--insecure', '-n', node.endpoint]);
+    expect(get.code, get.stderr).toBe(0);
+    expect(get.stdout).toMatch(/ResourceDefinition/);
+    const version = await bronzectl(['version', '--insecure', '-n', node.endpoint]);
+    expect(version.code).not.toBe(0);
+    expect(version.stderr).toMatch(/API is not implemented in maintenance mode/);
   });
 
   it('refuses an invalid configuration with its errors', async () => {

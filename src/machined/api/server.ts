@@ -3,7 +3,8 @@
 // Everything it serves is passed in explicitly (ApplyConfiguration and
 // GenerateClientConfiguration too). Install, Upgrade, UpgradeStream, Reset and Rollback are
 // served by ./lifecycle.ts on top of the Lifecycle machined passes in (none: UNAVAILABLE).
-// EtcdSnapshot is not built yet and answers UNIMPLEMENTED.
+// The read API (Copy, DiskUsage, CPUFreqStats, Netstat, PacketCapture, Containers, Stats) has
+// a file each. EtcdSnapshot is not built yet and answers UNIMPLEMENTED.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,11 +15,17 @@ import { versionReply } from '../../daemon/serve.ts';
 import type { DefinitionRegistry } from '../../state/definitions.ts';
 import type { State } from '../../state/state.ts';
 import { unary, unavailable } from './common.ts';
+import { containersHandlers } from './containers.ts';
+import { copyHandlers } from './copy.ts';
+import { cpuFreqHandlers } from './cpufreq.ts';
+import { diskUsageHandlers } from './diskusage.ts';
 import { dmesgHandlers } from './dmesg.ts';
 import { type EventBus, eventsHandlers } from './events.ts';
 import { filesHandlers } from './files.ts';
 import { type Lifecycle, lifecycleHandlers } from './lifecycle.ts';
 import { type LogSource, type ServiceLogSource, logsHandlers } from './logs.ts';
+import { netstatHandlers } from './netstat.ts';
+import { pcapHandlers } from './pcap.ts';
 import { type RequestSequence, powerHandlers } from './power.ts';
 import { resourceHandlers } from './resources.ts';
 import { type ServiceControl, serviceHandlers } from './services.ts';
@@ -102,6 +109,12 @@ export async function startMachinedApi(deps: MachinedApiDeps): Promise<MachinedA
     ...dmesgHandlers({ kmsgPath: deps.kmsgPath }),
     ...eventsHandlers(deps.events),
     ...filesHandlers(),
+    ...copyHandlers({ warn: (msg) => deps.onError?.(msg) }),
+    ...diskUsageHandlers(),
+    ...cpuFreqHandlers(),
+    ...netstatHandlers({ procRoot: deps.procRoot }),
+    ...containersHandlers(),
+    ...pcapHandlers(),
     ...powerHandlers({
       requestSequence: deps.requestSequence,
       afterReplyMs: deps.powerDelayMs,

@@ -4,7 +4,7 @@
 // 0.0.0.0 and the kernel accepts limited broadcasts (255.255.255.255) on the device. After
 // the lease is applied, renewals go unicast to the server from the leased address.
 import { initNative } from '../../lib/native.ts';
-import { AF_INET, RawSocket, SOCK_DGRAM, SOL_SOCKET, SO_BINDTODEVICE, SO_BROADCAST, SO_REUSEADDR, type Poller, sockaddrIn } from '../socket.ts';
+import { AF_INET, RawSocket, SOCK_DGRAM, SOL_SOCKET, SO_BINDTODEVICE, SO_BROADCAST, SO_REUSEADDR, type Poller, sockaddrIn } from '../../lib/socket.ts';
 import type { DhcpTransport } from './client.ts';
 import { CLIENT_PORT, SERVER_PORT } from './packet.ts';
 

@@ -75,7 +75,7 @@ describe('completion', () => {
     const r = await cli(ws, ['completion', 'bash']);
     expect(r.code).toBe(0);
     expect(spawnSync('bash', ['-n'], { input: r.out }).status).toBe(0);
-    expect(complete(r.out, ['bronzectl', 'con'])).toEqual(['config']);
+    expect(complete(r.out, ['bronzectl', 'con'])).toEqual(['config', 'containers']);
     expect(complete(r.out, ['bronzectl', 'config', ''])).toEqual(expect.arrayContaining(['new', 'merge', 'contexts', 'context', 'endpoint', 'node', 'info']));
     expect(complete(r.out, ['bronzectl', '-n', 'x', 'get', '-o', ''])).toEqual(['table', 'yaml', 'json']);
     expect(complete(r.out, ['bronzectl', 'get', '--wa'])).toEqual(['--watch']);

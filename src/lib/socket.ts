@@ -9,9 +9,9 @@
 // reports EAGAIN, ENOBUFS (netlink overrun) and the rest exactly. An eventfd in the poll set
 // wakes the worker when the set changes or a socket closes, so no fd is closed under a poll.
 import os from 'node:os';
-import { koffi } from '../lib/native.ts';
-import { SyscallError } from '../lib/sys.ts';
-import { socketLibc, type SocketLibc } from '../lib/libc-sockets.ts';
+import { koffi } from './native.ts';
+import { SyscallError } from './sys.ts';
+import { socketLibc, type SocketLibc } from './libc-sockets.ts';
 
 export const AF_INET = 2;
 export const AF_INET6 = 10;
@@ -232,14 +232,17 @@ export class RawSocket {
     }
   }
 
-  /** One datagram if one is queued, else undefined. `truncated` when it was longer than buf. */
-  tryRecv(buf: Buffer): { data: Buffer; truncated: boolean } | undefined {
+  /**
+   * One datagram if one is queued, else undefined. `truncated` when it was longer than buf;
+   * `length` is its whole length.
+   */
+  tryRecv(buf: Buffer): { data: Buffer; truncated: boolean; length: number } | undefined {
     const fd = this.#live('recv');
     for (;;) {
-      const rc = lib().recv(fd, buf, buf.length, MSG_DONTWAIT | MSG_TRUNC);
+      const rc = Number(lib().recv(fd, buf, buf.length, MSG_DONTWAIT | MSG_TRUNC));
       if (rc >= 0) {
         const n = Math.min(rc, buf.length);
-        return { data: Buffer.from(buf.subarray(0, n)), truncated: rc > buf.length };
+        return { data: Buffer.from(buf.subarray(0, n)), truncated: rc > buf.length, length: rc };
       }
       const e = errno();
       if (e === EAGAIN) return undefined;
@@ -248,7 +251,7 @@ export class RawSocket {
   }
 
   /** The next datagram; waits on the poller's worker thread, never on the event loop. */
-  async recv(buf: Buffer): Promise<{ data: Buffer; truncated: boolean }> {
+  async recv(buf: Buffer): Promise<{ data: Buffer; truncated: boolean; length: number }> {
     for (;;) {
       const got = this.tryRecv(buf);
       if (got) return got;

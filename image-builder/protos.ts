@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 import { PROTO_FILES, WELL_KNOWN_PROTOS } from '../src/contract/proto-files.ts';
+import { shapeOf } from '../src/contract/reply-shape.ts';
 
 const PROTOS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'protos');
 
@@ -80,15 +81,40 @@ export function methodUnits(descriptor: protobuf.INamespace): Record<string, str
 }
 
 /**
+ * For every method, by its path (`/pkg.Service/Method`), in the order the protos define them:
+ * whether it streams each way, and the shape of its reply for apid's stamping (envelope.ts).
+ * apid routes every method with this alone, without building a protobufjs root.
+ */
+export function methodInfoTable(descriptor: protobuf.INamespace): Record<string, { requestStream: boolean; responseStream: boolean; reply: string }> {
+  const root = protobuf.Root.fromJSON(descriptor);
+  root.resolveAll();
+  const out: Record<string, { requestStream: boolean; responseStream: boolean; reply: string }> = {};
+  const walk = (ns: protobuf.NamespaceBase) => {
+    for (const child of ns.nestedArray) {
+      if (child instanceof protobuf.Service) {
+        for (const m of child.methodsArray) {
+          m.resolve();
+          out[`/${child.fullName.replace(/^\./, '')}/${m.name}`] = { requestStream: !!m.requestStream, responseStream: !!m.responseStream, reply: shapeOf(m.resolvedResponseType!, !!m.responseStream) };
+        }
+      } else if (child instanceof protobuf.Namespace) walk(child);
+    }
+  };
+  walk(root);
+  return out;
+}
+
+/**
  * The descriptor as an ES module's source (a JSON.parse of a string is V8's fastest literal):
- * the default export is the whole descriptor, `methodUnits` what each method needs of it.
+ * the default export is the whole descriptor, `methodUnits` what each method needs of it,
+ * `methodInfo` each method's streaming and reply shape.
  */
 export function protosModuleSource(dir = PROTOS_DIR): string {
   const descriptor = compileProtos(dir);
   const units = methodUnits(descriptor);
   return (
     `export default JSON.parse(${JSON.stringify(JSON.stringify(descriptor))});\n` +
-    `export const methodUnits = JSON.parse(${JSON.stringify(JSON.stringify(units))});\n`
+    `export const methodUnits = JSON.parse(${JSON.stringify(JSON.stringify(units))});\n` +
+    `export const methodInfo = JSON.parse(${JSON.stringify(JSON.stringify(methodInfoTable(descriptor)))});\n`
   );
 }
 

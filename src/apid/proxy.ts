@@ -20,8 +20,8 @@
 // everything else through grpc-js clients; the caller's roles are read once per TLS
 // connection (ConnectionRoles).
 import * as grpc from '@grpc/grpc-js';
-import { replyShape, type ReplyShape } from '../contract/envelope.ts';
-import { serviceDefinition } from '../contract/protos.ts';
+import { type ReplyShape } from '../contract/envelope.ts';
+import { methodsOf } from '../contract/protos.ts';
 import { Limiter } from '../lib/limit.ts';
 import type { Logger } from '../lib/log.ts';
 import { LOCAL_BACKENDS, localSocketFor } from './backends.ts';
@@ -121,13 +121,23 @@ export class ApiProxy {
   /** Service definitions with raw (Buffer) serializers and their proxy handlers. */
   services(): Array<{ definition: grpc.ServiceDefinition; implementation: grpc.UntypedServiceImplementation }> {
     return Object.keys(LOCAL_BACKENDS).map((name) => {
-      const typed = serviceDefinition(name);
+      // Raw bytes both ways: apid routes without decoding, so it needs only each method's shape.
       const definition: Record<string, grpc.MethodDefinition<Buffer, Buffer>> = {};
       const implementation: grpc.UntypedServiceImplementation = {};
-      for (const [method, def] of Object.entries(typed)) {
+      for (const def of methodsOf(name)) {
+        const method = def.name;
         if (def.requestStream && !def.responseStream) continue; // client-streaming-only RPCs are not routed
-        definition[method] = { ...def, requestSerialize: raw, requestDeserialize: raw, responseSerialize: raw, responseDeserialize: raw };
-        const shape = replyShape(def.path);
+        definition[method] = {
+          path: def.path,
+          requestStream: def.requestStream,
+          responseStream: def.responseStream,
+          originalName: method.charAt(0).toLowerCase() + method.slice(1),
+          requestSerialize: raw,
+          requestDeserialize: raw,
+          responseSerialize: raw,
+          responseDeserialize: raw,
+        };
+        const shape = def.reply;
         implementation[method] = def.requestStream
           ? this.bidiHandler(def.path, shape)
           : def.responseStream

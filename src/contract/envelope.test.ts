@@ -53,3 +53,19 @@ describe('which replies carry node metadata, from the descriptors', () => {
     expect(shapeOf(T('EnvOfOther'), false)).toBe('plain');
   });
 });
+
+describe('the reply shapes made at build time', () => {
+  it('agree with the shapes worked out from the resolved protos, for every method', async () => {
+    const { protoRoot, methodInfo, serviceNames } = await import('./protos.ts');
+    let n = 0;
+    for (const name of serviceNames()) {
+      for (const m of protoRoot().lookupService(name).methodsArray) {
+        m.resolve();
+        const info = methodInfo(`/${name}/${m.name}`)!;
+        expect({ req: info.requestStream, res: info.responseStream, reply: info.reply }, `${name}/${m.name}`).toEqual({ req: !!m.requestStream, res: !!m.responseStream, reply: shapeOf(m.resolvedResponseType!, !!m.responseStream) });
+        n++;
+      }
+    }
+    expect(n).toBeGreaterThan(40);
+  });
+});

@@ -5,4 +5,6 @@ declare module 'bronze:protos' {
   export default descriptor;
   /** `pkg.Service/Method` → the top-level messages and enums it needs (image-builder/protos.ts). */
   export const methodUnits: Record<string, string[]>;
+  /** `/pkg.Service/Method` → its streaming and reply shape, in proto order (image-builder/protos.ts). */
+  export const methodInfo: Record<string, { requestStream: boolean; responseStream: boolean; reply: 'envelope' | 'stamped' | 'plain' }>;
 }

@@ -10,7 +10,7 @@
 // the options below to deserialize (src/contract/protos.test.ts checks both agree).
 import * as grpc from '@grpc/grpc-js';
 import protobuf from 'protobufjs/light.js';
-import descriptor, { methodUnits } from 'bronze:protos';
+import descriptor, { methodInfo as METHOD_INFO, methodUnits } from 'bronze:protos';
 
 export { PROTO_FILES } from './proto-files.ts';
 
@@ -136,6 +136,29 @@ export function serviceClient(fullName: string): grpc.ServiceClientConstructor {
     clients.set(fullName, ctor);
   }
   return ctor;
+}
+
+export interface MethodInfo {
+  name: string;
+  path: string;
+  requestStream: boolean;
+  responseStream: boolean;
+  /** How apid stamps its replies (envelope.ts). */
+  reply: 'envelope' | 'stamped' | 'plain';
+}
+
+/** One method by its path (`/machine.MachineService/Version`), without building any protobufjs type. */
+export function methodInfo(path: string): MethodInfo | undefined {
+  const info = Object.hasOwn(METHOD_INFO, path) ? METHOD_INFO[path] : undefined;
+  return info && { name: path.slice(path.lastIndexOf('/') + 1), path, ...info };
+}
+
+/** Every method of a service, in proto order, without building any protobufjs type (apid routes with these). */
+export function methodsOf(fullName: string): MethodInfo[] {
+  const prefix = `/${fullName}/`;
+  const out = Object.keys(METHOD_INFO).filter((p) => p.startsWith(prefix)).map((p) => methodInfo(p)!);
+  if (out.length === 0) throw new Error(`unknown gRPC service ${fullName}`);
+  return out;
 }
 
 /** Every service's full name, e.g. `machine.MachineService`, in the order the protos define them. */

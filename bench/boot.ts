@@ -108,6 +108,10 @@ async function bronzeOnce(): Promise<BronzeRun> {
     const mem = await vm.waitFor(/memstats: pss (.*)$/, (IDLE_SECONDS + 60) * 1000, up);
     const pss = /memstats: pss (.*)$/.exec(vm.lines[mem]!)![1]!;
     const total = Number(/total=([\d.]+)MiB/.exec(pss)?.[1] ?? NaN);
+    // The console of the run, for reading where its time went (machined logs each phase and
+    // every daemon its start-up times).
+    fs.mkdirSync('_out/bench', { recursive: true });
+    fs.writeFileSync(`_out/bench/bronze-console-${port}.log`, vm.lines.join('\n') + '\n');
     await vm.monitorCommand('system_powerdown');
     await vm.waitExit(120_000);
     return { api, running, pss, total };

@@ -7,7 +7,7 @@
 // `0o644` is. A null value in a mapping (`hostname:` with nothing after it) means "not set", as in Go,
 // and is dropped from the data.
 import YAML, { type Document, type Node, type ParsedNode } from 'yaml';
-import type { PathSegment } from './schema.ts';
+import type { PathSegment } from './fields.ts';
 
 export interface SourcePosition {
   /** 1-based. */

@@ -23,7 +23,7 @@ import {
   uint32,
   type Obj,
   type Reporter,
-} from './schema.ts';
+} from './fields.ts';
 
 export const KIND_API_VERSION = 'v1alpha1';
 

@@ -6,7 +6,7 @@ import { generateConfigs } from '../contract/genconfig.ts';
 import { INVALID_CASES, config, worker } from '../../test/unit/config/invalid-cases.ts';
 import { ALL_FIELDS, MULTI_DOC, VALID_CASES } from '../../test/unit/config/valid-cases.ts';
 import { documentsOfKind } from './kinds.ts';
-import { hasHostBits, maskedPrefix, parseGoDuration, parseIPPrefix, sysctlKeyError } from './schema.ts';
+import { hasHostBits, maskedPrefix, parseGoDuration, parseIPPrefix, sysctlKeyError } from './formats.ts';
 import { ConfigValidationError, formatIssues, parseConfig, validateConfig, type ConfigIssue } from './validate.ts';
 
 let fill: (yaml: string) => string;

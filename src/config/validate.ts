@@ -12,19 +12,9 @@
 import { z } from 'zod';
 import { parseYamlStream, type SourceDocument } from './document.ts';
 import { KINDS, TALOS_ONLY_KIND_FIELDS, kindSpec, type KindDocument, type KindSpec } from './kinds.ts';
-import {
-  DEVICE_SELECTOR_FIELDS,
-  TALOS_ONLY_FIELDS,
-  asArray,
-  asObject,
-  checkRouteFamilies,
-  decodeCertificateAndKey,
-  v1alpha1Schema,
-  type Obj,
-  type PathSegment,
-  type Reporter,
-  type V1Alpha1Config,
-} from './schema.ts';
+import { asArray, asObject, checkRouteFamilies, type Obj, type PathSegment, type Reporter } from './fields.ts';
+import { decodeCertificateAndKey } from './formats.ts';
+import { DEVICE_SELECTOR_FIELDS, TALOS_ONLY_FIELDS, v1alpha1Schema, type V1Alpha1Config } from './schema.ts';
 
 export interface ConfigIssue {
   /** Where: `machine.network.interfaces[0].addresses[1]`, or `LinkConfig(eth0).mtu` for typed documents; "" for YAML syntax. */

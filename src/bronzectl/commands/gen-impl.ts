@@ -10,7 +10,7 @@ import { generateConfigs, normaliseEndpoint } from '../../contract/genconfig.ts'
 import { generateSecrets, parseSecrets, serializeSecrets } from '../../contract/secrets.ts';
 import { loadCA, newCA, NOT_BEFORE_SKEW_MS, randomSerial, type CertAndKey } from '../../pki/ca.ts';
 import { newCSR } from '../../pki/certs.ts';
-import { ED25519, generateKeyPair, privateKeyToPem } from '../../pki/keys.ts';
+import { generateKeyPair, privateKeyToPem } from '../../pki/keys.ts';
 import { pemDecode } from '../../pki/pem.ts';
 import { x509 } from '../../pki/x509.ts';
 import type { Ctx } from '../program.ts';
@@ -57,7 +57,7 @@ export function spkiHash(crtPem: string): string {
  * the roles it asks for) and its DNS/IP names, for client and server authentication.
  */
 export async function signCSRWithRoles(ca: CertAndKey, csrPem: string, ttlMs: number, now = new Date()): Promise<string> {
-  const { cert: caCert, signingKey } = await loadCA(ca);
+  const { cert: caCert, signingKey, signingAlgorithm } = await loadCA(ca);
   let csr: x509.Pkcs10CertificateRequest;
   try {
     csr = new x509.Pkcs10CertificateRequest(pemDecode(csrPem, ['CERTIFICATE REQUEST', 'NEW CERTIFICATE REQUEST']).der);
@@ -82,7 +82,7 @@ export async function signCSRWithRoles(ca: CertAndKey, csrPem: string, ttlMs: nu
     notAfter: new Date(t + ttlMs),
     publicKey: csr.publicKey.rawData,
     signingKey,
-    signingAlgorithm: ED25519,
+    signingAlgorithm,
     extensions,
   });
   return cert.toString('pem') + '\n';

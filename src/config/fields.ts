@@ -173,6 +173,22 @@ export const httpEndpoint = () =>
     return undefined;
   });
 
+const BYTE_UNITS: Record<string, number> = { '': 1, b: 1, k: 1e3, kb: 1e3, kib: 1024, m: 1e6, mb: 1e6, mib: 1024 ** 2, g: 1e9, gb: 1e9, gib: 1024 ** 3, t: 1e12, tb: 1e12, tib: 1024 ** 4 };
+
+/** A byte size as Talos writes it (go-humanize): 1048576, "1MiB", "1.5 GB". */
+export function parseByteSize(v: unknown): number | undefined {
+  if (typeof v === 'number') return Number.isInteger(v) && v >= 0 ? v : undefined;
+  if (typeof v !== 'string') return undefined;
+  const m = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(v.trim());
+  const unit = m ? BYTE_UNITS[m[2]!.toLowerCase()] : undefined;
+  return m && unit !== undefined ? Math.round(Number(m[1]) * unit) : undefined;
+}
+
+export const byteSize = (what: string) =>
+  z.union([z.number(), z.string()]).superRefine((v, ctx) => {
+    if (parseByteSize(v) === undefined) ctx.addIssue({ code: 'custom', message: `${q(v)} is not a valid ${what}: expected a number of bytes or a size such as 1MiB or 1GiB` });
+  });
+
 /** Scalar map values: go-yaml decodes any scalar into a string field, so 1 and true become "1" and "true". */
 export const scalarString = () => z.preprocess((v) => (typeof v === 'number' || typeof v === 'boolean' ? String(v) : v), z.string());
 
@@ -234,8 +250,18 @@ export const ETCD_RESERVED_ARGS = [
 export type PathSegment = string | number;
 export type Obj = Record<string, unknown>;
 
-/** Reports a problem at `path` (relative to the document). `at: 'key'` points at the key, not the value. */
-export type Reporter = (path: readonly PathSegment[], message: string, at?: 'key' | 'value') => void;
+/** What an issue is: an error (invalid, unsupported, missing a value) or a warning. */
+export type ErrorKind = 'invalid' | 'unsupported' | 'missing';
+export type WarningKind = 'ignored' | 'kept' | 'deprecated' | 'defaulted';
+export type IssueKind = ErrorKind | WarningKind;
+
+export const WARNING_KINDS: ReadonlySet<IssueKind> = new Set<IssueKind>(['ignored', 'kept', 'deprecated', 'defaulted']);
+
+/**
+ * Reports a problem at `path` (relative to the document). `at: 'key'` points at the key, not the
+ * value; `kind` says what it is (default: invalid).
+ */
+export type Reporter = (path: readonly PathSegment[], message: string, at?: 'key' | 'value', kind?: IssueKind) => void;
 
 export function asObject(v: unknown): Obj | undefined {
   return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined;

@@ -205,25 +205,3 @@ export type MachineFile = z.output<typeof machineFileSchema>;
 export type FeaturesConfig = z.output<typeof featuresSchema>;
 export type EtcdConfig = z.output<typeof etcdSchema>;
 export type DiscoveryConfig = z.output<typeof discoverySchema>;
-
-/**
- * Talos fields Bronze does not implement, by object path ("[]" for any list item): an unknown
- * field found here is reported as unsupported rather than unknown.
- */
-export const TALOS_ONLY_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  machine: [
-    'acceptedCAs', 'controlPlane', 'kubelet', 'pods', 'disks', 'registries', 'systemDiskEncryption', 'udev', 'logging', 'kernel',
-    'seccompProfiles', 'baseRuntimeSpecOverrides', 'nodeLabels', 'nodeAnnotations', 'nodeTaints',
-  ],
-  'machine.network': ['kubespan'],
-  'machine.network.interfaces[]': ['bond', 'bridge', 'bridgePort', 'wireguard', 'vip', 'dummy', 'cidr'],
-  'machine.network.interfaces[].vlans[]': ['vip', 'cidr'],
-  'machine.install': ['diskSelector', 'legacyBIOSSupport', 'extensions', 'grubUseUKICmdline'],
-  'machine.features': ['kubernetesTalosAPIAccess', 'diskQuotaSupport', 'kubePrism', 'hostDNS', 'imageCache', 'nodeAddressSortAlgorithm'],
-  cluster: [
-    'network', 'aescbcEncryptionSecret', 'secretboxEncryptionSecret', 'acceptedCAs', 'aggregatorCA', 'serviceAccount', 'apiServer',
-    'controllerManager', 'proxy', 'scheduler', 'coreDNS', 'externalCloudProvider', 'extraManifests', 'extraManifestHeaders',
-    'inlineManifests', 'adminKubeconfig', 'allowSchedulingOnControlPlanes',
-  ],
-  'cluster.controlPlane': ['localAPIServerPort'],
-};

@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ControllerRuntime } from '../../state/controller.ts';
 import { MemoryState } from '../../state/memory.ts';
 import { newResource } from '../../state/resource.ts';
-import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, machineConfigSpec } from './machineconfig.ts';
+import YAML from 'yaml';
+import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, type MachineConfigSpec } from './machineconfig.ts';
 import { kernelParamController, procSys } from './sysctls.ts';
 import { filesController } from './files.ts';
 import { envController } from './env.ts';
@@ -45,7 +46,8 @@ describe('config controllers', () => {
   });
 
   async function publish(state: MemoryState, text: string) {
-    const spec = machineConfigSpec(text);
+    // The controllers read the published spec; these partial configurations are not whole ones.
+    const spec: MachineConfigSpec = { v1alpha1: YAML.parse(text), documents: [], warnings: [] };
     const existing = await state.get(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID).catch(() => undefined);
     if (existing) await state.update({ ...existing, spec }, { owner: 'machined' });
     else await state.create(newResource(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID, spec), { owner: 'machined' });

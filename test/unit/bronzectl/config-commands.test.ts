@@ -107,8 +107,8 @@ describe('validate', () => {
     expect(r.out).toBe('');
     const lines = r.err.trimEnd().split('\n');
     expect(lines[0]).toBe('bad.yaml is not valid for metal mode: 2 errors:');
-    expect(lines).toContainEqual(expect.stringContaining(`machine.network.hostname (line ${lineOf(bad, '-bad-')}): "-bad-" is not a valid hostname`));
-    expect(lines).toContainEqual(expect.stringContaining(`extra (line ${lineOf(bad, 'extra:')}): unknown field "extra"`));
+    expect(lines).toContainEqual(expect.stringContaining(`machine.network.hostname (line ${lineOf(bad, "-bad-")}): invalid: "-bad-" is not a valid hostname`));
+    expect(lines).toContainEqual(expect.stringContaining(`extra (line ${lineOf(bad, "extra:")}): invalid: unknown field "extra"`));
   });
 
   it('refuses other modes and missing files', async () => {
@@ -288,7 +288,7 @@ describe('edit machineconfig', () => {
     expect(specs.get('n2')!.v1alpha1.machine.network.hostname).toBe('fixed');
     expect(specs.get('n2')!.documents).toEqual([resolverDoc]);
     const reopened = await readFile(path.join(ws.dir, 'reopened.yaml'), 'utf8');
-    const m = /^#   machine\.network\.hostname \(line (\d+)\): "-bad-" is not a valid hostname/m.exec(reopened);
+    const m = /^#   machine\.network\.hostname \(line (\d+)\): invalid: "-bad-" is not a valid hostname/m.exec(reopened);
     expect(m).not.toBeNull();
     expect(reopened.split('\n')[Number(m![1]) - 1]).toBe('    hostname: -bad-');
   });

@@ -213,7 +213,7 @@ export const machineFilePath = () =>
     const reason = absolutePathError(s);
     if (reason) return `${q(s)} is not a valid file path: ${reason}`;
     if (!s.startsWith(FILES_PREFIX) || s.length === FILES_PREFIX.length) {
-      return `${q(s)} is outside /var: machine files can only be written under /var/ (the root filesystem is read-only; Talos also refuses to create files outside /var)`;
+      return `${q(s)} is outside /var: Bronze's root filesystem is read-only, so machine files can only be written under /var/`;
     }
     return undefined;
   });

@@ -554,7 +554,7 @@ export const INVALID_CASES: InvalidCase[] = [
     yaml: config({ machine: 'files:\n  - content: hello\n    path: /etc/motd\n    op: create' }),
     path: 'machine.files[0].path',
     line: 10,
-    message: '"/etc/motd" is outside /var: machine files can only be written under /var/',
+    message: '"/etc/motd" is outside /var: Bronze\'s root filesystem is read-only, so machine files can only be written under /var/',
   },
   {
     name: 'file path not absolute',

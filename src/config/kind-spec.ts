@@ -9,6 +9,8 @@ export interface V1Alpha1Conflict {
   path: readonly string[];
   /** Whether the v1alpha1 value counts as set (e.g. a non-empty list, `disabled: true`). */
   isSet(value: unknown): boolean;
+  /** The document's own field that configures the same thing; default: the whole document. */
+  when?: string;
 }
 
 export interface KindSpec {

@@ -129,9 +129,9 @@ export const NETWORK_KINDS: readonly KindSpec[] = [
     named: false,
     example: { nameservers: [{ address: '1.1.1.1' }] },
     conflicts: [
-      { path: ['machine', 'network', 'nameservers'], isSet: nonEmptyList },
-      { path: ['machine', 'network', 'searchDomains'], isSet: present },
-      { path: ['machine', 'network', 'disableSearchDomain'], isSet: isTrue },
+      { path: ['machine', 'network', 'nameservers'], isSet: nonEmptyList, when: 'nameservers' },
+      { path: ['machine', 'network', 'searchDomains'], isSet: present, when: 'searchDomains' },
+      { path: ['machine', 'network', 'disableSearchDomain'], isSet: isTrue, when: 'searchDomains' },
     ],
   },
   {

@@ -115,7 +115,7 @@ function copyData(v: unknown, where: string): unknown {
 }
 
 function parseYamlDocuments(text: string): unknown[] {
-  const docs = YAML.parseAllDocuments(text, { prettyErrors: true });
+  const docs = YAML.parseAllDocuments(text, { prettyErrors: true, merge: true });
   if (!Array.isArray(docs)) return []; // an empty stream
   const out: unknown[] = [];
   for (const [i, doc] of docs.entries()) {

@@ -112,10 +112,10 @@ describe('policy: Talos kinds Bronze does not implement', () => {
     if (rule.action === 'refuse') {
       expect(r.ok).toBe(false);
       const errors = r.ok ? [] : r.errors;
-      expect(errors, formatIssues(errors)).toEqual([expect.objectContaining({ path: rule.kind, kind: 'unsupported', message })]);
+      expect(errors, formatIssues(errors)).toEqual([expect.objectContaining({ path: `${rule.kind}(example)`, kind: 'unsupported', message })]);
     } else {
       expect(r.ok, r.ok ? '' : formatIssues(r.errors)).toBe(true);
-      expect(r.warnings).toEqual([expect.objectContaining({ path: rule.kind, kind: rule.action === 'ignore' ? 'ignored' : 'kept', message })]);
+      expect(r.warnings).toEqual([expect.objectContaining({ path: `${rule.kind}(example)`, kind: rule.action === 'ignore' ? 'ignored' : 'kept', message })]);
       // Kept as data: a patch or an edit of the running configuration keeps it.
       if (r.ok) expect(r.config.data.documents).toEqual([{ apiVersion: 'v1alpha1', kind: rule.kind, name: 'example' }]);
     }

@@ -192,7 +192,7 @@ export function validateConfig(yamlText: string): ValidationResult {
         const rule = kindRule(String(root.kind));
         if (root.kind === undefined) issues.add(doc, `${display}.kind`, ['apiVersion'], `a typed document needs "kind", one of ${KIND_NAMES}`, 'key', 'missing');
         else if (rule) {
-          issues.add(doc, String(root.kind), ['kind'], ruleMessage(rule.action, rule.reason), 'value', KIND_OF_ACTION[rule.action]);
+          issues.add(doc, kindPrefix(root), ['kind'], ruleMessage(rule.action, rule.reason), 'value', KIND_OF_ACTION[rule.action]);
           if (rule.action !== 'refuse') stored.push(root);
         } else issues.add(doc, `${display}.kind`, ['kind'], `unknown kind ${q(root.kind)}: Bronze implements ${KIND_NAMES}`);
         continue;
@@ -204,7 +204,7 @@ export function validateConfig(yamlText: string): ValidationResult {
       const result = spec.schema.safeParse(work);
       if (!result.success) reportZodIssues(result.error.issues, [], work, spec.schema as unknown as AnySchema, report);
       spec.check?.(work, report);
-      if (spec.keptForLater) report(['kind'], ruleMessage('keep', spec.keptForLater), 'value', 'kept');
+      if (spec.keptForLater) issues.add(doc, prefix, ['kind'], ruleMessage('keep', spec.keptForLater), 'value', 'kept');
       const name = spec.named && typeof root.name === 'string' && root.name !== '' ? root.name : undefined;
       if (!spec.named || name !== undefined) {
         const identity = `${spec.kind}\0${name ?? ''}`;
@@ -306,8 +306,9 @@ function crossDocumentChecks(v1: { doc: SourceDocument; data: Obj; typed?: V1Alp
   const derived: Pick<ParsedConfig, 'controlPlaneEndpoint' | 'clusterName' | 'install'> = {};
   const v1Data = v1?.data;
   if (v1 && v1Data) {
-    for (const { spec, doc, prefix } of kinds) {
+    for (const { spec, doc, prefix, data } of kinds) {
       for (const c of spec.conflicts) {
+        if (c.when !== undefined && data[c.when] === undefined) continue;
         if (!c.isSet(valueAt(v1Data, c.path))) continue;
         const where = v1.doc.position(c.path, 'key').line;
         issues.add(doc, prefix, ['kind'], `conflicts with ${c.path.join('.')} (line ${where}) of the v1alpha1 document: both configure the same thing; keep one of them`, 'key');

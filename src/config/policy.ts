@@ -154,6 +154,14 @@ export const FIELD_RULES: readonly FieldRule[] = [
   refuse('LinkConfig', 'routes[].table', 'networkd writes routes to the main table only', 'main'),
   refuse('ResolverConfig', 'nameservers[].protocol', 'the node resolves over plain DNS only', 'tls'),
   refuse('ResolverConfig', 'nameservers[].tlsServerName', 'the node resolves over plain DNS only', 'dns.example.com'),
+  {
+    doc: 'VolumeConfig',
+    path: 'mount.secure',
+    action: 'refuse',
+    reason: 'Bronze always mounts EPHEMERAL nosuid and nodev',
+    accept: true,
+    sample: false,
+  },
   refuse('VolumeConfig', 'provisioning', "Bronze's disk layout is fixed: EPHEMERAL fills the rest of the system disk", { maxSize: '50GiB' }),
   refuse('VolumeConfig', 'encryption', 'Bronze does not encrypt volumes; refusing is safer than running them unencrypted', { provider: 'luks2', keys: [{ slot: 0, nodeID: {} }] }),
 ];

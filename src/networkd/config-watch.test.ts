@@ -19,4 +19,23 @@ describe('network configuration from the machine configuration', () => {
     });
     expect(networkConfigOf(undefined)).toEqual({});
   });
+
+  it('adds StaticHostConfig entries to the hosts file and DHCPv4Config options to the link', () => {
+    const cfg = networkConfigOf({
+      v1alpha1: { machine: { network: { extraHostEntries: [{ ip: '10.0.0.9', aliases: ['db'] }] } } },
+      documents: [
+        { kind: 'StaticHostConfig', name: '10.5.0.2', hostnames: ['registry.lan', 'registry'] },
+        { kind: 'DHCPv4Config', name: 'eth1', routeMetric: 2048, ignoreRoutes: true },
+        { kind: 'DHCPv4Config', name: 'eth2' },
+      ],
+    });
+    expect(cfg.extraHostEntries).toEqual([
+      { ip: '10.0.0.9', aliases: ['db'] },
+      { ip: '10.5.0.2', aliases: ['registry.lan', 'registry'] },
+    ]);
+    expect(cfg.interfaces).toEqual([
+      { interface: 'eth1', dhcp: true, dhcpOptions: { routeMetric: 2048, ignoreRoutes: true } },
+      { interface: 'eth2', dhcp: true },
+    ]);
+  });
 });

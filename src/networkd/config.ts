@@ -43,7 +43,8 @@ export interface InterfaceConfig {
   routes?: RouteConfig[];
   /** Run the DHCPv4 client on this link. */
   dhcp?: boolean;
-  dhcpOptions?: { routeMetric?: number };
+  /** routeMetric: of DHCP-learned routes; ignoreRoutes: take the address, not the routes (DHCPv4Config). */
+  dhcpOptions?: { routeMetric?: number; ignoreRoutes?: boolean };
   mtu?: number;
   vlans?: VlanConfig[];
   /** Leave this link alone entirely. */

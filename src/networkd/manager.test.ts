@@ -274,6 +274,20 @@ describe('NetworkManager', () => {
     expect(manager.status().interfaces.find((i) => i.name === 'eth0')!.dhcp).toMatchObject({ state: 'bound', address: '192.168.7.20/24' });
   });
 
+  it('DHCPv4Config: a lease on a link that ignores DHCP routes gets its address only; routeMetric sets the metric', async () => {
+    await start({ config: { ignore: ['eth1'], interfaces: [{ interface: 'eth0', dhcp: true, dhcpOptions: { ignoreRoutes: true } }] } });
+    dhcp.get('eth0')!.lease();
+    await manager.settled();
+    expect(kernel.calls).toContain('addr eth0 192.168.7.20/24 valid 600');
+    expect(kernel.calls.filter((c) => c.startsWith('route '))).toEqual([]);
+    await manager.stop({ release: false });
+    kernel.calls.length = 0;
+    await start({ config: { ignore: ['eth1'], interfaces: [{ interface: 'eth0', dhcp: true, dhcpOptions: { routeMetric: 2048 } }] } });
+    dhcp.get('eth0')!.lease();
+    await manager.settled();
+    expect(kernel.calls).toContain('route 0.0.0.0/0 via 192.168.7.1 metric 2048 proto 16 src 192.168.7.20');
+  });
+
   it('prefers the configuration over DHCP, and DHCP over the defaults', async () => {
     await start({ config: { hostname: 'cfg-node.example.org', nameservers: ['10.0.0.53'], searchDomains: ['example.org'], ignore: ['eth1'] } });
     expect(await spec('ResolverStatuses.net.bronze.dev', 'resolvers')).toEqual({ dnsServers: ['10.0.0.53'], searchDomains: ['example.org'] });

@@ -633,7 +633,7 @@ export class NetworkManager {
     if (mtu && mtu >= 68 && plan?.mtu === undefined && this.#links.get(index)?.mtu !== mtu) {
       await rtnl.setMtu(index, mtu).catch((err) => this.#report(name, `DHCP MTU ${mtu}: ${errText(err)}`));
     }
-    for (const r of this.#leaseRoutes(lease)) {
+    for (const r of plan?.ignoreDhcpRoutes ? [] : this.#leaseRoutes(lease)) {
       await rtnl
         .addRoute({ dst: r.dst, ...(r.gateway ? { gateway: r.gateway } : {}), link: index, metric, protocol: RTPROT.DHCP, ...(r.scope !== undefined ? { scope: r.scope } : {}), prefsrc: lease.address, replace: true })
         .catch((err) => this.#report(name, `DHCP route ${r.dst}${r.gateway ? ` via ${r.gateway}` : ''}: ${errText(err)}`));

@@ -15,6 +15,8 @@ export interface LinkPlan {
   dhcp: boolean;
   /** Metric of DHCP-learned routes (default 1024). */
   routeMetric: number;
+  /** Leave out the routes a DHCP lease brings (the connected route of its address stays). */
+  ignoreDhcpRoutes?: boolean;
   /** For a VLAN networkd creates. */
   vlan?: { parent: string; id: number };
   /** Why: 'config', 'default-dhcp', 'loopback'. */
@@ -92,6 +94,7 @@ export function planNetwork(links: Link[], config: NetworkConfig, defaultDhcp = 
       routes: [...(itf.routes ?? [])],
       dhcp: itf.dhcp ?? false,
       routeMetric: metric,
+      ...(itf.dhcpOptions?.ignoreRoutes ? { ignoreDhcpRoutes: true } : {}),
       source: 'config',
     });
     for (const v of itf.vlans ?? []) {

@@ -1,10 +1,12 @@
 // What the `bronzectl gen` commands do once they run (see gen.ts for their flags): the PKI, the
 // secrets bundle and the configurations. Imported when a command runs, not when bronzectl starts.
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { applyPatches, loadPatches, PatchError } from '../../config/patch.ts';
+import { formatIssues, validateConfig } from '../../config/validate.ts';
 import { newClientConfig, save } from '../../contract/clientconfig.ts';
 import { generateConfigs, normaliseEndpoint } from '../../contract/genconfig.ts';
 import { generateSecrets, parseSecrets, serializeSecrets } from '../../contract/secrets.ts';
@@ -95,6 +97,22 @@ export async function genSecrets(ctx: Ctx, opts: SecretsFlags): Promise<void> {
   await writePrivate(file, serializeSecrets(await generateSecrets()));
 }
 
+/** A generated configuration with `patches` applied (@file or inline), checked by the validator. */
+function patchGenerated(ctx: Ctx, text: string, patches: readonly string[], type: string): string {
+  if (patches.length === 0) return text;
+  let out: string;
+  try {
+    out = applyPatches(text, loadPatches(patches, (p) => readFileSync(path.resolve(ctx.io.cwd, p), 'utf8')));
+  } catch (e) {
+    if (e instanceof PatchError) throw new UserError(`${type}.yaml: ${e.message}`);
+    throw e;
+  }
+  const v = validateConfig(out);
+  if (!v.ok) throw new UserError(`${type}.yaml: the patched configuration is not valid, nothing written:\n${formatIssues(v.errors)}`);
+  if (v.warnings.length) ctx.io.stderr.write(`${type}.yaml: ${v.warnings.length} ${v.warnings.length === 1 ? 'warning' : 'warnings'}:\n${formatIssues(v.warnings).replace(/^/gm, '  ')}\n`);
+  return out;
+}
+
 /** `gen config <cluster-name> <cluster-endpoint>`. */
 export async function genConfig(ctx: Ctx, clusterName: string, endpoint: string, opts: ConfigFlags): Promise<void> {
   const dir = path.resolve(ctx.io.cwd, opts.outputDir);
@@ -133,6 +151,13 @@ export async function genConfig(ctx: Ctx, clusterName: string, endpoint: string,
   } catch (e) {
     throw new UserError((e as Error).message);
   }
+  // Patches, as talosctl applies them: --config-patch to both, then the type's own; the results
+  // must be valid configurations, or nothing is written.
+  const patched = {
+    controlplane: patchGenerated(ctx, configs.controlplane, [...(opts.configPatch ?? []), ...(opts.configPatchControlPlane ?? [])], 'controlplane'),
+    worker: patchGenerated(ctx, configs.worker, [...(opts.configPatch ?? []), ...(opts.configPatchWorker ?? [])], 'worker'),
+  };
+  configs = patched;
   const client = await newClientConfig({ contextName: clusterName.trim(), endpoints: [host], ca: secrets.certs.os, roles: ['os:admin'], ttlMs: 365 * 24 * HOUR });
   await mkdir(dir, { recursive: true });
   await writePrivate(files.controlplane, configs.controlplane);

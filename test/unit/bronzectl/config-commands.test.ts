@@ -216,13 +216,19 @@ describe('patch machineconfig', () => {
     expect(r.err).toContain('down: rpc error: code = Unavailable desc = node down is unreachable');
     expect(applies().map((c) => c.node[0])).toEqual(['n1']);
 
-    // Only n2 has a ResolverConfig to delete.
+    // Only n2 has ResolverConfig nameservers to delete: on n1 the patch fails, naming the node.
     api.calls.length = 0;
-    const del = await cli(ws, ['-n', 'n1,n2', 'patch', 'mc', '-p', 'apiVersion: v1alpha1\nkind: ResolverConfig\n$patch: delete\n']);
+    const del = await cli(ws, ['-n', 'n1,n2', 'patch', 'mc', '-p', 'apiVersion: v1alpha1\nkind: ResolverConfig\nnameservers: {$patch: delete}\n']);
     expect(del.code).toBe(1);
-    expect(del.err).toMatch(/^n1: patch not applied: patch 1 .*ResolverConfig/m);
+    expect(del.err).toMatch(/^n1: patch not applied: patch 1 .*ResolverConfig.*nothing to delete/m);
     expect(applies().map((c) => c.node[0])).toEqual(['n2']);
-    expect(specs.get('n2')!.documents).toEqual([]);
+    expect(specs.get('n2')!.documents).toEqual([{ apiVersion: 'v1alpha1', kind: 'ResolverConfig' }]);
+
+    // Deleting a whole document a node does not have changes nothing there, as in Talos.
+    api.calls.length = 0;
+    const gone = await cli(ws, ['-n', 'n1', 'patch', 'mc', '-p', 'apiVersion: v1alpha1\nkind: ResolverConfig\n$patch: delete\n']);
+    expect(gone.code, gone.err).toBe(0);
+    expect(applies()).toEqual([]);
   });
 
   it('reports the node refusing the configuration', async () => {

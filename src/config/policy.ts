@@ -187,6 +187,7 @@ export const KIND_RULES: readonly KindRule[] = [
   kind('KmsgLogConfig', 'keep', 'machined does not send kernel logs to remote endpoints yet'),
   kind('EventSinkConfig', 'keep', 'machined does not send events to a sink yet'),
   kind('EthernetConfig', 'keep', 'networkd does not change ethtool settings (rings, features, channels) yet'),
+  kind('LinkAliasConfig', 'keep', 'networkd does not evaluate CEL link selectors yet: the alias is stored, not given'),
   // Protection or data placement Bronze cannot honour.
   kind('NetworkRuleConfig', 'refuse', 'Bronze has no firewall; refusing is safer than leaving the ports open'),
   kind('NetworkDefaultActionConfig', 'refuse', 'Bronze has no firewall; refusing is safer than leaving the ports open'),

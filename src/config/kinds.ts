@@ -3,7 +3,7 @@
 // implements, as data (kinds-network.ts, kinds-system.ts). Kinds Bronze does not implement are
 // in policy.ts (ignored, kept for later, or refused as not implemented).
 import type { KindSpec } from './kind-spec.ts';
-import { NETWORK_KINDS, type DHCPv4Config, type HostnameConfig, type LinkConfig, type ResolverConfig, type StaticHostConfig, type TimeSyncConfig } from './kinds-network.ts';
+import { NETWORK_KINDS, type BondConfig, type BridgeConfig, type DHCPv4Config, type HostnameConfig, type LinkConfig, type ResolverConfig, type StaticHostConfig, type TimeSyncConfig } from './kinds-network.ts';
 import {
   SYSTEM_KINDS,
   type DiscoveryIdentityConfig,
@@ -15,7 +15,7 @@ import {
 } from './kinds-system.ts';
 
 export type { KindSpec, V1Alpha1Conflict } from './kind-spec.ts';
-export type { DHCPv4Config, HostnameConfig, LinkConfig, ResolverConfig, StaticHostConfig, TimeSyncConfig } from './kinds-network.ts';
+export type { BondConfig, BridgeConfig, DHCPv4Config, HostnameConfig, LinkConfig, ResolverConfig, StaticHostConfig, TimeSyncConfig } from './kinds-network.ts';
 export type { DiscoveryIdentityConfig, DiscoveryServiceConfig, FilesystemTrimConfig, KubeClusterConfig, UnattendedInstallConfig, VolumeConfig } from './kinds-system.ts';
 
 export const KIND_API_VERSION = 'v1alpha1';
@@ -27,6 +27,8 @@ export type KindDocument =
   | LinkConfig
   | DHCPv4Config
   | StaticHostConfig
+  | BondConfig
+  | BridgeConfig
   | KubeClusterConfig
   | VolumeConfig
   | FilesystemTrimConfig

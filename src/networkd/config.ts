@@ -2,6 +2,7 @@
 // machine configuration's section can be passed as it is) and the kernel arguments `ip=` and
 // `bronze.network.interface.ignore=`, parsed by pure functions and merged into one config.
 import { familyOf, netmaskToPrefix, parseCidr } from './ip.ts';
+import type { VirtualLink } from './virtual-links.ts';
 
 export interface RouteConfig {
   /** Destination prefix; '0.0.0.0/0', '::/0' or 'default' for a default route. */
@@ -49,6 +50,10 @@ export interface InterfaceConfig {
   vlans?: VlanConfig[];
   /** Leave this link alone entirely. */
   ignore?: boolean;
+  /** A bond or bridge networkd creates under this name (BondConfig, BridgeConfig). */
+  virtual?: VirtualLink;
+  /** The bond or bridge this link is a member of. */
+  master?: string;
 }
 
 export interface ExtraHostEntry {

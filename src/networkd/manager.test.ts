@@ -91,6 +91,16 @@ class FakeRtnl implements RtnlOps {
     const parent = this.#link(v.parent);
     this.addLink(mkLink(100 + v.id, v.name, { kind: 'vlan', parent: parent.index, vlan: { id: v.id, protocol: '802.1Q' } }));
   }
+  async createLink(spec: { name: string; kind: string; data?: unknown[] }) {
+    this.#failIf(`create ${spec.kind} ${spec.name} (${spec.data?.length ?? 0} options)`);
+    this.addLink(mkLink(200 + this.links.length, spec.name, { kind: spec.kind }));
+  }
+  async setMaster(ref: string | number, master: number) {
+    const l = this.#link(ref);
+    this.#failIf(`master ${l.name} ${master}${l.up ? ' (while up)' : ''}`);
+    l.master = master;
+    this.emit({ kind: 'link', action: 'new', link: { ...l } });
+  }
   async addAddress(ref: string | number, a: { address: string; validLifetime?: number }) {
     const l = this.#link(ref);
     this.#failIf(`addr ${l.name} ${a.address}${a.validLifetime !== undefined ? ` valid ${a.validLifetime}` : ''}`);
@@ -286,6 +296,28 @@ describe('NetworkManager', () => {
     dhcp.get('eth0')!.lease();
     await manager.settled();
     expect(kernel.calls).toContain('route 0.0.0.0/0 via 192.168.7.1 metric 2048 proto 16 src 192.168.7.20');
+  });
+
+  it('creates a bond, enslaves its members (down first), and configures the bond', async () => {
+    await start({
+      config: {
+        interfaces: [
+          { interface: 'bond0', virtual: { kind: 'bond', options: { bondMode: 'active-backup', miimon: 100 } }, addresses: ['10.7.0.2/24'] },
+          { interface: 'eth0', master: 'bond0' },
+          { interface: 'eth1', master: 'bond0' },
+        ],
+      },
+    });
+    await manager.settled();
+    const bond = kernel.links.find((l) => l.name === 'bond0')!;
+    expect(kernel.calls).toContain('create bond bond0 (2 options)');
+    expect(kernel.calls).toContain(`master eth0 ${bond.index}`);
+    expect(kernel.calls).toContain(`master eth1 ${bond.index}`);
+    expect(kernel.calls.some((c) => c.includes('(while up)'))).toBe(false);
+    expect(kernel.links.filter((l) => l.master === bond.index).map((l) => [l.name, l.up])).toEqual([['eth0', true], ['eth1', true]]);
+    expect(kernel.calls).toContain('addr bond0 10.7.0.2/24');
+    // Members get no DHCP of their own.
+    expect(dhcp.size).toBe(0);
   });
 
   it('prefers the configuration over DHCP, and DHCP over the defaults', async () => {

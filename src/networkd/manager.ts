@@ -39,7 +39,8 @@ import {
   routeId,
   routeSpec,
 } from './resources.ts';
-import { type LinkRef, NetlinkError, Rtnl, type RtnlCounters, type Subscription, type SubscriptionHandlers, subscribe } from './rtnl.ts';
+import { type LinkRef, type LinkSpec, NetlinkError, Rtnl, type RtnlCounters, type Subscription, type SubscriptionHandlers, subscribe } from './rtnl.ts';
+import { virtualLinkData } from './virtual-links.ts';
 
 /** The rtnetlink operations the manager uses (Rtnl has them; tests pass a fake). */
 export interface RtnlOps {
@@ -50,6 +51,8 @@ export interface RtnlOps {
   setLinkUp(ref: LinkRef, up?: boolean): Promise<void>;
   setMtu(ref: LinkRef, mtu: number): Promise<void>;
   createVlan(v: { name: string; parent: LinkRef; id: number; mtu?: number }): Promise<void>;
+  createLink(spec: LinkSpec): Promise<void>;
+  setMaster(ref: LinkRef, master: number): Promise<void>;
   addAddress(link: LinkRef, a: { address: string; validLifetime?: number; preferredLifetime?: number; replace?: boolean }): Promise<void>;
   deleteAddress(link: LinkRef, address: string): Promise<void>;
   addRoute(r: Parameters<Rtnl['addRoute']>[0]): Promise<void>;
@@ -465,6 +468,20 @@ export class NetworkManager {
       link = (await rtnl.listLinks().catch(() => [])).find((l) => l.name === p.name);
       if (link) this.#links.set(link.index, link);
     }
+    if (!link && p.virtual) {
+      try {
+        await rtnl.createLink({ name: p.name, kind: p.virtual.kind, data: virtualLinkData(p.virtual), ...(p.virtual.mac ? { mac: p.virtual.mac } : {}), ...(p.mtu ? { mtu: p.mtu } : {}) });
+        this.#o.log.info(`${p.name}: created ${p.virtual.kind}`);
+      } catch (err) {
+        if (!isCode(err, 'EEXIST')) {
+          status.state = 'error';
+          this.#report(p.name, errText(err));
+          return false;
+        }
+      }
+      link = (await rtnl.listLinks().catch(() => [])).find((l) => l.name === p.name);
+      if (link) this.#links.set(link.index, link);
+    }
     if (!link) {
       if (status.state !== 'waiting') this.#o.log.info(`${p.name}: waiting for the link to appear`);
       status.state = 'waiting';
@@ -480,6 +497,20 @@ export class NetworkManager {
       }
     };
     const index = link.index;
+    if (p.master !== undefined) {
+      const master = this.#linkByName(p.master);
+      if (!master) {
+        status.state = 'waiting';
+        return true;
+      }
+      if (link.master !== master.index) {
+        // A bond takes only links that are down; a bridge takes them either way.
+        if (link.up) await step('set down to enslave', () => rtnl.setLinkUp(index, false));
+        await step(`enslave to ${p.master}`, () => rtnl.setMaster(index, master.index));
+        if (ok) this.#o.log.info(`${p.name}: member of ${p.master}`);
+        link = { ...link, up: false, master: master.index };
+      }
+    }
     if (p.mtu !== undefined && link.mtu !== p.mtu) await step(`set MTU ${p.mtu}`, () => rtnl.setMtu(index, p.mtu!));
     if (p.up && !link.up) await step('set up', () => rtnl.setLinkUp(index, true));
 

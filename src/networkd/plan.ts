@@ -3,6 +3,7 @@
 // physical link without configuration, loopback up) are tested without a kernel.
 import { type DeviceSelector, type InterfaceConfig, type NetworkConfig, type RouteConfig, vlanLinkName } from './config.ts';
 import type { Link } from './netlink.ts';
+import type { VirtualLink } from './virtual-links.ts';
 import { isPhysical } from './resources.ts';
 
 export interface LinkPlan {
@@ -19,6 +20,10 @@ export interface LinkPlan {
   ignoreDhcpRoutes?: boolean;
   /** For a VLAN networkd creates. */
   vlan?: { parent: string; id: number };
+  /** For a bond or bridge networkd creates. */
+  virtual?: VirtualLink;
+  /** The bond or bridge to enslave this link to. */
+  master?: string;
   /** Why: 'config', 'default-dhcp', 'loopback'. */
   source: string;
 }
@@ -95,6 +100,8 @@ export function planNetwork(links: Link[], config: NetworkConfig, defaultDhcp = 
       dhcp: itf.dhcp ?? false,
       routeMetric: metric,
       ...(itf.dhcpOptions?.ignoreRoutes ? { ignoreDhcpRoutes: true } : {}),
+      ...(itf.virtual ? { virtual: itf.virtual } : {}),
+      ...(itf.master ? { master: itf.master } : {}),
       source: 'config',
     });
     for (const v of itf.vlans ?? []) {

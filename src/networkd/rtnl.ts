@@ -170,6 +170,13 @@ export class Rtnl {
     await this.createLink({ name: v.name, kind: 'vlan', parent: v.parent, mtu: v.mtu, data: [attr.u16(IFLA_VLAN.ID, v.id)] });
   }
 
+  /** Makes `ref` a member of the bond or bridge `master` (0: of none). */
+  async setMaster(ref: LinkRef, master: number): Promise<void> {
+    const index = await this.linkIndex(ref);
+    const body = Buffer.concat([ifinfomsg(AF_UNSPEC, index), encodeAttrs([attr.u32(IFLA.MASTER, master)])]);
+    await this.#request(`set link ${ref} master ${master}`, RTM.NEWLINK, NLM_F.ACK, body);
+  }
+
   async deleteLink(ref: LinkRef): Promise<void> {
     const index = await this.linkIndex(ref);
     await this.#request(`delete link ${ref}`, RTM.DELLINK, NLM_F.ACK, ifinfomsg(AF_UNSPEC, index));

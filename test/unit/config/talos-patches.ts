@@ -61,6 +61,12 @@ export const TALOS_PATCHES: TalosPatch[] = [
   { name: 'TimeSyncConfig servers', patch: 'apiVersion: v1alpha1\nkind: TimeSyncConfig\nntp:\n  servers: [time.cloudflare.com]' },
   { name: 'LinkConfig static address', patch: 'apiVersion: v1alpha1\nkind: LinkConfig\nname: eth1\naddresses:\n  - address: 10.10.0.5/24\nroutes:\n  - destination: 10.20.0.0/16\n    gateway: 10.10.0.1' },
   { name: 'DHCPv4Config without routes', patch: 'apiVersion: v1alpha1\nkind: DHCPv4Config\nname: eth1\nignoreRoutes: true\nrouteMetric: 2048' },
+  {
+    name: 'BondConfig (802.3ad over two NICs, static address)',
+    patch: 'apiVersion: v1alpha1\nkind: BondConfig\nname: bond0\nlinks: [eth1, eth2]\nbondMode: 802.3ad\nmiimon: 100\nxmitHashPolicy: layer3+4\nlacpRate: fast\naddresses:\n  - address: 10.15.0.3/16\nroutes:\n  - destination: 10.0.0.0/8\n    gateway: 10.15.0.1',
+  },
+  { name: 'BridgeConfig with STP, and DHCP on it', patch: 'apiVersion: v1alpha1\nkind: BridgeConfig\nname: br0\nlinks: [eth3]\nstp:\n  enabled: true\n---\napiVersion: v1alpha1\nkind: DHCPv4Config\nname: br0' },
+  { name: 'BondConfig with a member twice', patch: 'apiVersion: v1alpha1\nkind: BondConfig\nname: bond1\nlinks: [eth4, eth4]\nbondMode: active-backup', refused: { path: 'BondConfig(bond1).links[1]', kind: 'invalid' } },
   { name: 'StaticHostConfig', patch: 'apiVersion: v1alpha1\nkind: StaticHostConfig\nname: 10.5.0.2\nhostnames: [registry.lan]' },
   { name: 'FilesystemTrimConfig daily', patch: 'apiVersion: v1alpha1\nkind: FilesystemTrimConfig\ninterval: 24h' },
   { name: 'EPHEMERAL without access times', patch: 'apiVersion: v1alpha1\nkind: VolumeConfig\nname: EPHEMERAL\nmount:\n  disableAccessTime: true' },

@@ -18,6 +18,8 @@ export interface KindSpec {
   schema: z.ZodType;
   /** Named documents (one per link, volume, ...) are identified by `name`; others may appear once. */
   named: boolean;
+  /** Documents without a name that may appear more than once. */
+  repeatable?: boolean;
   /** A minimal valid document, without apiVersion and kind (tests, examples). */
   example: Obj;
   /** Checks across the document's fields, on raw data (run whatever the schema found). */

@@ -1,11 +1,12 @@
 // Typed documents about the node itself that Bronze implements: KubeClusterConfig (Bronze reads
 // the control-plane endpoint, where workers find trustd, and the cluster name), VolumeConfig for
 // EPHEMERAL's mount options and trim, FilesystemTrimConfig (a periodic fstrim),
-// UnattendedInstallConfig (install disk by path), and the discovery documents, validated and kept
-// for the cluster work. Field names and defaults are Talos's.
+// UnattendedInstallConfig (install disk by path), SysctlConfig and EnvironmentConfig (merged over
+// machine.sysctls and machine.env), and the discovery documents, validated and kept for the
+// cluster work. Field names and defaults are Talos's.
 import { z } from 'zod';
-import { bool, byteSize, goDuration, httpEndpoint, httpsEndpoint, nonEmpty, noSpaces, parseByteSize, type Obj } from './fields.ts';
-import { parseGoDuration } from './formats.ts';
+import { bool, byteSize, goDuration, httpEndpoint, httpsEndpoint, keyedMap, nonEmpty, noSpaces, parseByteSize, scalarString, type Obj } from './fields.ts';
+import { envNameError, parseGoDuration, sysctlKeyError } from './formats.ts';
 import type { KindSpec } from './kind-spec.ts';
 
 const apiVersion = z.literal('v1alpha1');
@@ -59,6 +60,18 @@ export const unattendedInstallConfigSchema = z.strictObject({
       wipe: bool().optional(),
     })
     .optional(),
+});
+
+export const sysctlConfigSchema = z.strictObject({
+  apiVersion,
+  kind: z.literal('SysctlConfig'),
+  params: keyedMap(scalarString(), sysctlKeyError, 'sysctl key'),
+});
+
+export const environmentConfigSchema = z.strictObject({
+  apiVersion,
+  kind: z.literal('EnvironmentConfig'),
+  variables: keyedMap(scalarString(), envNameError, 'environment variable name'),
 });
 
 export const discoveryServiceConfigSchema = z.strictObject({
@@ -137,6 +150,23 @@ export const SYSTEM_KINDS: readonly KindSpec[] = [
     conflicts: [{ path: ['machine', 'install', 'disk'], isSet: present }],
   },
   {
+    // Merged over machine.sysctls, this document winning on the same key (Talos).
+    kind: 'SysctlConfig',
+    schema: sysctlConfigSchema,
+    named: false,
+    example: { params: { 'net.ipv4.ip_forward': '1' } },
+    conflicts: [],
+  },
+  {
+    // Merged over machine.env; several documents may set variables, the last one winning (Talos).
+    kind: 'EnvironmentConfig',
+    schema: environmentConfigSchema,
+    named: false,
+    repeatable: true,
+    example: { variables: { https_proxy: 'http://proxy.example:3128' } },
+    conflicts: [],
+  },
+  {
     kind: 'DiscoveryServiceConfig',
     schema: discoveryServiceConfigSchema,
     named: true,
@@ -168,3 +198,5 @@ export type FilesystemTrimConfig = z.output<typeof filesystemTrimConfigSchema>;
 export type UnattendedInstallConfig = z.output<typeof unattendedInstallConfigSchema>;
 export type DiscoveryServiceConfig = z.output<typeof discoveryServiceConfigSchema>;
 export type DiscoveryIdentityConfig = z.output<typeof discoveryIdentityConfigSchema>;
+export type SysctlConfig = z.output<typeof sysctlConfigSchema>;
+export type EnvironmentConfig = z.output<typeof environmentConfigSchema>;

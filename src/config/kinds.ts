@@ -9,14 +9,16 @@ import {
   type DiscoveryIdentityConfig,
   type DiscoveryServiceConfig,
   type FilesystemTrimConfig,
+  type EnvironmentConfig,
   type KubeClusterConfig,
+  type SysctlConfig,
   type UnattendedInstallConfig,
   type VolumeConfig,
 } from './kinds-system.ts';
 
 export type { KindSpec, V1Alpha1Conflict } from './kind-spec.ts';
 export type { BondConfig, BridgeConfig, DHCPv4Config, HostnameConfig, LinkConfig, ResolverConfig, StaticHostConfig, TimeSyncConfig } from './kinds-network.ts';
-export type { DiscoveryIdentityConfig, DiscoveryServiceConfig, FilesystemTrimConfig, KubeClusterConfig, UnattendedInstallConfig, VolumeConfig } from './kinds-system.ts';
+export type { DiscoveryIdentityConfig, DiscoveryServiceConfig, EnvironmentConfig, FilesystemTrimConfig, KubeClusterConfig, SysctlConfig, UnattendedInstallConfig, VolumeConfig } from './kinds-system.ts';
 
 export const KIND_API_VERSION = 'v1alpha1';
 
@@ -34,7 +36,9 @@ export type KindDocument =
   | FilesystemTrimConfig
   | UnattendedInstallConfig
   | DiscoveryServiceConfig
-  | DiscoveryIdentityConfig;
+  | DiscoveryIdentityConfig
+  | SysctlConfig
+  | EnvironmentConfig;
 export type KindName = KindDocument['kind'];
 
 export const KINDS: readonly KindSpec[] = [...NETWORK_KINDS, ...SYSTEM_KINDS];

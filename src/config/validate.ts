@@ -206,7 +206,7 @@ export function validateConfig(yamlText: string): ValidationResult {
       spec.check?.(work, report);
       if (spec.keptForLater) issues.add(doc, prefix, ['kind'], ruleMessage('keep', spec.keptForLater), 'value', 'kept');
       const name = spec.named && typeof root.name === 'string' && root.name !== '' ? root.name : undefined;
-      if (!spec.named || name !== undefined) {
+      if ((!spec.named && !spec.repeatable) || name !== undefined) {
         const identity = `${spec.kind}\0${name ?? ''}`;
         const first = identities.get(identity);
         if (first) {

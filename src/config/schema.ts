@@ -10,7 +10,6 @@
 // boolean fields also take `yes`/`no`/`on`/`off`. A null value in a mapping means "not set".
 import { z } from 'zod';
 import {
-  absolutePath,
   bool,
   certificateAndKey,
   checked,

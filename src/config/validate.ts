@@ -16,7 +16,7 @@
 import { parseYamlStream, type SourceDocument } from './document.ts';
 import { applyFieldRules, KIND_OF_ACTION } from './apply-policy.ts';
 import { checkV1Alpha1 } from './checks.ts';
-import { asArray, asObject, WARNING_KINDS, type IssueKind, type Obj, type PathSegment } from './fields.ts';
+import { asObject, WARNING_KINDS, type IssueKind, type Obj, type PathSegment } from './fields.ts';
 import { KINDS, kindSpec, type KindDocument, type KindSpec } from './kinds.ts';
 import { installOfDocuments, type InstallSettings } from './install.ts';
 import { kindRule, ruleMessage } from './policy.ts';

@@ -320,6 +320,23 @@ describe('NetworkManager', () => {
     expect(dhcp.size).toBe(0);
   });
 
+  it('re-adds a lease\'s routes when the configuration changes their metric or ignores them', async () => {
+    await start({ config: { ignore: ['eth1'] } });
+    dhcp.get('eth0')!.lease();
+    await manager.settled();
+    expect(kernel.calls).toContain('route 0.0.0.0/0 via 192.168.7.1 metric 1024 proto 16 src 192.168.7.20');
+    let n = kernel.calls.length;
+    manager.setConfig({ ignore: ['eth1'], interfaces: [{ interface: 'eth0', dhcp: true, dhcpOptions: { routeMetric: 1500 } }] });
+    await manager.settled();
+    expect(kernel.calls.slice(n)).toEqual(expect.arrayContaining(['delroute 0.0.0.0/0 via 192.168.7.1', 'route 0.0.0.0/0 via 192.168.7.1 metric 1500 proto 16 src 192.168.7.20']));
+    expect(dhcp.get('eth0')!.sent.filter((m) => m.type === MessageType.RELEASE)).toEqual([]);
+    n = kernel.calls.length;
+    manager.setConfig({ ignore: ['eth1'], interfaces: [{ interface: 'eth0', dhcp: true, dhcpOptions: { routeMetric: 1500, ignoreRoutes: true } }] });
+    await manager.settled();
+    expect(kernel.calls.slice(n).filter((c) => c.includes('route'))).toEqual(['delroute 0.0.0.0/0 via 192.168.7.1']);
+    expect(kernel.routes.filter((r) => r.gateway === '192.168.7.1')).toEqual([]);
+  });
+
   it('prefers the configuration over DHCP, and DHCP over the defaults', async () => {
     await start({ config: { hostname: 'cfg-node.example.org', nameservers: ['10.0.0.53'], searchDomains: ['example.org'], ignore: ['eth1'] } });
     expect(await spec('ResolverStatuses.net.bronze.dev', 'resolvers')).toEqual({ dnsServers: ['10.0.0.53'], searchDomains: ['example.org'] });

@@ -118,6 +118,8 @@ interface DhcpHandle {
   client: DhcpClient;
   linkIndex: number;
   lease?: Lease;
+  /** How the lease's routes were added: their metric, or none (DHCPv4Config ignoreRoutes). */
+  routes?: { metric: number; ignored: boolean };
   /** Lease application, serialized per link. */
   chain: Promise<void>;
 }
@@ -535,6 +537,15 @@ export class NetworkManager {
     }
 
     if (p.dhcp && !this.#dhcp.has(p.name)) await step('start DHCP', () => this.#startDhcp(p, link!));
+    // A lease taken under other settings (the route metric, DHCPv4Config ignoreRoutes): its routes again.
+    const h = this.#dhcp.get(p.name);
+    if (h?.lease && h.routes && (h.routes.metric !== p.routeMetric || h.routes.ignored !== !!p.ignoreDhcpRoutes)) {
+      const { lease, routes } = h;
+      this.#chain(p.name, h, async () => {
+        if (!routes.ignored) await this.#removeLeaseRoutes(p.name, h.linkIndex, lease, routes.metric);
+        await this.#applyLease(p.name, h, lease);
+      });
+    }
     status.state = ok ? 'configured' : 'error';
     return ok;
   }
@@ -669,6 +680,16 @@ export class NetworkManager {
         .addRoute({ dst: r.dst, ...(r.gateway ? { gateway: r.gateway } : {}), link: index, metric, protocol: RTPROT.DHCP, ...(r.scope !== undefined ? { scope: r.scope } : {}), prefsrc: lease.address, replace: true })
         .catch((err) => this.#report(name, `DHCP route ${r.dst}${r.gateway ? ` via ${r.gateway}` : ''}: ${errText(err)}`));
     }
+    h.routes = { metric, ignored: !!plan?.ignoreDhcpRoutes };
+  }
+
+  /** A lease's routes as they were added (their metric), removed. */
+  async #removeLeaseRoutes(name: string, index: number, lease: Lease, metric: number): Promise<void> {
+    for (const r of this.#leaseRoutes(lease).reverse()) {
+      await this.#rtnl!
+        .deleteRoute({ dst: r.dst, ...(r.gateway ? { gateway: r.gateway } : {}), link: index, metric })
+        .catch((err) => (isCode(err, 'ESRCH', 'ENODEV') ? undefined : this.#report(name, `DHCP route ${r.dst}: ${errText(err)}`)));
+    }
   }
 
   async #removeLease(name: string, h: DhcpHandle | undefined, lease: Lease): Promise<void> {
@@ -677,11 +698,7 @@ export class NetworkManager {
     const index = h?.linkIndex ?? this.#linkByName(name)?.index;
     if (index === undefined) return;
     const plan = this.#plans.find((p) => p.name === name);
-    for (const r of this.#leaseRoutes(lease).reverse()) {
-      await rtnl
-        .deleteRoute({ dst: r.dst, ...(r.gateway ? { gateway: r.gateway } : {}), link: index, metric: plan?.routeMetric ?? 1024 })
-        .catch((err) => (isCode(err, 'ESRCH', 'ENODEV') ? undefined : this.#report(name, `DHCP route ${r.dst}: ${errText(err)}`)));
-    }
+    if (!h?.routes?.ignored) await this.#removeLeaseRoutes(name, index, lease, h?.routes?.metric ?? plan?.routeMetric ?? 1024);
     await rtnl
       .deleteAddress(index, `${lease.address}/${lease.prefixLength}`)
       .catch((err) => (isCode(err, 'EADDRNOTAVAIL', 'ENODEV') ? undefined : this.#report(name, `DHCP address: ${errText(err)}`)));

@@ -5,7 +5,8 @@
 // maintenance mode with `apply-config --insecure`. The node reports the Kubernetes parts as
 // ignored, leaves maintenance mode on certificates signed by the ECDSA CA, and comes up with its
 // hostname, network (DHCP, resolvers, /etc/hosts), time (synced from a real NTP server),
-// sysctls, files, EPHEMERAL's mount options and a periodic fstrim applied.
+// sysctls, files, a bond over two more NICs, EPHEMERAL's mount options and a periodic fstrim
+// applied.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -59,6 +60,7 @@ describe('a Talos v1.14 configuration on a Bronze node', () => {
       'apiVersion: v1alpha1\nkind: StaticHostConfig\nname: 10.0.2.50\nhostnames: [registry.lab, registry]',
       'apiVersion: v1alpha1\nkind: VolumeConfig\nname: EPHEMERAL\nmount:\n  disableAccessTime: true',
       'apiVersion: v1alpha1\nkind: FilesystemTrimConfig\ninterval: 20s',
+      'apiVersion: v1alpha1\nkind: BondConfig\nname: bond0\nlinks: [eth1, eth2]\nbondMode: active-backup\nmiimon: 100\naddresses:\n  - address: 192.168.50.2/24',
     ];
     cpFile = path.join(dir, 'controlplane.yaml');
     fs.writeFileSync(cpFile, applyPatches(generated, loadPatches(patches, () => '')));
@@ -66,7 +68,9 @@ describe('a Talos v1.14 configuration on a Bronze node', () => {
     target = `127.0.0.1:${port}`;
     config = path.join(dir, 'bronzeconfig');
     await save(config, await newClientConfig({ contextName: 'talos', endpoints: [target], ca: osCA, roles: ['os:admin'], ttlMs: 3600_000 }));
-    vm = new QemuVM({ apiPort: port, boot: { kind: 'disk', path: DISK, snapshot: true } }, consoleFile('talos-config')).start();
+    // Two more NICs (eth1, eth2) for the bond, on isolated user networks.
+    const nics = ['n1', 'n2'].flatMap((id) => ['-netdev', `user,id=${id},restrict=on`, '-device', `virtio-net-pci,netdev=${id}`]);
+    vm = new QemuVM({ apiPort: port, boot: { kind: 'disk', path: DISK, snapshot: true }, extraArgs: nics }, consoleFile('talos-config')).start();
     await vm.waitFor(/machined\[1\]: mounted EPHEMERAL \(\/dev\/vda6\) at \/var/, BOOT);
     await vm.waitFor(/machined\[1\]: maintenance mode: no machine configuration/, BOOT);
   }, BOOT + 60_000);
@@ -105,6 +109,14 @@ describe('a Talos v1.14 configuration on a Bronze node', () => {
     expect((await bronzectl(['get', 'resolvers'], { config })).stdout).toMatch(/10\.0\.2\.3/);
     const hosts = await until('hosts', () => bronzectl(['read', '/system/etc/hosts'], { config }), (x) => /registry\.lab/.test(x.stdout), 60_000);
     expect(hosts.stdout).toMatch(/^10\.0\.2\.50\s+registry\.lab registry$/m);
+  });
+
+  it('creates the bond of its BondConfig over two NICs, with its address', async () => {
+    const bonding = await until('bond', () => bronzectl(['read', '/proc/net/bonding/bond0'], { config }), (x) => /Slave Interface: eth2/.test(x.stdout), 90_000);
+    expect(bonding.stdout).toMatch(/Bonding Mode: fault-tolerance \(active-backup\)/);
+    expect(bonding.stdout).toMatch(/MII Polling Interval \(ms\): 100/);
+    expect(bonding.stdout).toMatch(/Slave Interface: eth1/);
+    expect((await bronzectl(['get', 'addresses'], { config })).stdout).toMatch(/bond0.*192\.168\.50\.2\/24|192\.168\.50\.2\/24.*bond0/);
   });
 
   it('syncs its clock from the NTP server of its TimeSyncConfig', async () => {

@@ -95,6 +95,10 @@ class FakeRtnl implements RtnlOps {
     this.#failIf(`create ${spec.kind} ${spec.name} (${spec.data?.length ?? 0} options)`);
     this.addLink(mkLink(200 + this.links.length, spec.name, { kind: spec.kind }));
   }
+  async changeLinkInfo(ref: string | number, kind: string, data: unknown[]) {
+    const l = this.#link(ref);
+    this.#failIf(`change ${kind} ${l.name} (${data.length} options)${l.up ? ' (while up)' : ''}`);
+  }
   async setMaster(ref: string | number, master: number) {
     const l = this.#link(ref);
     this.#failIf(`master ${l.name} ${master}${l.up ? ' (while up)' : ''}`);
@@ -311,6 +315,7 @@ describe('NetworkManager', () => {
     await manager.settled();
     const bond = kernel.links.find((l) => l.name === 'bond0')!;
     expect(kernel.calls).toContain('create bond bond0 (2 options)');
+    expect(kernel.calls).toContain('change bond bond0 (2 options)');
     expect(kernel.calls).toContain(`master eth0 ${bond.index}`);
     expect(kernel.calls).toContain(`master eth1 ${bond.index}`);
     expect(kernel.calls.some((c) => c.includes('(while up)'))).toBe(false);
@@ -318,6 +323,22 @@ describe('NetworkManager', () => {
     expect(kernel.calls).toContain('addr bond0 10.7.0.2/24');
     // Members get no DHCP of their own.
     expect(dhcp.size).toBe(0);
+  });
+
+  it('sets the options of a bond that exists already (the bonding driver makes bond0 itself), down, and refuses a link of another kind', async () => {
+    kernel.links.push(mkLink(50, 'bond0', { kind: 'bond', up: true }));
+    await start({ config: { interfaces: [{ interface: 'bond0', virtual: { kind: 'bond', options: { bondMode: '802.3ad' } } }, { interface: 'eth0', master: 'bond0' }, { interface: 'eth1', ignore: true }] } });
+    expect(kernel.calls.filter((c) => c.startsWith('create'))).toEqual([]);
+    expect(kernel.calls).toContain('change bond bond0 (1 options)');
+    expect(kernel.calls.lastIndexOf('up bond0')).toBeGreaterThan(kernel.calls.indexOf('change bond bond0 (1 options)'));
+    expect(kernel.links.find((l) => l.name === 'bond0')!.up).toBe(true);
+    const n = kernel.calls.length;
+    manager.setConfig({ interfaces: [{ interface: 'bond0', virtual: { kind: 'bond', options: { bondMode: '802.3ad' } } }, { interface: 'eth0', master: 'bond0' }, { interface: 'eth1', ignore: true }] });
+    await manager.settled();
+    expect(kernel.calls.slice(n).filter((c) => c.startsWith('change'))).toEqual([]);
+    manager.setConfig({ interfaces: [{ interface: 'eth1', virtual: { kind: 'bridge', options: {} } }] });
+    await manager.settled();
+    expect(manager.status().interfaces.find((i) => i.name === 'eth1')!.state).toBe('error');
   });
 
   it('re-adds a lease\'s routes when the configuration changes their metric or ignores them', async () => {

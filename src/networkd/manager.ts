@@ -23,7 +23,7 @@ import { DhcpClient, type DhcpClientOptions, type DhcpCounters, type DhcpEvent, 
 import { UdpTransport } from './dhcp/transport.ts';
 import { NETWORK_NAMESPACE } from './definitions.ts';
 import { familyOf, networkOf, parseCidr } from './ip.ts';
-import { type Address, type Link, type Route, type RtnlEvent, RTPROT, RT_SCOPE, RT_TABLE } from './netlink.ts';
+import { type Address, type Attr, type Link, type Route, type RtnlEvent, RTPROT, RT_SCOPE, RT_TABLE } from './netlink.ts';
 import { type LinkPlan, planNetwork } from './plan.ts';
 import {
   type HostnameSpec,
@@ -52,6 +52,7 @@ export interface RtnlOps {
   setMtu(ref: LinkRef, mtu: number): Promise<void>;
   createVlan(v: { name: string; parent: LinkRef; id: number; mtu?: number }): Promise<void>;
   createLink(spec: LinkSpec): Promise<void>;
+  changeLinkInfo(ref: LinkRef, kind: string, data: Attr[]): Promise<void>;
   setMaster(ref: LinkRef, master: number): Promise<void>;
   addAddress(link: LinkRef, a: { address: string; validLifetime?: number; preferredLifetime?: number; replace?: boolean }): Promise<void>;
   deleteAddress(link: LinkRef, address: string): Promise<void>;
@@ -161,6 +162,8 @@ export class NetworkManager {
   #problems: NetworkStatus['problems'] = [];
   readonly #status = new Map<string, InterfaceStatus>();
   readonly #dhcp = new Map<string, DhcpHandle>();
+  /** The options last set on each bond or bridge networkd configures. */
+  readonly #virtualOptions = new Map<string, string>();
   /** Static addresses and routes networkd added, per link, to remove when the config drops them. */
   readonly #appliedAddresses = new Map<string, Set<string>>();
 
@@ -499,6 +502,26 @@ export class NetworkManager {
       }
     };
     const index = link.index;
+    if (p.virtual) {
+      // The link may exist already: the bonding driver makes bond0 itself when built in, and a
+      // previous configuration may have made it with other options. Its options are set once
+      // per change, down (a bond changes mode only while down and without members).
+      const want = JSON.stringify(p.virtual.options);
+      if (link.kind !== p.virtual.kind) {
+        this.#report(p.name, `a link ${p.name} of kind ${link.kind ?? 'hardware'} exists where a ${p.virtual.kind} is configured`);
+        status.state = 'error';
+        return false;
+      }
+      if (this.#virtualOptions.get(p.name) !== want) {
+        if (link.up) await step('set down to change its options', () => rtnl.setLinkUp(index, false));
+        await step(`set ${p.virtual.kind} options`, () => rtnl.changeLinkInfo(index, p.virtual!.kind, virtualLinkData(p.virtual!)));
+        if (ok) {
+          this.#virtualOptions.set(p.name, want);
+          this.#o.log.info(`${p.name}: ${p.virtual.kind} options ${want}`);
+        }
+        link = { ...link, up: false };
+      }
+    }
     if (p.master !== undefined) {
       const master = this.#linkByName(p.master);
       if (!master) {

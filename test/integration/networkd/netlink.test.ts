@@ -165,6 +165,9 @@ describe('rtnetlink in a network namespace', () => {
     expect(ns.ipJson('link', 'show', 'vb')[0].master).toBe('br0');
     await agent.call('rtnl.setMaster', 'vb', 0);
     expect(ns.ipJson('link', 'show', 'vb')[0].master).toBeUndefined();
+    // The options of a link that exists already (as the bonding driver's own bond0).
+    await agent.call('rtnl.changeLinkInfo', 'br0', 'bridge', data({ kind: 'bridge', options: { stp: false } }));
+    expect(ns.ipJson('-d', 'link', 'show', 'br0')[0].linkinfo.info_data.stp_state).toBe(0);
     await agent.call('rtnl.deleteLink', 'br0');
 
     // The host's kernel may lack CONFIG_BONDING (Bronze's has it): ask `ip` first.

@@ -5,9 +5,9 @@
 //
 // Scalars are read as go-yaml v3 (Talos) reads them where YAML 1.2 differs: `0644` is octal, as
 // `0o644` is. A null value in a mapping (`hostname:` with nothing after it) means "not set", as in Go,
-// and is dropped from the data.
+// and is dropped from the data. YAML merge keys (`<<`) are resolved, as go-yaml resolves them.
 import YAML, { type Document, type Node, type ParsedNode } from 'yaml';
-import type { PathSegment } from './schema.ts';
+import type { PathSegment } from './fields.ts';
 
 export interface SourcePosition {
   /** 1-based. */
@@ -50,11 +50,14 @@ const octalInt = {
   resolve: (s: string) => parseInt(s, 8),
 };
 
+/** Drops null values from mappings. Keys are defined, not assigned: a "__proto__" key stays data. */
 function dropNulls(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(dropNulls);
   if (v !== null && typeof v === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, val] of Object.entries(v)) if (val !== null) out[k] = dropNulls(val);
+    for (const [k, val] of Object.entries(v)) {
+      if (val !== null) Object.defineProperty(out, k, { value: dropNulls(val), enumerable: true, writable: true, configurable: true });
+    }
     return out;
   }
   return v;
@@ -70,6 +73,8 @@ export function parseYamlStream(text: string): YamlStream {
     lineCounter,
     uniqueKeys: true,
     prettyErrors: true,
+    // YAML merge keys (`<<: *anchor`), which go-yaml (Talos) reads too.
+    merge: true,
     customTags: (tags) => [octalInt, ...tags],
   });
   const pos = (offset: number): SourcePosition => {

@@ -344,6 +344,17 @@ machine:
     expect(docs[1].name).toBe('bar');
   });
 
+  it('ignores the deletion of a document the config does not have, as Talos does (the KubeFlannelCNIConfig patch)', () => {
+    const flannel = 'apiVersion: v1alpha1\nkind: KubeFlannelCNIConfig\n$patch: delete\n---\ncluster:\n  network:\n    cni:\n      name: none';
+    // A v1.13-style config has no KubeFlannelCNIConfig document: the delete changes nothing, the rest applies.
+    expect(applyAll(CLUSTER_BASE, flannel)).toEqual([{ ...YAML.parse(CLUSTER_BASE), cluster: { network: { ...YAML.parse(CLUSTER_BASE).cluster.network, cni: { name: 'none' } } } }]);
+    // A v1.14-style config has it: the document goes.
+    const v114 = `${CLUSTER_BASE}---\napiVersion: v1alpha1\nkind: KubeFlannelCNIConfig\nbackend: vxlan\n`;
+    expect(applyAll(v114, flannel).map((d) => d.kind ?? d.version)).toEqual(['v1alpha1']);
+    // Deleting the same absent document twice, or a named one, is no error either.
+    expect(applyAll(CLUSTER_BASE, 'apiVersion: v1alpha1\nkind: LinkConfig\nname: eth9\n$patch: delete')).toEqual([YAML.parse(CLUSTER_BASE)]);
+  });
+
   it('deletes a map field (auditPolicy) and a label', () => {
     const base = 'version: v1alpha1\nmachine:\n  nodeLabels: {a: "1", b: "2"}\ncluster:\n  apiServer:\n    auditPolicy: {kind: Policy}\n    certSANs: [x]\n';
     const out = apply(base, 'machine:\n  nodeLabels:\n    a: {$patch: delete}\ncluster:\n  apiServer:\n    auditPolicy: {$patch: delete}');
@@ -357,8 +368,6 @@ machine:
     ['machine:\n  network:\n    hostname: {$patch: delete, x: 1}', /takes no other fields/],
     ['machine:\n  network:\n    hostname: {$patch: replace}', /unsupported \$patch: "replace"/],
     ['version: v1alpha1\n$patch: delete', /document v1alpha1: the v1alpha1 document cannot be deleted/],
-    ['apiVersion: v1alpha1\nkind: HostnameConfig\n$patch: delete', /document HostnameConfig \(v1alpha1\): no such document to delete/],
-    ['apiVersion: v1alpha1\nkind: ExtensionServiceConfig\nname: baz\n$patch: delete', /document ExtensionServiceConfig "baz" \(v1alpha1\): no such document/],
     ['apiVersion: v1alpha1\nkind: SideroLinkConfig\napiUrl: x\n$patch: delete', /takes only apiVersion, kind and name, not apiUrl/],
   ])('rejects deleting what is not there or is not deletable: %j', (text, want) => {
     expect(() => apply(MULTIDOC_BASE, text)).toThrow(want);

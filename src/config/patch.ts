@@ -14,7 +14,8 @@
 //     their items with the config's item of the same key (`interface`/`deviceSelector`, `vlanId`, ...);
 //   - `$patch: delete` deletes: as the value of a field, that field; as a list item, the config's items
 //     having all the item's other fields (an interface by `interface: eth0`); as a whole document, that
-//     document (never the v1alpha1 one). Deleting what is not there is an error; a list left empty by
+//     document (never the v1alpha1 one); a document the config does not have is left alone, as
+//     Talos does. Deleting a field or list item that is not there is an error; a list left empty by
 //     deletions is removed (Talos omits empty lists).
 //
 // RFC 6902 patches apply only to a config made of the v1alpha1 document alone, as in Talos.
@@ -114,7 +115,7 @@ function copyData(v: unknown, where: string): unknown {
 }
 
 function parseYamlDocuments(text: string): unknown[] {
-  const docs = YAML.parseAllDocuments(text, { prettyErrors: true });
+  const docs = YAML.parseAllDocuments(text, { prettyErrors: true, merge: true });
   if (!Array.isArray(docs)) return []; // an empty stream
   const out: unknown[] = [];
   for (const [i, doc] of docs.entries()) {
@@ -350,7 +351,7 @@ function applyStrategic(docs: ConfigDocument[], patch: StrategicMergePatch): Con
         if (id.key === V1ALPHA1) fail(at, 'the v1alpha1 document cannot be deleted');
         const extra = Object.keys(pdoc).filter((k) => ![DIRECTIVE, 'apiVersion', 'kind', 'name'].includes(k));
         if (extra.length > 0) fail(at, `deleting a document takes only apiVersion, kind and name, not ${extra.join(', ')}`);
-        if (where < 0) fail(at, 'no such document to delete');
+        if (where < 0) continue; // As Talos: deleting a document the config does not have is no error.
         out = out.filter((_, j) => j !== where);
         continue;
       }

@@ -6,7 +6,7 @@ import { generateConfigs } from '../contract/genconfig.ts';
 import { INVALID_CASES, config, worker } from '../../test/unit/config/invalid-cases.ts';
 import { ALL_FIELDS, MULTI_DOC, VALID_CASES } from '../../test/unit/config/valid-cases.ts';
 import { documentsOfKind } from './kinds.ts';
-import { hasHostBits, maskedPrefix, parseGoDuration, parseIPPrefix, sysctlKeyError } from './schema.ts';
+import { hasHostBits, maskedPrefix, parseGoDuration, parseIPPrefix, sysctlKeyError } from './formats.ts';
 import { ConfigValidationError, formatIssues, parseConfig, validateConfig, type ConfigIssue } from './validate.ts';
 
 let fill: (yaml: string) => string;
@@ -38,6 +38,9 @@ describe('validateConfig: invalid configurations', () => {
     expect(match, `want ${c.path} (line ${c.line}): …${c.message}…\ngot:\n${formatIssues(errors)}`).toBeDefined();
     expect(errors, formatIssues(errors)).toHaveLength(c.count ?? 1);
     expect(match!.column).toBeGreaterThanOrEqual(1);
+    // Every refusal says whether the field is invalid, unsupported or needs a value.
+    expect(['invalid', 'unsupported', 'missing']).toContain(match!.kind);
+    if (c.kind) expect(match!.kind).toBe(c.kind);
   });
 });
 
@@ -48,7 +51,8 @@ describe('validateConfig: valid configurations', () => {
   });
 
   it('gives typed access to every field', () => {
-    const { v1alpha1: c, documents } = parseConfig(fill(ALL_FIELDS));
+    const { v1alpha1, documents } = parseConfig(fill(ALL_FIELDS));
+    const c = v1alpha1!;
     expect(documents).toEqual([]);
     expect(c.machine.type).toBe('controlplane');
     expect(c.machine.network?.interfaces?.[0]?.vlans?.[0]?.vlanId).toBe(100);
@@ -61,7 +65,7 @@ describe('validateConfig: valid configurations', () => {
   });
 
   it('reads Talos YAML habits as Talos does', () => {
-    const c = parseConfig(fill(VALID_CASES.find((v) => v.name.startsWith('Talos YAML habits'))!.yaml)).v1alpha1;
+    const c = parseConfig(fill(VALID_CASES.find((v) => v.name.startsWith("Talos YAML habits"))!.yaml)).v1alpha1!;
     expect(c.debug).toBe(false);
     expect(c.machine.network?.hostname).toBeUndefined();
     expect(c.machine.network?.interfaces?.[0]?.dhcp).toBe(true);
@@ -85,7 +89,7 @@ describe('validateConfig: valid configurations', () => {
     for (const [type, text] of Object.entries(configs)) {
       const r = validateConfig(text);
       expect(r.ok, `${type}:\n${r.ok ? '' : formatIssues(r.errors)}`).toBe(true);
-      if (r.ok) expect(r.config.v1alpha1.machine.type).toBe(type);
+      if (r.ok) expect(r.config.v1alpha1!.machine.type).toBe(type);
     }
   });
 });
@@ -127,8 +131,8 @@ describe('validateConfig: reporting', () => {
   it('formats issues one per line', () => {
     const errors = errorsOf(config({ machine: 'network:\n  hostname: -bad-\n  nameservers: [x]' }));
     expect(formatIssues(errors).split('\n')).toEqual([
-      'machine.network.hostname (line 9): "-bad-" is not a valid hostname: label "-bad-" must consist of letters, digits and "-", and start and end with a letter or digit (RFC 1123)',
-      expect.stringMatching(/^machine\.network\.nameservers\[0\] \(line 10\): "x" is not a valid IP address/),
+      'machine.network.hostname (line 9): invalid: "-bad-" is not a valid hostname: label "-bad-" must consist of letters, digits and "-", and start and end with a letter or digit (RFC 1123)',
+      expect.stringMatching(/^machine\.network\.nameservers\[0\] \(line 10\): invalid: "x" is not a valid IP address/),
     ]);
     expect(formatIssues([{ path: '', line: 3, column: 1, message: 'invalid YAML: x' }])).toBe('line 3: invalid YAML: x');
   });

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { generateKeyPairSync, X509Certificate } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, X509Certificate } from 'node:crypto';
+import { talosCA } from '../../test/lib/talos-pki.ts';
 import YAML from 'yaml';
 import { FieldError, generateSecrets, generateToken, parseSecrets, serializeSecrets, TOKEN_PATTERN, type SecretsBundle } from './secrets.ts';
 import { newCA } from '../pki/ca.ts';
@@ -90,10 +91,21 @@ describe('serializeSecrets / parseSecrets', () => {
     expect(parseSecrets(YAML.stringify(doc))).toEqual(bundle);
   });
 
+  it('accepts a Talos bundle whose OS CA key is a SEC1 EC key (P-256) or PKCS#1 RSA key', async () => {
+    for (const kind of ['ec-p256', 'ec-p384', 'rsa'] as const) {
+      const ca = await talosCA(kind);
+      const doc = YAML.parse(text);
+      doc.certs.os = { crt: toBase64Pem(ca.crt), key: toBase64Pem(ca.key) };
+      const parsed = parseSecrets(YAML.stringify(doc));
+      expect(parsed.certs.os.key).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+      expect(createPrivateKey(parsed.certs.os.key).equals(createPrivateKey(ca.key))).toBe(true);
+    }
+  });
+
   it('names the bad field', async () => {
     const other = await newCA({ commonName: 'x', validityDays: 1 });
     const leaf = await issueServerCert(bundle.certs.os, { commonName: 'leaf', ttlMs: 60_000 });
-    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' }) as string;
+    const k1 = generateKeyPairSync('ec', { namedCurve: 'secp256k1' }).privateKey.export({ format: 'pem', type: 'sec1' }) as string;
     const cases: [string, string][] = [
       [edit('cluster', undefined), 'cluster: missing'],
       [edit('cluster.id', undefined), 'cluster.id: missing'],
@@ -106,8 +118,8 @@ describe('serializeSecrets / parseSecrets', () => {
       [edit('certs.os.crt', 'not base64!'), 'certs.os.crt: not a base64-encoded PEM certificate'],
       [edit('certs.os.crt', toBase64Pem('hello')), 'certs.os.crt: not a PEM certificate'],
       [edit('certs.os.crt', toBase64Pem(leaf.crt)), 'certs.os.crt: not a CA certificate'],
-      [edit('certs.os.key', toBase64Pem(bundle.certs.os.crt)), 'certs.os.key: not a PEM private key'],
-      [edit('certs.os.key', toBase64Pem(ec)), 'certs.os.key: private key is ec, want ed25519'],
+      [edit('certs.os.key', toBase64Pem(bundle.certs.os.crt)), 'certs.os.key: not a PEM private key Bronze can use'],
+      [edit('certs.os.key', toBase64Pem(k1)), 'certs.os.key: not a PEM private key Bronze can use: EC private key on curve secp256k1'],
       [edit('certs.os.key', toBase64Pem(other.key)), 'certs.os.key: does not match certs.os.crt'],
       [edit('nope', 1), 'nope: unknown field'],
       ['- a list', 'want a mapping'],

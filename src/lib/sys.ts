@@ -1,5 +1,6 @@
 // Thin, typed wrappers over the libc calls Bronze needs and Node lacks. Each throws a
 // SyscallError naming the call, its arguments and errno.
+import fs from 'node:fs';
 import os from 'node:os';
 import { koffi } from './native.ts';
 
@@ -22,6 +23,7 @@ export const MS = {
   NOSUID: 0x2,
   NODEV: 0x4,
   NOEXEC: 0x8,
+  NOATIME: 0x400,
   REMOUNT: 0x20,
   BIND: 0x1000,
   MOVE: 0x2000,
@@ -94,6 +96,27 @@ export const BLKRRPART = 0x125f;
 /** ioctl(fd, BLKRRPART): makes the kernel show a freshly written partition table. */
 export function rereadPartitions(fd: number, device: string): void {
   check(`ioctl(${device}, BLKRRPART)`, lib().ioctl(fd, BLKRRPART, 'int', 0));
+}
+
+/** FITRIM (_IOWR('X', 121, struct fstrim_range)): discard a mounted filesystem's unused blocks. */
+export const FITRIM = 0xc0185879;
+
+/**
+ * ioctl(fd of `mountpoint`, FITRIM) over [start, start+len) skipping free extents shorter than
+ * minLength; returns the bytes the filesystem passed down to be discarded.
+ */
+export function fstrim(mountpoint: string, range: { start?: number; len?: number; minLength?: number } = {}): number {
+  const buf = Buffer.alloc(24);
+  buf.writeBigUInt64LE(BigInt(range.start ?? 0), 0);
+  buf.writeBigUInt64LE(range.len === undefined ? 0xffff_ffff_ffff_ffffn : BigInt(range.len), 8);
+  buf.writeBigUInt64LE(BigInt(range.minLength ?? 0), 16);
+  const fd = fs.openSync(mountpoint, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+  try {
+    check(`ioctl(${mountpoint}, FITRIM)`, lib().ioctl(fd, FITRIM, 'uint8_t *', buf));
+  } finally {
+    fs.closeSync(fd);
+  }
+  return Number(buf.readBigUInt64LE(8));
 }
 
 export function sync(): void {

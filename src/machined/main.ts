@@ -3,7 +3,7 @@
 // orderly shutdown. Outside PID 1 (a host run) it only supervises, which tests use.
 import fs from 'node:fs';
 import { KmsgLogger } from '../lib/log.ts';
-import { REBOOT, reboot, sethostname, sync } from '../lib/sys.ts';
+import { fstrim, MS, mount as sysMount, REBOOT, reboot, sethostname, sync } from '../lib/sys.ts';
 import { VERSION } from '../version.ts';
 import { startupTimes } from '../lib/startup.ts';
 import type { RoleHandoff } from '../role-entry.ts';
@@ -22,6 +22,8 @@ import { serviceController } from './controllers/services.ts';
 import { machineConfigDefinition } from './controllers/machineconfig.ts';
 import { kernelParamController, kernelParamDefinition, procSys } from './controllers/sysctls.ts';
 import { filesController } from './controllers/files.ts';
+import { ephemeralMountController } from './controllers/ephemeral-mount.ts';
+import { fstrimController } from './controllers/fstrim.ts';
 import { envController } from './controllers/env.ts';
 import { timeDefinitions } from '../timed/resource.ts';
 import { deviceDefinitions } from '../udevd/definitions.ts';
@@ -145,6 +147,21 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
     trustdPort: Number(process.env.BRONZE_TRUSTD_PORT ?? 50001),
     onActivated: (text) => activated(text),
   });
+  if (pid1) {
+    // VolumeConfig (EPHEMERAL's mount options) and FilesystemTrimConfig: the volumes of the node's disk.
+    controllers.register(ephemeralMountController((target, noatime) => sysMount(null, target, null, MS.REMOUNT | MS.NOSUID | MS.NODEV | (noatime ? MS.NOATIME : MS.RELATIME))));
+    controllers.register(
+      fstrimController({
+        volumes: () => (volumes?.mounted ?? []).map((m) => ({ label: m.label, mountpoint: m.target })),
+        trim: (mountpoint, range) => fstrim(mountpoint, range),
+        size: (mountpoint) => {
+          const st = fs.statfsSync(mountpoint);
+          return st.blocks * st.bsize;
+        },
+        nodeSeed: () => hostnameSeed() ?? 'bronze',
+      }),
+    );
+  }
 
   const tasks: Record<TaskName, () => void | Promise<void>> = {
     mountEarly: () => {

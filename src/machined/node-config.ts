@@ -21,6 +21,7 @@ import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, machineConfi
 import { nodeIdentity, type NodeIdentity } from './config/identity.ts';
 import { ConfigManager, ConfigRejected, type ApplyMode, type Validation } from './config/manager.ts';
 import { acquireConfig } from './config/source.ts';
+import { validateConfig } from '../config/validate.ts';
 import type { Cmdline } from './cmdline.ts';
 import * as grpc from '@grpc/grpc-js';
 
@@ -42,6 +43,12 @@ export interface NodeConfigOptions {
 
 const OWNER = 'machined';
 
+/** Whether a (valid) configuration has the v1alpha1 document. */
+function hasV1Alpha1(text: string): boolean {
+  const r = validateConfig(text);
+  return r.ok && r.config.data.v1alpha1 !== undefined;
+}
+
 export class NodeConfig {
   identity: NodeIdentity | undefined;
   private apiCerts: ApiCertificates | undefined;
@@ -55,7 +62,13 @@ export class NodeConfig {
       stateDir: o.stateDir,
       validate: (text) => {
         const v = o.validate(text);
-        // What the node itself needs, on top of the schema.
+        // What the node itself needs, on top of the schema (a configuration of typed documents
+        // alone is valid: it is applied, and the node stays in maintenance mode).
+        if (v.errors.length) return v;
+        if (!hasV1Alpha1(text)) {
+          if (this.identity) return { errors: ['no v1alpha1 document: a configured node keeps its identity (machine.type, token, ca); include the v1alpha1 document'], warnings: v.warnings };
+          return v;
+        }
         try {
           nodeIdentity(text);
         } catch (err) {
@@ -97,7 +110,8 @@ export class NodeConfig {
       return this.enterMaintenance(v.errors.map((e) => `invalid configuration from ${source}: ${e}`));
     }
     await this.manager.adopt(text, persist);
-    log.info(`configuration from ${source}: ${this.identity!.type}${this.identity!.clusterName ? ` of cluster ${this.identity!.clusterName}` : ''}`);
+    for (const w of v.warnings) log.warn(`machine configuration: ${w}`);
+    if (this.identity) log.info(`configuration from ${source}: ${this.identity.type}${this.identity.clusterName ? ` of cluster ${this.identity.clusterName}` : ''}`);
   }
 
   private async enterMaintenance(reasons: string[]): Promise<void> {
@@ -124,9 +138,17 @@ export class NodeConfig {
 
   /** Makes `text` (already validated) the running configuration. */
   private async activate(text: string): Promise<void> {
-    const identity = nodeIdentity(text);
     const wasMaintenance = this.maintenance;
     await this.publisher.apply(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID, machineConfigSpec(text));
+    if (!hasV1Alpha1(text)) {
+      // Typed documents alone (network, time, ...): applied, but the node has no identity yet.
+      const reason = 'the configuration has typed documents only: the node needs the v1alpha1 document (machine.type, token, ca) to leave maintenance mode';
+      this.o.log.warn(`maintenance mode: ${reason}`);
+      await this.status('maintenance', [reason]);
+      this.o.onActivated?.(text);
+      return;
+    }
+    const identity = nodeIdentity(text);
     if (JSON.stringify(identity) !== JSON.stringify(this.identity)) {
       this.apiCerts?.stop();
       this.identity = identity;

@@ -2,6 +2,7 @@
 // machine configuration's section can be passed as it is) and the kernel arguments `ip=` and
 // `bronze.network.interface.ignore=`, parsed by pure functions and merged into one config.
 import { familyOf, netmaskToPrefix, parseCidr } from './ip.ts';
+import type { VirtualLink } from './virtual-links.ts';
 
 export interface RouteConfig {
   /** Destination prefix; '0.0.0.0/0', '::/0' or 'default' for a default route. */
@@ -43,11 +44,16 @@ export interface InterfaceConfig {
   routes?: RouteConfig[];
   /** Run the DHCPv4 client on this link. */
   dhcp?: boolean;
-  dhcpOptions?: { routeMetric?: number };
+  /** routeMetric: of DHCP-learned routes; ignoreRoutes: take the address, not the routes (DHCPv4Config). */
+  dhcpOptions?: { routeMetric?: number; ignoreRoutes?: boolean };
   mtu?: number;
   vlans?: VlanConfig[];
   /** Leave this link alone entirely. */
   ignore?: boolean;
+  /** A bond or bridge networkd creates under this name (BondConfig, BridgeConfig). */
+  virtual?: VirtualLink;
+  /** The bond or bridge this link is a member of. */
+  master?: string;
 }
 
 export interface ExtraHostEntry {

@@ -91,6 +91,20 @@ class FakeRtnl implements RtnlOps {
     const parent = this.#link(v.parent);
     this.addLink(mkLink(100 + v.id, v.name, { kind: 'vlan', parent: parent.index, vlan: { id: v.id, protocol: '802.1Q' } }));
   }
+  async createLink(spec: { name: string; kind: string; data?: unknown[] }) {
+    this.#failIf(`create ${spec.kind} ${spec.name} (${spec.data?.length ?? 0} options)`);
+    this.addLink(mkLink(200 + this.links.length, spec.name, { kind: spec.kind }));
+  }
+  async changeLinkInfo(ref: string | number, kind: string, data: unknown[]) {
+    const l = this.#link(ref);
+    this.#failIf(`change ${kind} ${l.name} (${data.length} options)${l.up ? ' (while up)' : ''}`);
+  }
+  async setMaster(ref: string | number, master: number) {
+    const l = this.#link(ref);
+    this.#failIf(`master ${l.name} ${master}${l.up ? ' (while up)' : ''}`);
+    l.master = master;
+    this.emit({ kind: 'link', action: 'new', link: { ...l } });
+  }
   async addAddress(ref: string | number, a: { address: string; validLifetime?: number }) {
     const l = this.#link(ref);
     this.#failIf(`addr ${l.name} ${a.address}${a.validLifetime !== undefined ? ` valid ${a.validLifetime}` : ''}`);
@@ -274,6 +288,76 @@ describe('NetworkManager', () => {
     expect(fs.readFileSync(path.join(dir, 'hosts'), 'utf8')).toContain('192.168.7.20\tfrom-dhcp.lan.test from-dhcp\n');
     expect(fs.readFileSync(path.join(dir, 'hostname'), 'utf8')).toBe('from-dhcp\n');
     expect(manager.status().interfaces.find((i) => i.name === 'eth0')!.dhcp).toMatchObject({ state: 'bound', address: '192.168.7.20/24' });
+  });
+
+  it('DHCPv4Config: a lease on a link that ignores DHCP routes gets its address only; routeMetric sets the metric', async () => {
+    await start({ config: { ignore: ['eth1'], interfaces: [{ interface: 'eth0', dhcp: true, dhcpOptions: { ignoreRoutes: true } }] } });
+    dhcp.get('eth0')!.lease();
+    await manager.settled();
+    expect(kernel.calls).toContain('addr eth0 192.168.7.20/24 valid 600');
+    expect(kernel.calls.filter((c) => c.startsWith('route '))).toEqual([]);
+    await manager.stop({ release: false });
+    kernel.calls.length = 0;
+    await start({ config: { ignore: ['eth1'], interfaces: [{ interface: 'eth0', dhcp: true, dhcpOptions: { routeMetric: 2048 } }] } });
+    dhcp.get('eth0')!.lease();
+    await manager.settled();
+    expect(kernel.calls).toContain('route 0.0.0.0/0 via 192.168.7.1 metric 2048 proto 16 src 192.168.7.20');
+  });
+
+  it('creates a bond, enslaves its members (down first), and configures the bond', async () => {
+    await start({
+      config: {
+        interfaces: [
+          { interface: 'bond0', virtual: { kind: 'bond', options: { bondMode: 'active-backup', miimon: 100 } }, addresses: ['10.7.0.2/24'] },
+          { interface: 'eth0', master: 'bond0' },
+          { interface: 'eth1', master: 'bond0' },
+        ],
+      },
+    });
+    await manager.settled();
+    const bond = kernel.links.find((l) => l.name === 'bond0')!;
+    expect(kernel.calls).toContain('create bond bond0 (2 options)');
+    expect(kernel.calls).toContain('change bond bond0 (2 options)');
+    expect(kernel.calls).toContain(`master eth0 ${bond.index}`);
+    expect(kernel.calls).toContain(`master eth1 ${bond.index}`);
+    expect(kernel.calls.some((c) => c.includes('(while up)'))).toBe(false);
+    expect(kernel.links.filter((l) => l.master === bond.index).map((l) => [l.name, l.up])).toEqual([['eth0', true], ['eth1', true]]);
+    expect(kernel.calls).toContain('addr bond0 10.7.0.2/24');
+    // Members get no DHCP of their own.
+    expect(dhcp.size).toBe(0);
+  });
+
+  it('sets the options of a bond that exists already (the bonding driver makes bond0 itself), down, and refuses a link of another kind', async () => {
+    kernel.links.push(mkLink(50, 'bond0', { kind: 'bond', up: true }));
+    await start({ config: { interfaces: [{ interface: 'bond0', virtual: { kind: 'bond', options: { bondMode: '802.3ad' } } }, { interface: 'eth0', master: 'bond0' }, { interface: 'eth1', ignore: true }] } });
+    expect(kernel.calls.filter((c) => c.startsWith('create'))).toEqual([]);
+    expect(kernel.calls).toContain('change bond bond0 (1 options)');
+    expect(kernel.calls.lastIndexOf('up bond0')).toBeGreaterThan(kernel.calls.indexOf('change bond bond0 (1 options)'));
+    expect(kernel.links.find((l) => l.name === 'bond0')!.up).toBe(true);
+    const n = kernel.calls.length;
+    manager.setConfig({ interfaces: [{ interface: 'bond0', virtual: { kind: 'bond', options: { bondMode: '802.3ad' } } }, { interface: 'eth0', master: 'bond0' }, { interface: 'eth1', ignore: true }] });
+    await manager.settled();
+    expect(kernel.calls.slice(n).filter((c) => c.startsWith('change'))).toEqual([]);
+    manager.setConfig({ interfaces: [{ interface: 'eth1', virtual: { kind: 'bridge', options: {} } }] });
+    await manager.settled();
+    expect(manager.status().interfaces.find((i) => i.name === 'eth1')!.state).toBe('error');
+  });
+
+  it('re-adds a lease\'s routes when the configuration changes their metric or ignores them', async () => {
+    await start({ config: { ignore: ['eth1'] } });
+    dhcp.get('eth0')!.lease();
+    await manager.settled();
+    expect(kernel.calls).toContain('route 0.0.0.0/0 via 192.168.7.1 metric 1024 proto 16 src 192.168.7.20');
+    let n = kernel.calls.length;
+    manager.setConfig({ ignore: ['eth1'], interfaces: [{ interface: 'eth0', dhcp: true, dhcpOptions: { routeMetric: 1500 } }] });
+    await manager.settled();
+    expect(kernel.calls.slice(n)).toEqual(expect.arrayContaining(['delroute 0.0.0.0/0 via 192.168.7.1', 'route 0.0.0.0/0 via 192.168.7.1 metric 1500 proto 16 src 192.168.7.20']));
+    expect(dhcp.get('eth0')!.sent.filter((m) => m.type === MessageType.RELEASE)).toEqual([]);
+    n = kernel.calls.length;
+    manager.setConfig({ ignore: ['eth1'], interfaces: [{ interface: 'eth0', dhcp: true, dhcpOptions: { routeMetric: 1500, ignoreRoutes: true } }] });
+    await manager.settled();
+    expect(kernel.calls.slice(n).filter((c) => c.includes('route'))).toEqual(['delroute 0.0.0.0/0 via 192.168.7.1']);
+    expect(kernel.routes.filter((r) => r.gateway === '192.168.7.1')).toEqual([]);
   });
 
   it('prefers the configuration over DHCP, and DHCP over the defaults', async () => {

@@ -23,7 +23,7 @@ import { DhcpClient, type DhcpClientOptions, type DhcpCounters, type DhcpEvent, 
 import { UdpTransport } from './dhcp/transport.ts';
 import { NETWORK_NAMESPACE } from './definitions.ts';
 import { familyOf, networkOf, parseCidr } from './ip.ts';
-import { type Address, type Link, type Route, type RtnlEvent, RTPROT, RT_SCOPE, RT_TABLE } from './netlink.ts';
+import { type Address, type Attr, type Link, type Route, type RtnlEvent, RTPROT, RT_SCOPE, RT_TABLE } from './netlink.ts';
 import { type LinkPlan, planNetwork } from './plan.ts';
 import {
   type HostnameSpec,
@@ -39,7 +39,8 @@ import {
   routeId,
   routeSpec,
 } from './resources.ts';
-import { type LinkRef, NetlinkError, Rtnl, type RtnlCounters, type Subscription, type SubscriptionHandlers, subscribe } from './rtnl.ts';
+import { type LinkRef, type LinkSpec, NetlinkError, Rtnl, type RtnlCounters, type Subscription, type SubscriptionHandlers, subscribe } from './rtnl.ts';
+import { virtualLinkData } from './virtual-links.ts';
 
 /** The rtnetlink operations the manager uses (Rtnl has them; tests pass a fake). */
 export interface RtnlOps {
@@ -50,6 +51,9 @@ export interface RtnlOps {
   setLinkUp(ref: LinkRef, up?: boolean): Promise<void>;
   setMtu(ref: LinkRef, mtu: number): Promise<void>;
   createVlan(v: { name: string; parent: LinkRef; id: number; mtu?: number }): Promise<void>;
+  createLink(spec: LinkSpec): Promise<void>;
+  changeLinkInfo(ref: LinkRef, kind: string, data: Attr[]): Promise<void>;
+  setMaster(ref: LinkRef, master: number): Promise<void>;
   addAddress(link: LinkRef, a: { address: string; validLifetime?: number; preferredLifetime?: number; replace?: boolean }): Promise<void>;
   deleteAddress(link: LinkRef, address: string): Promise<void>;
   addRoute(r: Parameters<Rtnl['addRoute']>[0]): Promise<void>;
@@ -117,6 +121,8 @@ interface DhcpHandle {
   client: DhcpClient;
   linkIndex: number;
   lease?: Lease;
+  /** How the lease's routes were added: their metric, or none (DHCPv4Config ignoreRoutes). */
+  routes?: { metric: number; ignored: boolean };
   /** Lease application, serialized per link. */
   chain: Promise<void>;
 }
@@ -158,6 +164,8 @@ export class NetworkManager {
   #problems: NetworkStatus['problems'] = [];
   readonly #status = new Map<string, InterfaceStatus>();
   readonly #dhcp = new Map<string, DhcpHandle>();
+  /** The options last set on each bond or bridge networkd configures. */
+  readonly #virtualOptions = new Map<string, string>();
   /** Static addresses and routes networkd added, per link, to remove when the config drops them. */
   readonly #appliedAddresses = new Map<string, Set<string>>();
 
@@ -467,6 +475,20 @@ export class NetworkManager {
       link = (await rtnl.listLinks().catch(() => [])).find((l) => l.name === p.name);
       if (link) this.#links.set(link.index, link);
     }
+    if (!link && p.virtual) {
+      try {
+        await rtnl.createLink({ name: p.name, kind: p.virtual.kind, data: virtualLinkData(p.virtual), ...(p.virtual.mac ? { mac: p.virtual.mac } : {}), ...(p.mtu ? { mtu: p.mtu } : {}) });
+        this.#o.log.info(`${p.name}: created ${p.virtual.kind}`);
+      } catch (err) {
+        if (!isCode(err, 'EEXIST')) {
+          status.state = 'error';
+          this.#report(p.name, errText(err));
+          return false;
+        }
+      }
+      link = (await rtnl.listLinks().catch(() => [])).find((l) => l.name === p.name);
+      if (link) this.#links.set(link.index, link);
+    }
     if (!link) {
       if (status.state !== 'waiting') this.#o.log.info(`${p.name}: waiting for the link to appear`);
       status.state = 'waiting';
@@ -482,6 +504,40 @@ export class NetworkManager {
       }
     };
     const index = link.index;
+    if (p.virtual) {
+      // The link may exist already: the bonding driver makes bond0 itself when built in, and a
+      // previous configuration may have made it with other options. Its options are set once
+      // per change, down (a bond changes mode only while down and without members).
+      const want = JSON.stringify(p.virtual.options);
+      if (link.kind !== p.virtual.kind) {
+        this.#report(p.name, `a link ${p.name} of kind ${link.kind ?? 'hardware'} exists where a ${p.virtual.kind} is configured`);
+        status.state = 'error';
+        return false;
+      }
+      if (this.#virtualOptions.get(p.name) !== want) {
+        if (link.up) await step('set down to change its options', () => rtnl.setLinkUp(index, false));
+        await step(`set ${p.virtual.kind} options`, () => rtnl.changeLinkInfo(index, p.virtual!.kind, virtualLinkData(p.virtual!)));
+        if (ok) {
+          this.#virtualOptions.set(p.name, want);
+          this.#o.log.info(`${p.name}: ${p.virtual.kind} options ${want}`);
+        }
+        link = { ...link, up: false };
+      }
+    }
+    if (p.master !== undefined) {
+      const master = this.#linkByName(p.master);
+      if (!master) {
+        status.state = 'waiting';
+        return true;
+      }
+      if (link.master !== master.index) {
+        // A bond takes only links that are down; a bridge takes them either way.
+        if (link.up) await step('set down to enslave', () => rtnl.setLinkUp(index, false));
+        await step(`enslave to ${p.master}`, () => rtnl.setMaster(index, master.index));
+        if (ok) this.#o.log.info(`${p.name}: member of ${p.master}`);
+        link = { ...link, up: false, master: master.index };
+      }
+    }
     if (p.mtu !== undefined && link.mtu !== p.mtu) await step(`set MTU ${p.mtu}`, () => rtnl.setMtu(index, p.mtu!));
     if (p.up && !link.up) await step('set up', () => rtnl.setLinkUp(index, true));
 
@@ -506,6 +562,15 @@ export class NetworkManager {
     }
 
     if (p.dhcp && !this.#dhcp.has(p.name)) await step('start DHCP', () => this.#startDhcp(p, link!));
+    // A lease taken under other settings (the route metric, DHCPv4Config ignoreRoutes): its routes again.
+    const h = this.#dhcp.get(p.name);
+    if (h?.lease && h.routes && (h.routes.metric !== p.routeMetric || h.routes.ignored !== !!p.ignoreDhcpRoutes)) {
+      const { lease, routes } = h;
+      this.#chain(p.name, h, async () => {
+        if (!routes.ignored) await this.#removeLeaseRoutes(p.name, h.linkIndex, lease, routes.metric);
+        await this.#applyLease(p.name, h, lease);
+      });
+    }
     status.state = ok ? 'configured' : 'error';
     return ok;
   }
@@ -635,10 +700,20 @@ export class NetworkManager {
     if (mtu && mtu >= 68 && plan?.mtu === undefined && this.#links.get(index)?.mtu !== mtu) {
       await rtnl.setMtu(index, mtu).catch((err) => this.#report(name, `DHCP MTU ${mtu}: ${errText(err)}`));
     }
-    for (const r of this.#leaseRoutes(lease)) {
+    for (const r of plan?.ignoreDhcpRoutes ? [] : this.#leaseRoutes(lease)) {
       await rtnl
         .addRoute({ dst: r.dst, ...(r.gateway ? { gateway: r.gateway } : {}), link: index, metric, protocol: RTPROT.DHCP, ...(r.scope !== undefined ? { scope: r.scope } : {}), prefsrc: lease.address, replace: true })
         .catch((err) => this.#report(name, `DHCP route ${r.dst}${r.gateway ? ` via ${r.gateway}` : ''}: ${errText(err)}`));
+    }
+    h.routes = { metric, ignored: !!plan?.ignoreDhcpRoutes };
+  }
+
+  /** A lease's routes as they were added (their metric), removed. */
+  async #removeLeaseRoutes(name: string, index: number, lease: Lease, metric: number): Promise<void> {
+    for (const r of this.#leaseRoutes(lease).reverse()) {
+      await this.#rtnl!
+        .deleteRoute({ dst: r.dst, ...(r.gateway ? { gateway: r.gateway } : {}), link: index, metric })
+        .catch((err) => (isCode(err, 'ESRCH', 'ENODEV') ? undefined : this.#report(name, `DHCP route ${r.dst}: ${errText(err)}`)));
     }
   }
 
@@ -648,11 +723,7 @@ export class NetworkManager {
     const index = h?.linkIndex ?? this.#linkByName(name)?.index;
     if (index === undefined) return;
     const plan = this.#plans.find((p) => p.name === name);
-    for (const r of this.#leaseRoutes(lease).reverse()) {
-      await rtnl
-        .deleteRoute({ dst: r.dst, ...(r.gateway ? { gateway: r.gateway } : {}), link: index, metric: plan?.routeMetric ?? 1024 })
-        .catch((err) => (isCode(err, 'ESRCH', 'ENODEV') ? undefined : this.#report(name, `DHCP route ${r.dst}: ${errText(err)}`)));
-    }
+    if (!h?.routes?.ignored) await this.#removeLeaseRoutes(name, index, lease, h?.routes?.metric ?? plan?.routeMetric ?? 1024);
     await rtnl
       .deleteAddress(index, `${lease.address}/${lease.prefixLength}`)
       .catch((err) => (isCode(err, 'EADDRNOTAVAIL', 'ENODEV') ? undefined : this.#report(name, `DHCP address: ${errText(err)}`)));

@@ -3,6 +3,7 @@
 // physical link without configuration, loopback up) are tested without a kernel.
 import { type DeviceSelector, type InterfaceConfig, type NetworkConfig, type RouteConfig, vlanLinkName } from './config.ts';
 import type { Link } from './netlink.ts';
+import type { VirtualLink } from './virtual-links.ts';
 import { isPhysical } from './resources.ts';
 
 export interface LinkPlan {
@@ -15,8 +16,14 @@ export interface LinkPlan {
   dhcp: boolean;
   /** Metric of DHCP-learned routes (default 1024). */
   routeMetric: number;
+  /** Leave out the routes a DHCP lease brings (the connected route of its address stays). */
+  ignoreDhcpRoutes?: boolean;
   /** For a VLAN networkd creates. */
   vlan?: { parent: string; id: number };
+  /** For a bond or bridge networkd creates. */
+  virtual?: VirtualLink;
+  /** The bond or bridge to enslave this link to. */
+  master?: string;
   /** Why: 'config', 'default-dhcp', 'loopback'. */
   source: string;
 }
@@ -92,6 +99,9 @@ export function planNetwork(links: Link[], config: NetworkConfig, defaultDhcp = 
       routes: [...(itf.routes ?? [])],
       dhcp: itf.dhcp ?? false,
       routeMetric: metric,
+      ...(itf.dhcpOptions?.ignoreRoutes ? { ignoreDhcpRoutes: true } : {}),
+      ...(itf.virtual ? { virtual: itf.virtual } : {}),
+      ...(itf.master ? { master: itf.master } : {}),
       source: 'config',
     });
     for (const v of itf.vlans ?? []) {

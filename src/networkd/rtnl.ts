@@ -170,6 +170,21 @@ export class Rtnl {
     await this.createLink({ name: v.name, kind: 'vlan', parent: v.parent, mtu: v.mtu, data: [attr.u16(IFLA_VLAN.ID, v.id)] });
   }
 
+  /** Changes the kind-specific settings (IFLA_INFO_DATA) of an existing link, e.g. a bond's mode. */
+  async changeLinkInfo(ref: LinkRef, kind: string, data: Attr[]): Promise<void> {
+    const index = await this.linkIndex(ref);
+    const info = attr.nested(IFLA.LINKINFO, [attr.str(IFLA_INFO.KIND, kind), attr.nested(IFLA_INFO.DATA, data)]);
+    const body = Buffer.concat([ifinfomsg(AF_UNSPEC, index), encodeAttrs([info])]);
+    await this.#request(`change ${kind} link ${ref}`, RTM.NEWLINK, NLM_F.ACK, body);
+  }
+
+  /** Makes `ref` a member of the bond or bridge `master` (0: of none). */
+  async setMaster(ref: LinkRef, master: number): Promise<void> {
+    const index = await this.linkIndex(ref);
+    const body = Buffer.concat([ifinfomsg(AF_UNSPEC, index), encodeAttrs([attr.u32(IFLA.MASTER, master)])]);
+    await this.#request(`set link ${ref} master ${master}`, RTM.NEWLINK, NLM_F.ACK, body);
+  }
+
   async deleteLink(ref: LinkRef): Promise<void> {
     const index = await this.linkIndex(ref);
     await this.#request(`delete link ${ref}`, RTM.DELLINK, NLM_F.ACK, ifinfomsg(AF_UNSPEC, index));

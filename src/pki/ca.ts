@@ -1,7 +1,8 @@
-// Certificate authorities: a self-signed Ed25519 CA, and loading one (certificate + key PEM) to sign with.
+// Certificate authorities: a self-signed Ed25519 CA, and loading one (certificate + key PEM) to sign
+// with: Bronze's Ed25519 CAs and Talos's ECDSA and RSA ones alike.
 import { randomBytes, X509Certificate as NodeX509 } from 'node:crypto';
 import { x509, webcrypto, type CryptoKey } from './x509.ts';
-import { ED25519, generateKeyPair, importPrivateKey, privateKeyToPem } from './keys.ts';
+import { ED25519, generateKeyPair, importPrivateKey, privateKeyToPem, type KeyAlgorithm } from './keys.ts';
 import { NOT_BEFORE_SKEW_MS } from './validity.ts';
 
 /** A certificate and its private key, both PEM. The shape Bronze's files and APIs pass around. */
@@ -53,10 +54,11 @@ export async function newCA(opts: NewCAOptions): Promise<CertAndKey> {
   return { crt: cert.toString('pem') + '\n', key: await privateKeyToPem(keys.privateKey) };
 }
 
-/** A CA ready to sign: its parsed certificate and its private key. */
+/** A CA ready to sign: its parsed certificate, its private key and the algorithm to sign with. */
 export interface LoadedCA {
   cert: x509.X509Certificate;
   signingKey: CryptoKey;
+  signingAlgorithm: KeyAlgorithm;
 }
 
 /** Parses a CA for signing; throws unless the certificate is a CA and the key is its key. */
@@ -78,5 +80,5 @@ export async function loadCA(ca: CertAndKey): Promise<LoadedCA> {
   if (!Buffer.from(spki).equals(node.publicKey.export({ format: 'der', type: 'spki' }))) {
     throw new Error('CA key does not match the CA certificate');
   }
-  return { cert: new x509.X509Certificate(ca.crt), signingKey: keys.privateKey };
+  return { cert: new x509.X509Certificate(ca.crt), signingKey: keys.privateKey, signingAlgorithm: keys.algorithm };
 }

@@ -4,7 +4,7 @@ import { isIP } from 'node:net';
 import { X509Certificate as NodeX509 } from 'node:crypto';
 import { x509, type CryptoKey } from './x509.ts';
 import { loadCA, NOT_BEFORE_SKEW_MS, randomSerial, type CertAndKey } from './ca.ts';
-import { ED25519, generateKeyPair, importPrivateKey, importPublicKey, privateKeyToPem, type KeyPair } from './keys.ts';
+import { generateKeyPair, importPrivateKey, importPublicKey, privateKeyToPem, signingAlgorithmOf, type KeyPair } from './keys.ts';
 import { pemDecode } from './pem.ts';
 
 export interface IssueClientOptions {
@@ -51,7 +51,7 @@ async function leaf(
   now: Date | undefined,
 ): Promise<string> {
   if (!(ttlMs > 0)) throw new Error('ttlMs must be positive');
-  const { cert: caCert, signingKey } = await loadCA(ca);
+  const { cert: caCert, signingKey, signingAlgorithm } = await loadCA(ca);
   const t = (now ?? new Date()).getTime();
   const names: x509.JsonGeneralName[] = [];
   for (const d of sans.dnsNames ?? []) {
@@ -77,7 +77,7 @@ async function leaf(
     notAfter: new Date(t + ttlMs),
     publicKey,
     signingKey,
-    signingAlgorithm: ED25519,
+    signingAlgorithm,
     extensions,
   });
   return cert.toString('pem') + '\n';
@@ -139,7 +139,7 @@ export async function newCSR(key: KeyPair | string, opts: CSROptions): Promise<s
   const csr = await x509.Pkcs10CertificateRequestGenerator.create({
     name: new x509.Name(name),
     keys,
-    signingAlgorithm: ED25519,
+    signingAlgorithm: signingAlgorithmOf(keys),
     extensions: names.length > 0 ? [new x509.SubjectAlternativeNameExtension(names)] : [],
   });
   return csr.toString('pem') + '\n';

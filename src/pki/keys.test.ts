@@ -29,12 +29,30 @@ describe('keys', () => {
     expect(await publicKeyToPem(back.publicKey)).toBe(await publicKeyToPem(kp.publicKey));
   });
 
+  it('imports Talos ECDSA (SEC1) and RSA (PKCS#1) keys with the algorithm Go signs with', async () => {
+    const cases = [
+      [generateKeyPairSync('ec', { namedCurve: 'P-256' }), 'sec1', { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' }],
+      [generateKeyPairSync('ec', { namedCurve: 'P-384' }), 'sec1', { name: 'ECDSA', namedCurve: 'P-384', hash: 'SHA-384' }],
+      [generateKeyPairSync('rsa', { modulusLength: 2048 }), 'pkcs1', { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }],
+    ] as const;
+    for (const [pair, type, algorithm] of cases) {
+      const back = await importPrivateKey(pair.privateKey.export({ format: 'pem', type }) as string);
+      expect(back.algorithm).toEqual(algorithm);
+      const msg = Buffer.from('bronze');
+      const params = algorithm.name === 'ECDSA' ? { name: 'ECDSA', hash: algorithm.hash } : algorithm;
+      const sig = Buffer.from(await webcrypto.subtle.sign(params, back.privateKey, msg));
+      // Node verifies the WebCrypto signature with the original public key (ECDSA in IEEE P1363 form).
+      const dsa = algorithm.name === 'ECDSA' ? { dsaEncoding: 'ieee-p1363' as const } : {};
+      expect(verify(algorithm.hash, msg, { key: pair.publicKey, ...dsa }, sig)).toBe(true);
+      const pub = pair.publicKey.export({ format: 'pem', type: 'spki' }) as string;
+      expect(await webcrypto.subtle.verify(params, await importPublicKey(pub), sig, msg)).toBe(true);
+    }
+  });
+
   it('rejects other key types and garbage', async () => {
-    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const ecPriv = ec.privateKey.export({ format: 'pem', type: 'pkcs8' }) as string;
-    const ecPub = ec.publicKey.export({ format: 'pem', type: 'spki' }) as string;
-    await expect(importPrivateKey(ecPriv)).rejects.toThrow(/is ec, want ed25519/);
-    await expect(importPublicKey(ecPub)).rejects.toThrow(/is ec, want ed25519/);
+    const k1 = generateKeyPairSync('ec', { namedCurve: 'secp256k1' });
+    await expect(importPrivateKey(k1.privateKey.export({ format: 'pem', type: 'pkcs8' }) as string)).rejects.toThrow(/curve secp256k1/);
+    await expect(importPublicKey(k1.publicKey.export({ format: 'pem', type: 'spki' }) as string)).rejects.toThrow(/curve secp256k1/);
     await expect(importPrivateKey('nope')).rejects.toThrow(/no PEM block/);
   });
 });

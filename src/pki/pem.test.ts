@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fromBase64Pem, normalizePrivateKeyPem, pemDecode, pemDecodeAll, pemEncode, toBase64Pem } from './pem.ts';
+import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
+import { fromBase64Pem, normalizePrivateKeyPem, pemDecode, pemDecodeAll, pemEncode, privateKeyObject, toBase64Pem } from './pem.ts';
 
 describe('pem', () => {
   const der = Buffer.from(Array.from({ length: 100 }, (_, i) => i));
@@ -30,8 +31,33 @@ describe('pem', () => {
   });
 
   it('normalises Talos ED25519 PRIVATE KEY label', () => {
-    const talos = pemEncode('ED25519 PRIVATE KEY', der);
-    expect(normalizePrivateKeyPem(talos)).toBe(pemEncode('PRIVATE KEY', der));
+    const key = generateKeyPairSync('ed25519').privateKey.export({ format: 'der', type: 'pkcs8' });
+    const talos = pemEncode('ED25519 PRIVATE KEY', key);
+    expect(normalizePrivateKeyPem(talos)).toBe(pemEncode('PRIVATE KEY', key));
+  });
+
+  it('reads SEC1 EC keys on P-256 and P-384 and PKCS#1 RSA keys, as PKCS#8', () => {
+    const cases = [
+      ['EC PRIVATE KEY', generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey, 'sec1'],
+      ['EC PRIVATE KEY', generateKeyPairSync('ec', { namedCurve: 'P-384' }).privateKey, 'sec1'],
+      ['RSA PRIVATE KEY', generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey, 'pkcs1'],
+    ] as const;
+    for (const [label, key, type] of cases) {
+      const pem = key.export({ format: 'pem', type }) as string;
+      expect(pem.startsWith(`-----BEGIN ${label}-----`)).toBe(true);
+      expect(privateKeyObject(pem).equals(key)).toBe(true);
+      const norm = normalizePrivateKeyPem(pem);
+      expect(norm.startsWith('-----BEGIN PRIVATE KEY-----')).toBe(true);
+      expect(createPrivateKey(norm).equals(key)).toBe(true);
+    }
+  });
+
+  it('refuses EC curves other than P-256 and P-384, and key types Bronze cannot sign with', () => {
+    const k256 = generateKeyPairSync('ec', { namedCurve: 'secp256k1' }).privateKey.export({ format: 'pem', type: 'sec1' }) as string;
+    expect(() => normalizePrivateKeyPem(k256)).toThrow(/curve secp256k1: Bronze accepts P-256 and P-384/);
+    const x448 = generateKeyPairSync('x448').privateKey.export({ format: 'pem', type: 'pkcs8' }) as string;
+    expect(() => normalizePrivateKeyPem(x448)).toThrow(/private key is x448/);
+    expect(() => normalizePrivateKeyPem(pemEncode('EC PRIVATE KEY', der))).toThrow(/holds no valid private key/);
   });
 
   it('base64-of-PEM round-trips and rejects non-base64', () => {

@@ -74,6 +74,17 @@ describe('maintenance mode over real processes', () => {
     expect(fs.existsSync(path.join(node.dir, 'state', 'config.yaml'))).toBe(false);
   });
 
+  it('takes a configuration of typed documents alone (as Talos): applied and kept, still in maintenance mode, with the warnings', async () => {
+    const c = insecure(node.endpoint);
+    const typedOnly = 'apiVersion: v1alpha1\nkind: TimeSyncConfig\nntp:\n  servers: [time.example]\n---\napiVersion: v1alpha1\nkind: KubeletConfig\nimage: ghcr.io/siderolabs/kubelet:v1.34.1\n';
+    const r = await call(c, 'ApplyConfiguration', { data: Buffer.from(typedOnly), mode: 'AUTO' });
+    expect(r.messages[0].warnings).toEqual([expect.stringMatching(/^KubeletConfig \(line 7\): ignored: Bronze runs no Kubernetes$/)]);
+    await node.waitFor(/maintenance mode: the configuration has typed documents only/, 30_000);
+    expect(fs.readFileSync(path.join(node.dir, 'state', 'config.yaml'), 'utf8')).toBe(typedOnly);
+    // Still in maintenance mode: read-only calls need no certificate.
+    expect((await call(insecure(node.endpoint), 'Version')).messages).toHaveLength(1);
+  });
+
   it('leaves maintenance mode with a valid configuration: persisted, certificates required', async () => {
     const c = insecure(node.endpoint);
     const r = await call(c, 'ApplyConfiguration', { data: Buffer.from(controlplane), mode: 'AUTO' });

@@ -1,16 +1,18 @@
 // What the `bronzectl gen` commands do once they run (see gen.ts for their flags): the PKI, the
 // secrets bundle and the configurations. Imported when a command runs, not when bronzectl starts.
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { applyPatches, loadPatches, PatchError } from '../../config/patch.ts';
+import { formatIssues, validateConfig } from '../../config/validate.ts';
 import { newClientConfig, save } from '../../contract/clientconfig.ts';
 import { generateConfigs, normaliseEndpoint } from '../../contract/genconfig.ts';
 import { generateSecrets, parseSecrets, serializeSecrets } from '../../contract/secrets.ts';
 import { loadCA, newCA, NOT_BEFORE_SKEW_MS, randomSerial, type CertAndKey } from '../../pki/ca.ts';
 import { newCSR } from '../../pki/certs.ts';
-import { ED25519, generateKeyPair, privateKeyToPem } from '../../pki/keys.ts';
+import { generateKeyPair, privateKeyToPem } from '../../pki/keys.ts';
 import { pemDecode } from '../../pki/pem.ts';
 import { x509 } from '../../pki/x509.ts';
 import type { Ctx } from '../program.ts';
@@ -57,7 +59,7 @@ export function spkiHash(crtPem: string): string {
  * the roles it asks for) and its DNS/IP names, for client and server authentication.
  */
 export async function signCSRWithRoles(ca: CertAndKey, csrPem: string, ttlMs: number, now = new Date()): Promise<string> {
-  const { cert: caCert, signingKey } = await loadCA(ca);
+  const { cert: caCert, signingKey, signingAlgorithm } = await loadCA(ca);
   let csr: x509.Pkcs10CertificateRequest;
   try {
     csr = new x509.Pkcs10CertificateRequest(pemDecode(csrPem, ['CERTIFICATE REQUEST', 'NEW CERTIFICATE REQUEST']).der);
@@ -82,7 +84,7 @@ export async function signCSRWithRoles(ca: CertAndKey, csrPem: string, ttlMs: nu
     notAfter: new Date(t + ttlMs),
     publicKey: csr.publicKey.rawData,
     signingKey,
-    signingAlgorithm: ED25519,
+    signingAlgorithm,
     extensions,
   });
   return cert.toString('pem') + '\n';
@@ -93,6 +95,22 @@ export async function genSecrets(ctx: Ctx, opts: SecretsFlags): Promise<void> {
   const file = path.resolve(ctx.io.cwd, opts.outputFile);
   await refuseOverwrite([file], opts.force);
   await writePrivate(file, serializeSecrets(await generateSecrets()));
+}
+
+/** A generated configuration with `patches` applied (@file or inline), checked by the validator. */
+function patchGenerated(ctx: Ctx, text: string, patches: readonly string[], type: string): string {
+  if (patches.length === 0) return text;
+  let out: string;
+  try {
+    out = applyPatches(text, loadPatches(patches, (p) => readFileSync(path.resolve(ctx.io.cwd, p), 'utf8')));
+  } catch (e) {
+    if (e instanceof PatchError) throw new UserError(`${type}.yaml: ${e.message}`);
+    throw e;
+  }
+  const v = validateConfig(out);
+  if (!v.ok) throw new UserError(`${type}.yaml: the patched configuration is not valid, nothing written:\n${formatIssues(v.errors)}`);
+  if (v.warnings.length) ctx.io.stderr.write(`${type}.yaml: ${v.warnings.length} ${v.warnings.length === 1 ? 'warning' : 'warnings'}:\n${formatIssues(v.warnings).replace(/^/gm, '  ')}\n`);
+  return out;
 }
 
 /** `gen config <cluster-name> <cluster-endpoint>`. */
@@ -133,6 +151,13 @@ export async function genConfig(ctx: Ctx, clusterName: string, endpoint: string,
   } catch (e) {
     throw new UserError((e as Error).message);
   }
+  // Patches, as talosctl applies them: --config-patch to both, then the type's own; the results
+  // must be valid configurations, or nothing is written.
+  const patched = {
+    controlplane: patchGenerated(ctx, configs.controlplane, [...(opts.configPatch ?? []), ...(opts.configPatchControlPlane ?? [])], 'controlplane'),
+    worker: patchGenerated(ctx, configs.worker, [...(opts.configPatch ?? []), ...(opts.configPatchWorker ?? [])], 'worker'),
+  };
+  configs = patched;
   const client = await newClientConfig({ contextName: clusterName.trim(), endpoints: [host], ca: secrets.certs.os, roles: ['os:admin'], ttlMs: 365 * 24 * HOUR });
   await mkdir(dir, { recursive: true });
   await writePrivate(files.controlplane, configs.controlplane);

@@ -13,13 +13,14 @@ import type { Ctx } from '../program.ts';
 import { UserError } from '../session.ts';
 import { MACHINE_CONFIG } from './machineconfig.ts';
 
-/** A YAML stream from the resource's spec: the v1alpha1 document, then each kind document. */
+/** A YAML stream from the resource's spec: the v1alpha1 document (if any), then each typed document. */
 export function configStream(spec: unknown): string {
   const s = spec as { v1alpha1?: unknown; documents?: unknown } | null;
   const v1 = s?.v1alpha1;
-  if (typeof v1 !== 'object' || v1 === null || Object.keys(v1).length === 0) throw new Error('the node has no machine configuration');
+  const hasV1 = typeof v1 === 'object' && v1 !== null && Object.keys(v1).length > 0;
   const docs = Array.isArray(s?.documents) ? (s.documents as unknown[]) : [];
-  return [v1, ...docs].map((d) => YAML.stringify(d, { lineWidth: 0 })).join('---\n');
+  if (!hasV1 && docs.length === 0) throw new Error('the node has no machine configuration');
+  return [...(hasV1 ? [v1] : []), ...docs].map((d) => YAML.stringify(d, { lineWidth: 0 })).join('---\n');
 }
 
 /** The node's running configuration as a YAML stream. */
@@ -40,10 +41,22 @@ export function sameConfig(a: string, b: string): boolean {
   }
 }
 
-/** The validator's issues, or none. */
+/** The validator's errors, or none. */
 export function configIssues(yamlText: string): ConfigIssue[] {
   const v = validateConfig(yamlText);
   return v.ok ? [] : v.errors;
+}
+
+/** The validator's warnings (fields and documents accepted but ignored or kept for later, deprecations). */
+export function configWarnings(yamlText: string): ConfigIssue[] {
+  return validateConfig(yamlText).warnings;
+}
+
+/** `<n> warning(s):` then one per line, indented; "" for none. */
+export function warningsText(warnings: readonly ConfigIssue[]): string {
+  if (warnings.length === 0) return '';
+  const lines = formatIssues(warnings).split('\n');
+  return `${warnings.length} ${warnings.length === 1 ? 'warning' : 'warnings'}:\n${lines.map((l) => `  ${l}`).join('\n')}\n`;
 }
 
 /** `<n> error(s)` then one issue per line, indented. */
@@ -80,10 +93,11 @@ export async function patchFile(ctx: Ctx, file: string, opts: { patch?: string[]
     if (e instanceof PatchError) throw new UserError(e.source === 'config' ? `${file}: ${e.reason}` : e.message);
     throw e;
   }
-  const issues = configIssues(patched);
-  if (issues.length > 0) {
-    throw new UserError(`the patched configuration is not valid, nothing written: ${issuesText(issues)}`);
+  const v = validateConfig(patched);
+  if (!v.ok) {
+    throw new UserError(`the patched configuration is not valid, nothing written: ${issuesText(v.errors)}`);
   }
+  ctx.io.stderr.write(warningsText(v.warnings));
   if (opts.output === undefined) {
     ctx.io.stdout.write(patched);
     return;

@@ -1,6 +1,6 @@
 // `bronzectl validate -c/--config <file> [-m/--mode metal]`: validates a machine configuration file
 // offline. Prints `<file> is valid for metal mode`, or every problem, one per line with its path and
-// line, and exits 1. Bronze runs on metal (and virtual machines booted as metal) only, so metal is
+// line, and exits 1. Warnings (Talos fields Bronze ignores or keeps for later) go to stderr either way. Bronze runs on metal (and virtual machines booted as metal) only, so metal is
 // the one mode; talosctl's cloud and container modes are refused.
 // node:fs rather than node:fs/promises, which would load when bronzectl starts (front.ts).
 import fs from 'node:fs';
@@ -23,9 +23,11 @@ export function register(program: Command, ctx: Ctx): void {
       } catch (e) {
         throw new UserError(`${opts.config}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
       }
-      const { configIssues, issuesText } = await load('machineconfig');
+      const { configIssues, configWarnings, issuesText, warningsText } = await load('machineconfig');
       const issues = configIssues(text);
-      if (issues.length > 0) throw new UserError(`${opts.config} is not valid for ${opts.mode} mode: ${issuesText(issues)}`);
+      const warnings = warningsText(configWarnings(text));
+      if (issues.length > 0) throw new UserError(`${opts.config} is not valid for ${opts.mode} mode: ${issuesText(issues)}${warnings ? `\n${warnings.trimEnd()}` : ''}`);
+      ctx.io.stderr.write(warnings);
       ctx.io.stdout.write(`${opts.config} is valid for ${opts.mode} mode\n`);
     });
 }

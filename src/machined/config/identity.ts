@@ -1,7 +1,6 @@
 // What machined needs from the machine configuration to give the node its API identity:
 // machine type, OS CA, join token, extra certificate names, the control-plane endpoint.
-// (The full v1alpha1 schema and its validation come with the configuration work.)
-import YAML from 'yaml';
+import { validateConfig } from '../../config/validate.ts';
 import { fromBase64Pem } from '../../pki/pem.ts';
 
 export interface NodeIdentity {
@@ -43,22 +42,23 @@ function pem(obj: unknown, path: string, required: boolean): string | undefined 
   }
 }
 
+/**
+ * The node's identity from a configuration, read as the validator reads it: machine.type ("join"
+ * and a missing type are workers), the OS CA, the join token, and the control-plane endpoint from
+ * cluster.controlPlane.endpoint or a KubeClusterConfig document (Talos 1.14+).
+ */
 export function nodeIdentity(configText: string): NodeIdentity {
-  let doc: unknown;
-  try {
-    doc = YAML.parseAllDocuments(configText)
-      .map((d) => d.toJS() as Record<string, unknown>)
-      .find((d) => d && d.version === 'v1alpha1');
-  } catch (err) {
-    throw new ConfigError(`not YAML: ${(err as Error).message}`);
-  }
-  if (!doc) throw new ConfigError('version: no v1alpha1 document');
-  const type = str(doc, 'machine.type', true);
-  if (type !== 'controlplane' && type !== 'worker') throw new ConfigError(`machine.type: must be controlplane or worker, not ${type}`);
+  const r = validateConfig(configText);
+  if (!r.ok) throw new ConfigError(`invalid configuration: ${r.errors.map((e) => `${e.path || `line ${e.line}`}: ${e.message}`).join('; ')}`);
+  const { config } = r;
+  const doc = config.data.v1alpha1;
+  if (!doc) throw new ConfigError('no v1alpha1 document: the node needs machine.type, machine.token and machine.ca to leave maintenance mode');
+  const type = config.machineType;
+  if (type !== 'controlplane' && type !== 'worker') throw new ConfigError(`machine.type: must be controlplane or worker, not ${String(type)}`);
   const ca = { crt: pem(doc, 'machine.ca.crt', true)!, key: pem(doc, 'machine.ca.key', type === 'controlplane') };
   const sans = at(doc, 'machine.certSANs') ?? [];
   if (!Array.isArray(sans) || sans.some((s) => typeof s !== 'string')) throw new ConfigError('machine.certSANs: must be a list of strings');
-  const endpoint = str(doc, 'cluster.controlPlane.endpoint', false);
+  const endpoint = config.controlPlaneEndpoint;
   let controlPlaneHost: string | undefined;
   if (endpoint) {
     try {
@@ -68,5 +68,5 @@ export function nodeIdentity(configText: string): NodeIdentity {
     }
   }
   if (type === 'worker' && !controlPlaneHost) throw new ConfigError('cluster.controlPlane.endpoint: required on workers (where to find trustd)');
-  return { type, ca, token: str(doc, 'machine.token', true)!, certSANs: sans as string[], controlPlaneHost, clusterName: str(doc, 'cluster.clusterName', false) };
+  return { type, ca, token: str(doc, 'machine.token', true)!, certSANs: sans as string[], controlPlaneHost, clusterName: config.clusterName };
 }

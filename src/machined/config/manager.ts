@@ -59,6 +59,9 @@ export function rebootReasons(oldText: string | undefined, newText: string): str
   if (oldText === undefined) return [];
   const key = (d: Record<string, unknown>) => (d.kind ? `${d.kind}(${(d.name as string) ?? ''})` : 'v1alpha1');
   const before = new Map(documents(oldText).map((d) => [key(d), d]));
+  // A configuration without the v1alpha1 document left the node in maintenance mode: nothing
+  // that runs depends on it, so whatever replaces it applies live.
+  if (!before.has('v1alpha1') && !documents(oldText).some((d) => d.machine !== undefined || d.cluster !== undefined)) return [];
   const after = new Map(documents(newText).map((d) => [key(d), d]));
   const reasons: string[] = [];
   for (const k of new Set([...before.keys(), ...after.keys()])) {

@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ControllerRuntime } from '../../state/controller.ts';
 import { MemoryState } from '../../state/memory.ts';
 import { newResource } from '../../state/resource.ts';
-import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, machineConfigSpec } from './machineconfig.ts';
+import YAML from 'yaml';
+import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, type MachineConfigSpec } from './machineconfig.ts';
 import { kernelParamController, procSys } from './sysctls.ts';
 import { filesController } from './files.ts';
 import { envController } from './env.ts';
@@ -44,8 +45,9 @@ describe('config controllers', () => {
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  async function publish(state: MemoryState, text: string) {
-    const spec = machineConfigSpec(text);
+  async function publish(state: MemoryState, text: string, documents: MachineConfigSpec['documents'] = []) {
+    // The controllers read the published spec; these partial configurations are not whole ones.
+    const spec: MachineConfigSpec = { v1alpha1: YAML.parse(text), documents, warnings: [] };
     const existing = await state.get(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID).catch(() => undefined);
     if (existing) await state.update({ ...existing, spec }, { owner: 'machined' });
     else await state.create(newResource(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID, spec), { owner: 'machined' });
@@ -69,6 +71,23 @@ describe('config controllers', () => {
     await publish(state, 'version: v1alpha1\nmachine:\n  sysctls:\n    net.ipv4.ip_forward: "1"\n');
     await until(() => fs.readFileSync(path.join(dir!, 'vm/swappiness'), 'utf8') === '60');
     await until(async () => (await state.list('runtime', 'KernelParamStatuses.runtime.bronze.dev')).length === 1);
+  });
+
+  it('merges SysctlConfig documents over machine.sysctls, and writes slashed keys as paths', async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-sysctl-'));
+    fs.mkdirSync(path.join(dir, 'vm'));
+    fs.writeFileSync(path.join(dir, 'vm/swappiness'), '60\n');
+    fs.mkdirSync(path.join(dir, 'net/ipv6/conf/eth0.100'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'net/ipv6/conf/eth0.100/disable_ipv6'), '0\n');
+    const state = new MemoryState();
+    runtime = new ControllerRuntime(state, { log: quiet });
+    runtime.register(kernelParamController(procSys(dir)));
+    runtime.start();
+    await publish(state, 'version: v1alpha1\nmachine:\n  sysctls:\n    vm.swappiness: "10"\n', [
+      { apiVersion: 'v1alpha1', kind: 'SysctlConfig', params: { 'vm.swappiness': '20', 'net/ipv6/conf/eth0.100/disable_ipv6': '1' } },
+    ]);
+    await until(() => fs.readFileSync(path.join(dir!, 'vm/swappiness'), 'utf8') === '20');
+    await until(() => fs.readFileSync(path.join(dir!, 'net/ipv6/conf/eth0.100/disable_ipv6'), 'utf8') === '1');
   });
 
   it('writes machine.files: create once, overwrite, append once, with permissions', async () => {
@@ -105,6 +124,13 @@ describe('config controllers', () => {
     await publish(state, 'version: v1alpha1\nmachine:\n  env:\n    https_proxy: http://proxy:3128\n');
     await until(() => restarted.length === 1);
     expect(envs.get('a')).toEqual({ BASE: '1', https_proxy: 'http://proxy:3128' });
+    // EnvironmentConfig documents over machine.env, the last one winning.
+    await publish(state, 'version: v1alpha1\nmachine:\n  env:\n    https_proxy: http://proxy:3128\n', [
+      { apiVersion: 'v1alpha1', kind: 'EnvironmentConfig', variables: { https_proxy: 'http://a:1', NO_PROXY: 'x' } },
+      { apiVersion: 'v1alpha1', kind: 'EnvironmentConfig', variables: { https_proxy: 'http://b:2' } },
+    ]);
+    await until(() => restarted.length === 2);
+    expect(envs.get('a')).toEqual({ BASE: '1', https_proxy: 'http://b:2', NO_PROXY: 'x' });
   });
 
   it('restarts no daemon for a configuration without machine.env: their own V8 flags are part of their environment', async () => {

@@ -22,6 +22,8 @@ export function filesController(root = '/'): Controller {
     async run(ctx) {
       const cfg = await ctx.state.find<MachineConfigSpec>(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID);
       for (const f of (cfg?.spec.v1alpha1.machine?.files ?? []) as FileSpec[]) {
+        // Validation allows /var/ only; anything else (Talos's /etc/cri/ containerd parts) was ignored with a warning.
+        if (!f.path.startsWith('/var/')) continue;
         const file = path.join(root, f.path);
         const mode = typeof f.permissions === 'string' ? parseInt(f.permissions, 8) : (f.permissions ?? 0o644);
         try {

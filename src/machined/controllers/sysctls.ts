@@ -24,9 +24,10 @@ export interface KernelParams {
   write(key: string, value: string): void;
 }
 
-/** /proc/sys, with `net.ipv4.ip_forward` → net/ipv4/ip_forward. */
+/** /proc/sys, with `net.ipv4.ip_forward` → net/ipv4/ip_forward and `net/ipv6/conf/eth0.100/x` as it is. */
 export function procSys(root = '/proc/sys'): KernelParams {
-  const file = (key: string) => path.join(root, ...key.split('.'));
+  // A slashed key (net/ipv6/conf/eth0.100/disable_ipv6) is a path already: its segments may hold dots.
+  const file = (key: string) => path.join(root, ...(key.includes('/') ? key.split('/') : key.split('.')));
   return {
     read: (key) => {
       try {
@@ -49,6 +50,8 @@ export function kernelParamController(params: KernelParams): Controller {
       const cfg = await ctx.state.find<MachineConfigSpec>(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID);
       const want: Record<string, string> = {};
       for (const [k, v] of Object.entries((cfg?.spec.v1alpha1.machine?.sysctls ?? {}) as Record<string, unknown>)) want[k] = String(v);
+      // Talos's SysctlConfig documents, over machine.sysctls (the document wins on a key).
+      for (const d of cfg?.spec.documents ?? []) if (d.kind === 'SysctlConfig') for (const [k, v] of Object.entries((d.params ?? {}) as Record<string, unknown>)) want[k] = String(v);
       for (const [key, value] of Object.entries(want)) {
         if (!defaults.has(key)) defaults.set(key, params.read(key));
         const before = params.read(key);

@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { parseAllDocuments } from 'yaml';
+import { installOfText } from '../../config/install.ts';
 import { UpgradeImageError, verifyUpgradeImage } from '../../install/image.ts';
 import type { Logger } from '../../lib/log.ts';
 import { StatePublisher } from '../../daemon/publisher.ts';
@@ -58,15 +58,11 @@ const FETCH_ATTEMPTS = 20;
 const FETCH_RETRY_MS = 3000;
 const BOOT_MOUNT = 'boot';
 
-/** The install settings of a configuration (v1alpha1 machine.install). */
+/** The install settings of a configuration (v1alpha1 machine.install, or an UnattendedInstallConfig naming a disk). */
 export function installSettings(text: string | undefined): InstallOptions | undefined {
   if (!text) return undefined;
-  for (const doc of parseAllDocuments(text)) {
-    const js = doc.toJS() as { machine?: { install?: { disk?: string; wipe?: boolean; image?: string; extraKernelArgs?: string[] } } } | null;
-    const inst = js?.machine?.install;
-    if (inst?.disk) return { disk: inst.disk, wipe: inst.wipe ?? false, image: inst.image ?? '', extraKernelArgs: inst.extraKernelArgs ?? [] };
-  }
-  return undefined;
+  const inst = installOfText(text);
+  return inst ? { disk: inst.disk, wipe: inst.wipe, image: inst.image ?? '', extraKernelArgs: inst.extraKernelArgs } : undefined;
 }
 
 export class NodeLifecycle implements Lifecycle {

@@ -1,6 +1,7 @@
 // rtnetlink through koffi, for real: an agent process inside a fresh network namespace drives
 // Rtnl; `ip -j` from outside checks what the kernel did.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { virtualLinkData } from '../../../src/networkd/virtual-links.ts';
 import { Agent, Netns, requireTools, sh, vethPair } from './netns.ts';
 
 describe('rtnetlink in a network namespace', () => {
@@ -153,4 +154,42 @@ describe('rtnetlink in a network namespace', () => {
     await expect(agent.call('rtnl.deleteLink', 'nosuch0')).rejects.toMatchObject({ code: 'ENODEV' });
     expect(sh('ip', ['netns', 'list'])).toContain(ns.name);
   });
+
+  it('creates a bridge with STP (BridgeConfig) and enslaves a link to it; a bond where the kernel has bonding', async () => {
+    const data = (v: Parameters<typeof virtualLinkData>[0]) => JSON.parse(JSON.stringify(virtualLinkData(v)));
+    await agent.call('rtnl.createLink', { name: 'br0', kind: 'bridge', data: data({ kind: 'bridge', options: { stp: true } }) });
+    const br = ns.ipJson('-d', 'link', 'show', 'br0')[0];
+    expect(br.linkinfo.info_kind).toBe('bridge');
+    expect(br.linkinfo.info_data).toMatchObject({ stp_state: 1 });
+    await agent.call('rtnl.setMaster', 'vb', br.ifindex);
+    expect(ns.ipJson('link', 'show', 'vb')[0].master).toBe('br0');
+    await agent.call('rtnl.setMaster', 'vb', 0);
+    expect(ns.ipJson('link', 'show', 'vb')[0].master).toBeUndefined();
+    // The options of a link that exists already (as the bonding driver's own bond0).
+    await agent.call('rtnl.changeLinkInfo', 'br0', 'bridge', data({ kind: 'bridge', options: { stp: false } }));
+    expect(ns.ipJson('-d', 'link', 'show', 'br0')[0].linkinfo.info_data.stp_state).toBe(0);
+    await agent.call('rtnl.deleteLink', 'br0');
+
+    // The host's kernel may lack CONFIG_BONDING (Bronze's has it): ask `ip` first.
+    let kernelHasBond = true;
+    try {
+      ns.ip('link', 'add', 'probe-bond', 'type', 'bond');
+      ns.ip('link', 'del', 'probe-bond');
+    } catch {
+      kernelHasBond = false;
+    }
+    const bond = data({ kind: 'bond', options: { bondMode: '802.3ad', miimon: 100, lacpRate: 'fast', xmitHashPolicy: 'layer3+4', adActorSysPrio: 65535 } });
+    if (!kernelHasBond) {
+      await expect(agent.call('rtnl.createLink', { name: 'bond0', kind: 'bond', data: bond })).rejects.toMatchObject({ code: expect.stringMatching(/^(ENOTSUP|EOPNOTSUPP)$/) });
+      return;
+    }
+    await agent.call('rtnl.createLink', { name: 'bond0', kind: 'bond', data: bond });
+    const b = ns.ipJson('-d', 'link', 'show', 'bond0')[0];
+    expect(b.linkinfo.info_data).toMatchObject({ mode: '802.3ad', miimon: 100, ad_lacp_rate: 'fast', xmit_hash_policy: 'layer3+4', ad_actor_sys_prio: 65535 });
+    await agent.call('rtnl.setLinkUp', 'vb', false);
+    await agent.call('rtnl.setMaster', 'vb', b.ifindex);
+    expect(ns.ipJson('link', 'show', 'vb')[0].master).toBe('bond0');
+    await agent.call('rtnl.deleteLink', 'bond0');
+  });
 });
+

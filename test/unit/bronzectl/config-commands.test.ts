@@ -107,8 +107,8 @@ describe('validate', () => {
     expect(r.out).toBe('');
     const lines = r.err.trimEnd().split('\n');
     expect(lines[0]).toBe('bad.yaml is not valid for metal mode: 2 errors:');
-    expect(lines).toContainEqual(expect.stringContaining(`machine.network.hostname (line ${lineOf(bad, '-bad-')}): "-bad-" is not a valid hostname`));
-    expect(lines).toContainEqual(expect.stringContaining(`extra (line ${lineOf(bad, 'extra:')}): unknown field "extra"`));
+    expect(lines).toContainEqual(expect.stringContaining(`machine.network.hostname (line ${lineOf(bad, "-bad-")}): invalid: "-bad-" is not a valid hostname`));
+    expect(lines).toContainEqual(expect.stringContaining(`extra (line ${lineOf(bad, "extra:")}): invalid: unknown field "extra"`));
   });
 
   it('refuses other modes and missing files', async () => {
@@ -216,13 +216,19 @@ describe('patch machineconfig', () => {
     expect(r.err).toContain('down: rpc error: code = Unavailable desc = node down is unreachable');
     expect(applies().map((c) => c.node[0])).toEqual(['n1']);
 
-    // Only n2 has a ResolverConfig to delete.
+    // Only n2 has ResolverConfig nameservers to delete: on n1 the patch fails, naming the node.
     api.calls.length = 0;
-    const del = await cli(ws, ['-n', 'n1,n2', 'patch', 'mc', '-p', 'apiVersion: v1alpha1\nkind: ResolverConfig\n$patch: delete\n']);
+    const del = await cli(ws, ['-n', 'n1,n2', 'patch', 'mc', '-p', 'apiVersion: v1alpha1\nkind: ResolverConfig\nnameservers: {$patch: delete}\n']);
     expect(del.code).toBe(1);
-    expect(del.err).toMatch(/^n1: patch not applied: patch 1 .*ResolverConfig/m);
+    expect(del.err).toMatch(/^n1: patch not applied: patch 1 .*ResolverConfig.*nothing to delete/m);
     expect(applies().map((c) => c.node[0])).toEqual(['n2']);
-    expect(specs.get('n2')!.documents).toEqual([]);
+    expect(specs.get('n2')!.documents).toEqual([{ apiVersion: 'v1alpha1', kind: 'ResolverConfig' }]);
+
+    // Deleting a whole document a node does not have changes nothing there, as in Talos.
+    api.calls.length = 0;
+    const gone = await cli(ws, ['-n', 'n1', 'patch', 'mc', '-p', 'apiVersion: v1alpha1\nkind: ResolverConfig\n$patch: delete\n']);
+    expect(gone.code, gone.err).toBe(0);
+    expect(applies()).toEqual([]);
   });
 
   it('reports the node refusing the configuration', async () => {
@@ -288,7 +294,7 @@ describe('edit machineconfig', () => {
     expect(specs.get('n2')!.v1alpha1.machine.network.hostname).toBe('fixed');
     expect(specs.get('n2')!.documents).toEqual([resolverDoc]);
     const reopened = await readFile(path.join(ws.dir, 'reopened.yaml'), 'utf8');
-    const m = /^#   machine\.network\.hostname \(line (\d+)\): "-bad-" is not a valid hostname/m.exec(reopened);
+    const m = /^#   machine\.network\.hostname \(line (\d+)\): invalid: "-bad-" is not a valid hostname/m.exec(reopened);
     expect(m).not.toBeNull();
     expect(reopened.split('\n')[Number(m![1]) - 1]).toBe('    hostname: -bad-');
   });

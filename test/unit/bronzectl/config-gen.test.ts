@@ -6,6 +6,8 @@ import YAML from 'yaml';
 import { load, newClientConfig, save, serializeClientConfig } from '../../../src/contract/clientconfig.ts';
 import { parseSecrets, generateSecrets, serializeSecrets } from '../../../src/contract/secrets.ts';
 import { certificateInfo, issueClientCert, rolesOf, verifyChain } from '../../../src/pki/certs.ts';
+import { toBase64Pem } from '../../../src/pki/pem.ts';
+import { talosCA } from '../../lib/talos-pki.ts';
 import { cli, makePki, startApi, workspace, type FakeApi, type Pki, type Workspace } from './fixture.ts';
 
 const DAY = 86_400_000;
@@ -74,6 +76,65 @@ describe('gen config', () => {
     const cp = YAML.parse(await readFile(path.join(ws.dir, 'o2', 'controlplane.yaml'), 'utf8'));
     expect(cp.machine.token).toBe(secrets.trustdinfo.token);
     expect(Buffer.from(cp.machine.ca.crt, 'base64').toString()).toBe(secrets.certs.os.crt);
+  });
+
+  it('--with-secrets takes a Talos secrets.yaml: ECDSA (SEC1) or Ed25519 OS CA, Kubernetes and etcd CAs dropped', async () => {
+    for (const kind of ['ed25519', 'ec-p256'] as const) {
+      const [os, k8s, etcd] = await Promise.all([talosCA(kind, 'talos'), talosCA('ec-p256', 'kubernetes'), talosCA('ec-p256', 'etcd')]);
+      const bundle = {
+        cluster: { id: 'Z6sNbpQ2oEhkVkUPtAbpk1mhFuxS2HIEsAvsV8DQW1E=', secret: 'bJ0IwnUDBGHoO4D0cNmC7hbBgwLYfO8DKyQX3lzuKnc=' },
+        secrets: { bootstraptoken: 'a9hohe.1vth7h0xqgvwgdpx', secretboxencryptionsecret: 'z01mye6j16bspJYtTB/5SFX8j7Ph4JXxM2Xuu4vsBPM=' },
+        trustdinfo: { token: 'ifn3xh.cvo39rklmy5m2lqr' },
+        certs: {
+          etcd: { crt: toBase64Pem(etcd.crt), key: toBase64Pem(etcd.key) },
+          k8s: { crt: toBase64Pem(k8s.crt), key: toBase64Pem(k8s.key) },
+          k8saggregator: { crt: toBase64Pem(k8s.crt), key: toBase64Pem(k8s.key) },
+          k8sserviceaccount: { key: toBase64Pem(k8s.key) },
+          os: { crt: toBase64Pem(os.crt), key: toBase64Pem(os.key) },
+        },
+      };
+      await writeFile(path.join(ws.dir, `talos-${kind}.yaml`), YAML.stringify(bundle, { indent: 4 }));
+      const out = `o-talos-${kind}`;
+      const g = await cli(ws, ['gen', 'config', 'talos', '10.5.0.12', '-o', out, '--with-secrets', `talos-${kind}.yaml`]);
+      expect(g, kind).toMatchObject({ code: 0, err: '' });
+      const cp = YAML.parse(await readFile(path.join(ws.dir, out, 'controlplane.yaml'), 'utf8'));
+      expect(cp.machine.token).toBe('ifn3xh.cvo39rklmy5m2lqr');
+      expect(Buffer.from(cp.machine.ca.crt, 'base64').toString()).toBe(os.crt);
+      // The client certificate is signed by the Talos OS CA, with the algorithm of its key.
+      const client = await load(path.join(ws.dir, out, 'bronzeconfig'));
+      expect(verifyChain(client.contexts.talos!.crt, os.crt)).toBe(true);
+    }
+  });
+
+  it('--config-patch, --config-patch-control-plane and --config-patch-worker (inline or @file) patch the generated configs', async () => {
+    await writeFile(path.join(ws.dir, 'cp-patch.yaml'), 'machine:\n  network:\n    hostname: cp-1\n');
+    const g = await cli(ws, [
+      'gen', 'config', 'patched', '10.5.0.13', '-o', 'o-patched',
+      '--config-patch', '[{"op": "add", "path": "/machine/sysctls", "value": {"vm.swappiness": "10"}}]',
+      '--config-patch', 'machine:\n  kubelet:\n    image: ghcr.io/siderolabs/kubelet:v1.34.1',
+      '--config-patch-control-plane', '@cp-patch.yaml',
+      '--config-patch-worker', 'apiVersion: v1alpha1\nkind: HostnameConfig\nhostname: worker-1',
+    ]);
+    expect(g.code, g.err).toBe(0);
+    expect(g.err).toContain('controlplane.yaml: 1 warning:\n  machine.kubelet (line');
+    expect(g.err).toContain('ignored: Bronze runs no Kubernetes');
+    const docs = async (f: string) => YAML.parseAllDocuments(await readFile(path.join(ws.dir, 'o-patched', f), 'utf8')).map((d) => d.toJS());
+    const [cp] = await docs('controlplane.yaml');
+    expect(cp.machine.network.hostname).toBe('cp-1');
+    expect(cp.machine.sysctls).toEqual({ 'vm.swappiness': '10' });
+    const wk = await docs('worker.yaml');
+    expect(wk[0].machine.network).toEqual({});
+    expect(wk[0].machine.sysctls).toEqual({ 'vm.swappiness': '10' });
+    expect(wk[1]).toEqual({ apiVersion: 'v1alpha1', kind: 'HostnameConfig', hostname: 'worker-1' });
+  });
+
+  it('a patch that makes a generated config invalid writes nothing', async () => {
+    const g = await cli(ws, ['gen', 'config', 'bad', '10.5.0.14', '-o', 'o-bad', '--config-patch-worker', 'machine:\n  network:\n    hostname: -bad-']);
+    expect(g.code).toBe(1);
+    expect(g.err).toMatch(/\nworker\.yaml: the patched configuration is not valid, nothing written:\nmachine\.network\.hostname \(line \d+\): invalid: "-bad-"/);
+    await expect(readdir(path.join(ws.dir, 'o-bad'))).rejects.toThrow(/ENOENT/);
+    const missing = await cli(ws, ['gen', 'config', 'bad', '10.5.0.14', '-o', 'o-bad', '--config-patch', '@nope.yaml']);
+    expect(missing).toMatchObject({ code: 1, err: expect.stringMatching(/controlplane\.yaml: @nope\.yaml: cannot read: ENOENT/) });
   });
 
   it('bad input is named: a bad endpoint, a missing argument', async () => {

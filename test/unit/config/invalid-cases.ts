@@ -64,6 +64,8 @@ export interface InvalidCase {
   message: string;
   /** How many issues the config has in all (default 1). */
   count?: number;
+  /** What the issue is (default: invalid, or missing for "expected ..." of an absent value). */
+  kind?: 'invalid' | 'unsupported' | 'missing';
 }
 
 export const INVALID_CASES: InvalidCase[] = [
@@ -85,11 +87,11 @@ export const INVALID_CASES: InvalidCase[] = [
 
   // ---- documents ----
   {
-    name: 'no v1alpha1 document at all',
-    yaml: 'apiVersion: v1alpha1\nkind: HostnameConfig\nauto: stable\n',
+    name: 'no document at all (only a comment)',
+    yaml: '# nothing here\n',
     path: '',
     line: 1,
-    message: 'no machine configuration document',
+    message: 'the configuration is empty',
   },
   {
     name: 'two v1alpha1 documents',
@@ -147,7 +149,7 @@ export const INVALID_CASES: InvalidCase[] = [
     yaml: 'version: v1alpha1\nmachine:\n  type: worker\n  token: abcdef.0123456789abcdef\n  ca:\n    crt: $CRT\n',
     path: 'cluster',
     line: 1,
-    message: 'required but missing: expected a mapping',
+    message: 'expected a mapping',
   },
 
   // ---- machine: type, token, CA ----
@@ -159,11 +161,12 @@ export const INVALID_CASES: InvalidCase[] = [
     message: 'the string "master" is not allowed here: expected one of controlplane, worker',
   },
   {
-    name: 'machine type missing',
+    name: 'machine type missing (a worker, as in Talos) without the endpoint a worker needs',
     yaml: 'version: v1alpha1\nmachine:\n  token: abcdef.0123456789abcdef\n  ca:\n    crt: $CRT\ncluster:\n  clusterName: demo\n',
-    path: 'machine.type',
-    line: 2,
-    message: 'required but missing: expected one of controlplane, worker',
+    path: 'cluster.controlPlane',
+    line: 6,
+    message: 'required on worker nodes: the control-plane endpoint',
+    kind: 'missing',
   },
   {
     name: 'machine token not in Talos format',
@@ -389,7 +392,7 @@ export const INVALID_CASES: InvalidCase[] = [
     yaml: config({ machine: 'network:\n  interfaces:\n    - interface: eth0\n      vlans:\n        - dhcp: true' }),
     path: 'machine.network.interfaces[0].vlans[0].vlanId',
     line: 12,
-    message: 'required but missing: expected a number',
+    message: 'expected a number',
   },
   {
     name: 'the same VLAN twice on an interface',
@@ -410,7 +413,8 @@ export const INVALID_CASES: InvalidCase[] = [
     yaml: config({ machine: 'network:\n  interfaces:\n    - interface: bond0\n      bond:\n        mode: 802.3ad' }),
     path: 'machine.network.interfaces[0].bond',
     line: 11,
-    message: '"bond" is a Talos field that Bronze does not implement',
+    message: 'not implemented in Bronze: networkd makes bonds from BondConfig documents',
+    kind: 'unsupported',
   },
   {
     name: 'misspelt interface field',
@@ -468,7 +472,8 @@ export const INVALID_CASES: InvalidCase[] = [
     yaml: config({ machine: 'install:\n  diskSelector:\n    size: ">= 1TB"' }),
     path: 'machine.install.diskSelector',
     line: 9,
-    message: 'Talos field that Bronze does not implement',
+    message: 'not implemented in Bronze: Bronze installs to machine.install.disk only',
+    kind: 'unsupported',
   },
   {
     name: 'boot timeout not a Go duration',
@@ -549,7 +554,7 @@ export const INVALID_CASES: InvalidCase[] = [
     yaml: config({ machine: 'files:\n  - content: hello\n    path: /etc/motd\n    op: create' }),
     path: 'machine.files[0].path',
     line: 10,
-    message: '"/etc/motd" is outside /var: machine files can only be written under /var/',
+    message: '"/etc/motd" is outside /var: Bronze\'s root filesystem is read-only, so machine files can only be written under /var/',
   },
   {
     name: 'file path not absolute',
@@ -584,7 +589,7 @@ export const INVALID_CASES: InvalidCase[] = [
     yaml: config({ machine: 'files:\n  - path: /var/etc/x\n    op: create' }),
     path: 'machine.files[0].content',
     line: 9,
-    message: 'required but missing: expected a string',
+    message: 'expected a string',
   },
   {
     name: 'the same file twice',
@@ -594,18 +599,20 @@ export const INVALID_CASES: InvalidCase[] = [
     message: 'duplicate file "/var/etc/x": already written by machine.files[0]',
   },
   {
-    name: 'a Talos feature Bronze does not implement',
-    yaml: config({ machine: 'features:\n  rbac: true\n  kubePrism:\n    enabled: true' }),
-    path: 'machine.features.kubePrism',
+    name: 'a Talos machine field Bronze does not implement (udev rules)',
+    yaml: config({ machine: 'features:\n  rbac: true\nudev:\n  rules: [\'SUBSYSTEM=="drm", GROUP="44"\']' }),
+    path: 'machine.udev',
     line: 10,
-    message: '"kubePrism" is a Talos field that Bronze does not implement',
+    message: 'not implemented in Bronze: udevd applies no custom rules',
+    kind: 'unsupported',
   },
   {
-    name: 'a Talos machine section Bronze does not implement',
-    yaml: config({ machine: 'kubelet:\n  image: ghcr.io/siderolabs/kubelet:v1.34.0' }),
-    path: 'machine.kubelet',
+    name: 'a Talos machine section Bronze does not implement (remote logging)',
+    yaml: config({ machine: 'logging:\n  destinations:\n    - endpoint: udp://127.0.0.1:12345/\n      format: json_lines' }),
+    path: 'machine.logging',
     line: 8,
-    message: '"kubelet" is a Talos field that Bronze does not implement',
+    message: 'not implemented in Bronze: machined sends no logs to remote destinations',
+    kind: 'unsupported',
   },
 
   // ---- cluster ----
@@ -687,11 +694,12 @@ export const INVALID_CASES: InvalidCase[] = [
     message: 'is not a URL',
   },
   {
-    name: 'a Talos cluster section Bronze does not implement',
-    yaml: config({ cluster: 'apiServer:\n  certSANs: [10.0.0.1]' }),
-    path: 'cluster.apiServer',
-    line: 12,
-    message: '"apiServer" is a Talos field that Bronze does not implement',
+    name: 'a Talos cluster field Bronze does not implement (etcd subnet)',
+    yaml: config({ cluster: 'etcd:\n  subnet: 10.0.0.0/8' }),
+    path: 'cluster.etcd.subnet',
+    line: 13,
+    message: 'not implemented in Bronze: the deprecated "subnet" is not read',
+    kind: 'unsupported',
   },
 
   // ---- typed documents ----
@@ -754,9 +762,10 @@ export const INVALID_CASES: InvalidCase[] = [
   {
     name: 'unknown kind',
     yaml: config({ after: '---\napiVersion: v1alpha1\nkind: KubeSpanConfig\nenabled: true' }),
-    path: 'document[1].kind',
+    path: 'KubeSpanConfig',
     line: 14,
-    message: 'unknown kind "KubeSpanConfig": Bronze supports HostnameConfig, ResolverConfig, TimeSyncConfig, LinkConfig, DHCPv4Config',
+    message: 'not implemented in Bronze: KubeSpan (the WireGuard mesh between nodes) would leave traffic unencrypted',
+    kind: 'unsupported',
   },
   {
     name: 'LinkConfig address without a prefix length',
@@ -784,7 +793,7 @@ export const INVALID_CASES: InvalidCase[] = [
     yaml: config({ after: '---\napiVersion: v1alpha1\nkind: LinkConfig\nup: true' }),
     path: 'LinkConfig.name',
     line: 13,
-    message: 'required but missing: expected a string',
+    message: 'expected a string',
   },
   {
     name: 'LinkConfig with an unknown field',
@@ -815,11 +824,12 @@ export const INVALID_CASES: InvalidCase[] = [
     message: 'conflicts with machine.network.nameservers (line 9)',
   },
   {
-    name: 'ResolverConfig with a Talos field Bronze does not implement',
-    yaml: config({ after: '---\napiVersion: v1alpha1\nkind: ResolverConfig\nhostDNS:\n  enabled: true' }),
-    path: 'ResolverConfig.hostDNS',
-    line: 15,
-    message: '"hostDNS" is a Talos field that Bronze does not implement',
+    name: 'ResolverConfig with a Talos field Bronze does not implement (DNS over TLS)',
+    yaml: config({ after: '---\napiVersion: v1alpha1\nkind: ResolverConfig\nnameservers:\n  - address: 1.1.1.1\n    protocol: tls' }),
+    path: 'ResolverConfig.nameservers[0].protocol',
+    line: 17,
+    message: 'not implemented in Bronze: the node resolves over plain DNS only',
+    kind: 'unsupported',
   },
   {
     name: 'TimeSyncConfig with a bad boot timeout',

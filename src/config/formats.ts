@@ -1,0 +1,252 @@
+// Pure format checks of machine configuration values: each returns undefined when the value is
+// fine, else the reason it is not (IP addresses and prefixes, host and DNS names, interface names,
+// Go durations, tokens, sysctl/sysfs/env keys, paths, base64 PEM certificates and keys). The zod
+// field builders (fields.ts) and the checks across fields (validate.ts, kinds) use them.
+import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { isIP } from 'node:net';
+import { PRIVATE_KEY_LABELS, fromBase64Pem, normalizePrivateKeyPem, pemDecode } from '../pki/pem.ts';
+
+export interface IPPrefix {
+  /** The address part as written. */
+  address: string;
+  family: 4 | 6;
+  /** Prefix length; a bare address counts as a host prefix (32 or 128). */
+  bits: number;
+  /** The address as 4 or 16 bytes. */
+  bytes: number[];
+}
+
+/** The bytes of an IPv4 or IPv6 address (no zone), or undefined when it is not one. */
+export function ipBytes(ip: string): number[] | undefined {
+  const family = isIP(ip);
+  if (family === 4) return ip.split('.').map(Number);
+  if (family !== 6 || ip.includes('%')) return undefined;
+  let text = ip;
+  let tail: number[] = [];
+  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (v4) {
+    tail = v4[1]!.split('.').map(Number);
+    text = text.slice(0, -v4[1]!.length) + '0:0';
+  }
+  const [head, rest] = text.split('::') as [string, string | undefined];
+  const groups = (s: string) => (s === '' ? [] : s.split(':').map((g) => parseInt(g, 16)));
+  const h = groups(head);
+  const r = rest === undefined ? [] : groups(rest);
+  const all = rest === undefined ? h : [...h, ...new Array<number>(8 - h.length - r.length).fill(0), ...r];
+  const bytes = all.flatMap((g) => [g >> 8, g & 0xff]);
+  if (tail.length) bytes.splice(12, 4, ...tail);
+  return bytes;
+}
+
+export function ipFamily(ip: string): 4 | 6 | undefined {
+  const f = isIP(ip);
+  return f === 4 || f === 6 ? f : undefined;
+}
+
+export function familyName(f: 4 | 6): string {
+  return f === 4 ? 'IPv4' : 'IPv6';
+}
+
+/** Parses `address/bits`; with `allowBare`, a plain address too. Returns the reason on failure. */
+export function parseIPPrefix(s: string, allowBare = false): IPPrefix | string {
+  const slash = s.lastIndexOf('/');
+  if (slash < 0) {
+    if (!allowBare) {
+      return ipFamily(s) ? 'the prefix length is missing (e.g. 192.168.1.10/24 or fd00::1/64)' : 'expected an address/prefix-length such as 192.168.1.0/24 or fd00::/64';
+    }
+    const bytes = ipBytes(s);
+    if (!bytes) return 'expected an IPv4 or IPv6 address, optionally with a prefix length (192.168.1.10/24)';
+    return { address: s, family: bytes.length === 4 ? 4 : 6, bits: bytes.length * 8, bytes };
+  }
+  const address = s.slice(0, slash);
+  const bitsText = s.slice(slash + 1);
+  const bytes = ipBytes(address);
+  if (!bytes) return `"${address}" is not an IPv4 or IPv6 address`;
+  const family: 4 | 6 = bytes.length === 4 ? 4 : 6;
+  const max = bytes.length * 8;
+  if (!/^\d{1,3}$/.test(bitsText) || Number(bitsText) > max) {
+    return `prefix length "${bitsText}" is out of range: ${familyName(family)} allows 0 to ${max}`;
+  }
+  return { address, family, bits: Number(bitsText), bytes };
+}
+
+/** True when bits beyond the prefix length are set (10.0.0.1/8). */
+export function hasHostBits(p: IPPrefix): boolean {
+  return p.bytes.some((b, i) => {
+    const keep = Math.max(0, Math.min(8, p.bits - i * 8));
+    return (b & (0xff >> keep)) !== 0;
+  });
+}
+
+/** The prefix with host bits cleared, as text (for "did you mean"). */
+export function maskedPrefix(p: IPPrefix): string {
+  const bytes = p.bytes.map((b, i) => b & ((0xff00 >> Math.max(0, Math.min(8, p.bits - i * 8))) & 0xff));
+  if (p.family === 4) return `${bytes.join('.')}/${p.bits}`;
+  const groups: string[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push(((bytes[i]! << 8) | bytes[i + 1]!).toString(16));
+  // Compress the longest run of zero groups, as RFC 5952.
+  let best = [-1, 0];
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== '0') {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && groups[j] === '0') j++;
+    if (j - i > best[1]! && j - i > 1) best = [i, j - i];
+    i = j;
+  }
+  const text = best[0]! < 0 ? groups.join(':') : `${groups.slice(0, best[0]).join(':')}::${groups.slice(best[0]! + best[1]!).join(':')}`;
+  return `${text}/${p.bits}`;
+}
+
+export function isUnspecified(bytes: number[]): boolean {
+  return bytes.every((b) => b === 0);
+}
+
+const LABEL = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/i;
+
+/** RFC 1123 host name: labels of letters, digits and "-" (not at either end), 1-63 long, 253 in all. */
+export function hostnameError(name: string): string | undefined {
+  if (name === '') return 'it is empty';
+  if (name.length > 253) return `it is ${name.length} characters long, at most 253 are allowed`;
+  for (const label of name.split('.')) {
+    if (label === '') return 'it has an empty label (two dots in a row, or a dot at either end)';
+    if (label.length > 63) return `label "${label}" is ${label.length} characters long, at most 63 are allowed`;
+    if (!LABEL.test(label)) {
+      return `label "${label}" must consist of letters, digits and "-", and start and end with a letter or digit (RFC 1123)`;
+    }
+  }
+  return undefined;
+}
+
+const DNS_LABEL = /^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?$/i;
+
+/** A DNS domain name (search domains, aliases): as a host name, but "_" is allowed and one trailing dot. */
+export function dnsNameError(name: string): string | undefined {
+  if (name === '') return 'it is empty';
+  const body = name.endsWith('.') ? name.slice(0, -1) : name;
+  if (body.length > 253) return `it is ${body.length} characters long, at most 253 are allowed`;
+  for (const label of body.split('.')) {
+    if (label === '') return 'it has an empty label';
+    if (label.length > 63) return `label "${label}" is longer than 63 characters`;
+    if (!DNS_LABEL.test(label)) return `label "${label}" must consist of letters, digits, "-" and "_", and not start or end with "-"`;
+  }
+  return undefined;
+}
+
+/** Linux interface names: 1 to 15 bytes, no "/", ":" or white space, not "." or "..". */
+export function interfaceNameError(name: string): string | undefined {
+  if (name === '') return 'it is empty';
+  if (Buffer.byteLength(name) > 15) return `it is ${Buffer.byteLength(name)} bytes long, Linux allows at most 15`;
+  if (/[\s/:]/.test(name) || name === '.' || name === '..') return 'it must not contain "/", ":" or white space';
+  return undefined;
+}
+
+const DURATION_UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION_PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
+
+/** A Go `time.Duration` string ("2m30s", "1h", "500ms", "0") in milliseconds; undefined if malformed. */
+export function parseGoDuration(s: string): number | undefined {
+  let i = 0;
+  let sign = 1;
+  if (s[0] === '+' || s[0] === '-') {
+    sign = s[0] === '-' ? -1 : 1;
+    i = 1;
+  }
+  if (s.slice(i) === '0') return 0;
+  if (i >= s.length) return undefined;
+  let total = 0;
+  while (i < s.length) {
+    DURATION_PART.lastIndex = i;
+    const m = DURATION_PART.exec(s);
+    if (!m) return undefined;
+    total += Number(m[1]) * DURATION_UNITS[m[2]!]!;
+    i = DURATION_PART.lastIndex;
+  }
+  return sign * total;
+}
+
+/** Talos tokens (trustd join token, Kubernetes bootstrap token): `[a-z0-9]{6}.[a-z0-9]{16}`. */
+export const TOKEN_PATTERN = /^[a-z0-9]{6}\.[a-z0-9]{16}$/;
+
+/** Roots of /proc/sys: a sysctl key names a file under one of them. */
+export const SYSCTL_ROOTS = ['abi', 'crypto', 'debug', 'dev', 'fs', 'kernel', 'net', 'sunrpc', 'user', 'vm'] as const;
+
+/**
+ * A sysctl key, dotted (`net.ipv4.ip_forward`) or slashed (`net/ipv6/conf/eth0.100/disable_ipv6`,
+ * which lets a segment contain a dot), under one of the /proc/sys roots.
+ */
+export function sysctlKeyError(key: string): string | undefined {
+  const slashed = key.includes('/');
+  const parts = slashed ? key.split('/') : key.split('.');
+  const segment = slashed ? /^[A-Za-z0-9_.:@+-]+$/ : /^[A-Za-z0-9_:@+-]+$/;
+  if (parts.length < 2 || parts.some((p) => !segment.test(p) || p === '.' || p === '..')) {
+    return 'expected a dotted path under /proc/sys such as net.ipv4.ip_forward (or net/ipv6/conf/eth0.100/disable_ipv6 when a segment contains a dot)';
+  }
+  if (!(SYSCTL_ROOTS as readonly string[]).includes(parts[0]!)) {
+    return `"${parts[0]}" is not a /proc/sys directory: expected one of ${SYSCTL_ROOTS.join(', ')}`;
+  }
+  return undefined;
+}
+
+/** A sysfs key: a dotted path under /sys (`devices.system.cpu.cpu0.cpufreq.scaling_governor`). */
+export function sysfsKeyError(key: string): string | undefined {
+  const parts = key.split('.');
+  if (parts.length < 2 || parts.some((p) => !/^[A-Za-z0-9_:@+-]+$/.test(p))) {
+    return 'expected a dotted path under /sys such as devices.system.cpu.cpu0.cpufreq.scaling_governor';
+  }
+  return undefined;
+}
+
+/** Environment variable names: a letter or "_", then letters, digits or "_". */
+export function envNameError(name: string): string | undefined {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? undefined : 'expected a letter or "_" followed by letters, digits or "_" (e.g. HTTPS_PROXY)';
+}
+
+/** An absolute, normalised path: starts with "/", no "." or ".." segments, no empty segments. */
+export function absolutePathError(p: string): string | undefined {
+  if (!p.startsWith('/')) return 'it is not an absolute path';
+  const segs = p.split('/').slice(1);
+  if (segs.some((s, i) => s === '.' || s === '..' || (s === '' && i < segs.length - 1))) {
+    return 'it must be normalised (no "//", "." or ".." segments)';
+  }
+  if (p.includes('\0')) return 'it contains a NUL byte';
+  return undefined;
+}
+
+/** Where machine.files may write: Bronze's root is read-only, only /var (EPHEMERAL) is writable. */
+export const FILES_PREFIX = '/var/';
+
+export function base64PemError(b64: string, what: 'certificate' | 'private key'): string | undefined {
+  let pem: string;
+  try {
+    pem = fromBase64Pem(b64);
+  } catch {
+    return `not base64: expected the base64 encoding of a PEM ${what}`;
+  }
+  try {
+    if (what === 'certificate') {
+      pemDecode(pem, ['CERTIFICATE']);
+      new X509Certificate(pem);
+    } else {
+      pemDecode(pem, PRIVATE_KEY_LABELS);
+      createPrivateKey(normalizePrivateKeyPem(pem));
+    }
+  } catch (err) {
+    const reason = (err as Error).message;
+    return `the base64 decodes to no valid PEM ${what}${/PEM/.test(reason) ? ` (${reason})` : ''}`;
+  }
+  return undefined;
+}
+
+/** A base64-of-PEM certificate and (optional, possibly empty) key decoded, or undefined if not valid. */
+export function decodeCertificateAndKey(crt: unknown, key: unknown): { crt: X509Certificate; key?: ReturnType<typeof createPrivateKey> } | undefined {
+  try {
+    const c = new X509Certificate(fromBase64Pem(crt as string));
+    if (typeof key !== 'string' || key === '') return { crt: c };
+    return { crt: c, key: createPrivateKey(normalizePrivateKeyPem(fromBase64Pem(key))) };
+  } catch {
+    return undefined;
+  }
+}

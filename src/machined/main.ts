@@ -17,16 +17,14 @@ import { Supervisor } from './supervisor.ts';
 import { startMachinedApi } from './api/server.ts';
 import { EventBus, mirrorServiceEvents } from './api/events.ts';
 import { serviceController } from './controllers/services.ts';
-import { machineConfigDefinition } from './controllers/machineconfig.ts';
-import { kernelParamController, kernelParamDefinition, procSys } from './controllers/sysctls.ts';
+import { kernelParamController, procSys } from './controllers/sysctls.ts';
 import { filesController } from './controllers/files.ts';
 import { envController } from './controllers/env.ts';
-import { timeDefinitions } from '../timed/resource.ts';
-import { deviceDefinitions } from '../udevd/definitions.ts';
-import { networkDefinitions } from '../networkd/definitions.ts';
 import { MemoryState } from '../state/memory.ts';
 import { ControllerRuntime } from '../state/controller.ts';
-import { DefinitionRegistry, bronzeDefinitions, publishDefinitions, registerDefinitions } from '../state/definitions.ts';
+import { DefinitionRegistry } from '../contract/resources/registry.ts';
+import { NAMESPACES } from '../contract/resources/namespace.ts';
+import { publishDefinitions, publishNamespaces } from './meta.ts';
 import { NodeConfig } from './node-config.ts';
 import { mountNodeVolumes, type MountedVolumes } from './volumes.ts';
 import { NodeLifecycle } from './lifecycle/lifecycle.ts';
@@ -56,7 +54,6 @@ export async function main(): Promise<void> {
   // Resources and events: the state the API exposes, fed by controllers.
   const state = new MemoryState();
   const registry = new DefinitionRegistry();
-  registerDefinitions(registry, [...bronzeDefinitions, machineConfigDefinition, kernelParamDefinition, ...timeDefinitions, ...deviceDefinitions, ...networkDefinitions]);
   const controllers = new ControllerRuntime(state, { log });
   controllers.register(serviceController(supervisor));
   controllers.register(envController(supervisor, baseServiceEnv(serviceEnv), daemonEnv));
@@ -166,6 +163,7 @@ export async function main(): Promise<void> {
     },
     startReaper: () => reaper.start(),
     startApi: async () => {
+      await publishNamespaces(state, NAMESPACES);
       await publishDefinitions(state, registry);
       controllers.start();
       machinedApi = await startMachinedApi({

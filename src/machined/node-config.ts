@@ -16,10 +16,11 @@ import { newCA } from '../pki/ca.ts';
 import { issueServerCert } from '../pki/certs.ts';
 import type { State } from '../state/state.ts';
 import { StatePublisher } from '../daemon/publisher.ts';
-import { machineStatusDefinition } from '../state/definitions.ts';
+import { MACHINE_STATUS_ID, type MachineStatusSpec, machineStatusDefinition } from '../contract/resources/machine-status.ts';
 import { ApiError, unavailable, invalidArgument } from './api/common.ts';
 import { ApiCertificates, certificateNames, nodeAddresses } from './apicerts.ts';
-import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, machineConfigSpec } from './controllers/machineconfig.ts';
+import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE } from '../contract/resources/machine-config.ts';
+import { machineConfigSpec } from '../contract/resources/machine-config-text.ts';
 import { nodeIdentity, type NodeIdentity } from './config/identity.ts';
 import { ConfigManager, ConfigRejected, type ApplyMode, type Validation } from './config/manager.ts';
 import { acquireConfig } from './config/source.ts';
@@ -119,8 +120,8 @@ export class NodeConfig {
   }
 
   private async status(stage: string, unmet: string[]): Promise<void> {
-    const spec = { stage, ready: unmet.length === 0, unmetConditions: unmet.map((reason) => ({ name: 'config', reason })) };
-    await this.publisher.apply(machineStatusDefinition.defaultNamespace, machineStatusDefinition.type, 'machine', spec);
+    const spec: MachineStatusSpec = { stage, status: { ready: unmet.length === 0, unmetConditions: unmet.map((reason) => ({ name: 'config', reason })) } };
+    await this.publisher.apply(machineStatusDefinition.defaultNamespace, machineStatusDefinition.type, MACHINE_STATUS_ID, spec);
   }
 
   /** Makes `text` (already validated) the running configuration. */

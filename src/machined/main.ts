@@ -7,7 +7,12 @@ import { REBOOT, reboot, sethostname, sync } from '../lib/sys.ts';
 import { VERSION } from '../version.ts';
 import { readCmdline } from './cmdline.ts';
 import { stableHostname, hostnameSeed } from '../lib/hostname.ts';
-import { mountEarly, setupSystemEtc, unmountAll } from './mounts.ts';
+import { currentMounts, mountEarly, setupSystemEtc, unmountAll } from './mounts.ts';
+import { mountStatuses } from './mount-status.ts';
+import { readSecurityState } from './security-state.ts';
+import { StatePublisher } from '../daemon/publisher.ts';
+import { MOUNT_STATUS_TYPE } from '../contract/resources/mount-status.ts';
+import { SECURITY_STATE_ID, SECURITY_STATE_TYPE } from '../contract/resources/security-state.ts';
 import { watchPowerButton } from './powerbutton.ts';
 import { memoryReport } from './memstats.ts';
 import { Reaper } from './reaper.ts';
@@ -54,6 +59,8 @@ export async function main(): Promise<void> {
   // Resources and events: the state the API exposes, fed by controllers.
   const state = new MemoryState();
   const registry = new DefinitionRegistry();
+  // What machined reads of the system once: the mounted volumes and the security state.
+  const systemFacts = new StatePublisher(state, 'machined');
   const controllers = new ControllerRuntime(state, { log });
   controllers.register(serviceController(supervisor));
   controllers.register(envController(supervisor, baseServiceEnv(serviceEnv), daemonEnv));
@@ -148,6 +155,7 @@ export async function main(): Promise<void> {
     systemEtc: () => setupSystemEtc(log),
     mountVolumes: async () => {
       volumes = await mountNodeVolumes(log);
+      for (const [id, spec] of mountStatuses(volumes, currentMounts())) await systemFacts.apply('runtime', MOUNT_STATUS_TYPE, id, spec);
     },
     hostname: () => {
       const name = defaultHostname();
@@ -165,6 +173,7 @@ export async function main(): Promise<void> {
     startApi: async () => {
       await publishNamespaces(state, NAMESPACES);
       await publishDefinitions(state, registry);
+      if (pid1) await systemFacts.apply('runtime', SECURITY_STATE_TYPE, SECURITY_STATE_ID, readSecurityState());
       controllers.start();
       machinedApi = await startMachinedApi({
         supervisor,

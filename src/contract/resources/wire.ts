@@ -14,6 +14,7 @@ function messageType(name: string): protobuf.Type {
   let t = types.get(name);
   if (!t) {
     t = protoRoot().lookupType(name);
+    t.resolveAll();
     types.set(name, t);
   }
   return t;
@@ -30,21 +31,30 @@ export function yamlSpec(def: ResourceDefinition | undefined, spec: unknown): st
   return YAML.stringify(yamlValue(def, spec));
 }
 
+const INT64 = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
+
 /**
- * The message without the fields that hold their default (false, 0, '', empty lists and bytes),
- * so it encodes as Go's protobuf does: proto3 leaves such fields out, protobufjs would write
- * them. Nested messages are kept (their presence is what they say) and pruned within.
+ * Clears the fields of a message (and of those it holds) that hold their default (false, 0,
+ * '', empty lists and bytes, enum 0), so it encodes as Go's protobuf does: proto3 leaves such
+ * fields out, protobufjs would write them. Message fields stay: their presence says something.
  */
-function withoutDefaults(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutDefaults);
-  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    if (v === undefined || v === null || v === false || v === 0 || v === '' || v === '0') continue;
-    if ((Array.isArray(v) || Buffer.isBuffer(v)) && v.length === 0) continue;
-    out[k] = withoutDefaults(v);
+function clearDefaults(t: protobuf.Type, msg: Record<string, unknown>): void {
+  for (const f of t.fieldsArray) {
+    const v = msg[f.name];
+    if (v === undefined || v === null) continue;
+    const isMessage = f.resolvedType instanceof Object && 'fieldsArray' in f.resolvedType;
+    if (f.map) {
+      if (Object.keys(v as object).length === 0) delete msg[f.name];
+      else if (isMessage) for (const e of Object.values(v as object)) clearDefaults(f.resolvedType as protobuf.Type, e as Record<string, unknown>);
+    } else if (f.repeated) {
+      if ((v as unknown[]).length === 0) delete msg[f.name];
+      else if (isMessage) for (const e of v as unknown[]) clearDefaults(f.resolvedType as protobuf.Type, e as Record<string, unknown>);
+    } else if (isMessage) {
+      clearDefaults(f.resolvedType as protobuf.Type, v as Record<string, unknown>);
+    } else if (v === false || v === 0 || v === '' || (v instanceof Uint8Array && v.length === 0) || (INT64.has(f.type) && String(v) === '0')) {
+      delete msg[f.name];
+    }
   }
-  return out;
 }
 
 /** The proto_spec bytes of a spec: empty for a type without a message. Throws naming the type when the spec does not fit it. */
@@ -52,7 +62,8 @@ export function protoSpec(def: ResourceDefinition | undefined, spec: unknown): B
   if (!def?.proto) return Buffer.alloc(0);
   const t = messageType(def.proto.message);
   try {
-    const msg = t.fromObject(withoutDefaults(def.proto.encode(spec, yamlValue(def, spec))) as Record<string, unknown>);
+    const msg = t.fromObject(def.proto.encode(spec, yamlValue(def, spec)) as Record<string, unknown>);
+    clearDefaults(t, msg as unknown as Record<string, unknown>);
     const err = t.verify(msg);
     if (err) throw new Error(err);
     return Buffer.from(t.encode(msg).finish());

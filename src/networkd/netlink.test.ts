@@ -23,6 +23,7 @@ import {
   decodeRoute,
   encodeAttrs,
   encodeMessage,
+  ifaddrmsg,
   ifinfomsg,
   parseAttrs,
   routeBody,
@@ -156,6 +157,11 @@ describe('request bodies', () => {
       ]),
     ]);
     expect(decodeLink(asMessage(RTM.NEWLINK, body))).toMatchObject({ alias: 'uplink', altNames: ['enp0s3', 'enx525400123456'] });
+  });
+
+  it('addresses: the prefix route metric (IFA_RT_PRIORITY)', () => {
+    const body = Buffer.concat([ifaddrmsg(AF_INET, 24, 0, 0, 2), encodeAttrs([attr.ip(IFA.LOCAL, '10.0.0.2'), attr.ip(IFA.ADDRESS, '10.0.0.2'), attr.u32(IFA.RT_PRIORITY, 100)])]);
+    expect(decodeAddress(asMessage(RTM.NEWADDR, body))).toMatchObject({ address: '10.0.0.2', local: '10.0.0.2', priority: 100 });
   });
 
   it('a VLAN link request carries IFLA_LINKINFO with kind and id', () => {

@@ -97,7 +97,7 @@ export const IFLA_INFO = { KIND: 1, DATA: 2, SLAVE_KIND: 4 } as const;
 export const IFLA_VLAN = { ID: 1, PROTOCOL: 5 } as const;
 export const IFLA_MACVLAN = { MODE: 1 } as const;
 
-export const IFA = { ADDRESS: 1, LOCAL: 2, LABEL: 3, BROADCAST: 4, CACHEINFO: 6, FLAGS: 8 } as const;
+export const IFA = { ADDRESS: 1, LOCAL: 2, LABEL: 3, BROADCAST: 4, CACHEINFO: 6, FLAGS: 8, RT_PRIORITY: 9 } as const;
 export const IFA_F = {
   SECONDARY: 0x1,
   NODAD: 0x2,
@@ -487,6 +487,8 @@ export interface Address {
   peer?: string;
   /** IFA_LOCAL, when the kernel sent it (always for IPv4). */
   local?: string;
+  /** IFA_RT_PRIORITY: the metric of the prefix route the kernel adds for the address. */
+  priority?: number;
   broadcast?: string;
   label?: string;
   scope: number;
@@ -527,6 +529,8 @@ export function decodeAddress(m: NlMessage): Address {
     flags: u32(a.get(IFA.FLAGS), 'IFA_FLAGS') ?? p.readUInt8(2),
   };
   if (local !== undefined) out.local = local;
+  const prio = u32(a.get(IFA.RT_PRIORITY), 'IFA_RT_PRIORITY');
+  if (prio !== undefined) out.priority = prio;
   if (local !== undefined && address !== undefined && address !== local) out.peer = address;
   const brd = ipOf(a.get(IFA.BROADCAST), af, 'IFA_BROADCAST');
   if (brd) out.broadcast = brd;

@@ -77,7 +77,7 @@ export function addressSpec(a: Address, linkName: string): AddressSpec {
     family: a.family,
     scope: SCOPE.name(a.scope),
     flags: ADDRESS_FLAGS.text(a.flags),
-    priority: 0,
+    priority: a.priority ?? 0,
   };
   if (a.local) spec.local = a.local;
   if (a.broadcast) spec.broadcast = a.broadcast;

@@ -12,7 +12,7 @@ import YAML from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QemuVM } from '../../image-builder/qemu.ts';
 import { connect } from '../../src/client/index.ts';
-import { newClientConfig, save, type ClientConfig } from '../../src/contract/clientconfig.ts';
+import { load, newClientConfig, save } from '../../src/contract/clientconfig.ts';
 import { AmbiguousResourceTypeError, DefinitionRegistry, RESOURCE_DEFINITIONS } from '../../src/contract/resources/registry.ts';
 import { generateConfigs } from '../../src/contract/genconfig.ts';
 import { generateSecrets } from '../../src/contract/secrets.ts';
@@ -164,7 +164,7 @@ describe('a node driven by bronzectl', () => {
   }, 600_000);
 
   it('serves every resource on Talos\'s wire: proto_spec reads strictly with the copies of Talos\'s messages', async () => {
-    const cfg = YAML.parse(fs.readFileSync(config, 'utf8')) as { context: string; contexts: ClientConfig['contexts'] };
+    const cfg = await load(config);
     const ctx = cfg.contexts[cfg.context]!;
     const client = connect({ endpoints: ctx.endpoints, ca: ctx.ca, crt: ctx.crt, key: ctx.key });
     try {

@@ -9,7 +9,12 @@ import { startupTimes } from '../lib/startup.ts';
 import type { RoleHandoff } from '../role-entry.ts';
 import { readCmdline } from './cmdline.ts';
 import { stableHostname, hostnameSeed } from '../lib/hostname.ts';
-import { mountEarly, setupSystemEtc, unmountAll } from './mounts.ts';
+import { currentMounts, mountEarly, setupSystemEtc, unmountAll } from './mounts.ts';
+import { mountStatuses } from './mount-status.ts';
+import { readSecurityState } from './security-state.ts';
+import { StatePublisher } from '../daemon/publisher.ts';
+import { MOUNT_STATUS_TYPE } from '../contract/resources/mount-status.ts';
+import { SECURITY_STATE_ID, SECURITY_STATE_TYPE } from '../contract/resources/security-state.ts';
 import { watchPowerButton } from './powerbutton.ts';
 import { memoryReport } from './memstats.ts';
 import { Reaper } from './reaper.ts';
@@ -19,18 +24,16 @@ import { Supervisor } from './supervisor.ts';
 import { startMachinedApi } from './api/server.ts';
 import { EventBus, mirrorServiceEvents } from './api/events.ts';
 import { serviceController } from './controllers/services.ts';
-import { machineConfigDefinition } from './controllers/machineconfig.ts';
-import { kernelParamController, kernelParamDefinition, procSys } from './controllers/sysctls.ts';
+import { kernelParamController, procSys } from './controllers/sysctls.ts';
 import { filesController } from './controllers/files.ts';
 import { ephemeralMountController } from './controllers/ephemeral-mount.ts';
 import { fstrimController } from './controllers/fstrim.ts';
 import { envController } from './controllers/env.ts';
-import { timeDefinitions } from '../timed/resource.ts';
-import { deviceDefinitions } from '../udevd/definitions.ts';
-import { networkDefinitions } from '../networkd/definitions.ts';
 import { MemoryState } from '../state/memory.ts';
 import { ControllerRuntime } from '../state/controller.ts';
-import { DefinitionRegistry, bronzeDefinitions, publishDefinitions, registerDefinitions } from '../state/definitions.ts';
+import { DefinitionRegistry } from '../contract/resources/registry.ts';
+import { NAMESPACES } from '../contract/resources/namespace.ts';
+import { publishDefinitions, publishNamespaces } from './meta.ts';
 import { NodeConfig } from './node-config.ts';
 import { mountNodeVolumes, type MountedVolumes } from './volumes.ts';
 import { NodeLifecycle } from './lifecycle/lifecycle.ts';
@@ -61,7 +64,8 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
   // Resources and events: the state the API exposes, fed by controllers.
   const state = new MemoryState();
   const registry = new DefinitionRegistry();
-  registerDefinitions(registry, [...bronzeDefinitions, machineConfigDefinition, kernelParamDefinition, ...timeDefinitions, ...deviceDefinitions, ...networkDefinitions]);
+  // What machined reads of the system once: the mounted volumes and the security state.
+  const systemFacts = new StatePublisher(state, 'machined');
   const controllers = new ControllerRuntime(state, { log });
   controllers.register(serviceController(supervisor));
   controllers.register(envController(supervisor, baseServiceEnv(serviceEnv), daemonEnv));
@@ -171,6 +175,7 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
     systemEtc: () => setupSystemEtc(log),
     mountVolumes: async () => {
       volumes = await mountNodeVolumes(log);
+      for (const [id, spec] of mountStatuses(volumes, currentMounts())) await systemFacts.apply('runtime', MOUNT_STATUS_TYPE, id, spec);
     },
     hostname: () => {
       const name = defaultHostname();
@@ -187,7 +192,9 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
     },
     startReaper: () => reaper.start(),
     startApi: async () => {
+      await publishNamespaces(state, NAMESPACES);
       await publishDefinitions(state, registry);
+      if (pid1) await systemFacts.apply('runtime', SECURITY_STATE_TYPE, SECURITY_STATE_ID, readSecurityState());
       controllers.start();
       machinedApi = await startMachinedApi({
         supervisor,

@@ -14,10 +14,11 @@ import type { Logger } from '../lib/log.ts';
 import { selfSignedServerCert } from '../pki/self-signed.ts';
 import type { State } from '../state/state.ts';
 import { StatePublisher } from '../daemon/publisher.ts';
-import { machineStatusDefinition } from '../state/definitions.ts';
+import { MACHINE_STATUS_ID, type MachineStatusSpec, machineStatusDefinition } from '../contract/resources/machine-status.ts';
 import { ApiError, unavailable, invalidArgument } from './api/common.ts';
 import { ApiCertificates, certificateNames, nodeAddresses } from './apicerts.ts';
-import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, machineConfigSpec } from './controllers/machineconfig.ts';
+import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE } from '../contract/resources/machine-config.ts';
+import { validatedMachineConfigSpec } from './config/spec.ts';
 import { nodeIdentity, type NodeIdentity } from './config/identity.ts';
 import { ConfigManager, ConfigRejected, type ApplyMode, type Validation } from './config/manager.ts';
 import { acquireConfig } from './config/source.ts';
@@ -132,14 +133,14 @@ export class NodeConfig {
   }
 
   private async status(stage: string, unmet: string[]): Promise<void> {
-    const spec = { stage, ready: unmet.length === 0, unmetConditions: unmet.map((reason) => ({ name: 'config', reason })) };
-    await this.publisher.apply(machineStatusDefinition.defaultNamespace, machineStatusDefinition.type, 'machine', spec);
+    const spec: MachineStatusSpec = { stage, status: { ready: unmet.length === 0, unmetConditions: unmet.map((reason) => ({ name: 'config', reason })) } };
+    await this.publisher.apply(machineStatusDefinition.defaultNamespace, machineStatusDefinition.type, MACHINE_STATUS_ID, spec);
   }
 
   /** Makes `text` (already validated) the running configuration. */
   private async activate(text: string): Promise<void> {
     const wasMaintenance = this.maintenance;
-    await this.publisher.apply(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID, machineConfigSpec(text));
+    await this.publisher.apply(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID, validatedMachineConfigSpec(text));
     if (!hasV1Alpha1(text)) {
       // Typed documents alone (network, time, ...): applied, but the node has no identity yet.
       const reason = 'the configuration has typed documents only: the node needs the v1alpha1 document (machine.type, token, ca) to leave maintenance mode';

@@ -19,8 +19,9 @@ import { type Publisher, StatePublisher } from '../daemon/publisher.ts';
 import { RemotePublisher } from '../daemon/remote-publisher.ts';
 import { MemoryState } from '../state/memory.ts';
 import { hostnameSeed, stableHostname } from '../lib/hostname.ts';
-import { mayWrite } from '../contract/owners.ts';
-import { HOSTNAME_STATUS_TYPE } from './definitions.ts';
+import { HOSTNAME_STATUS_TYPE } from '../contract/resources/hostname-status.ts';
+import { mayWrite } from '../contract/resources/registry.ts';
+import { readLinkSysInfo } from './linkinfo.ts';
 import type { NetworkConfig } from './config.ts';
 import { validateNetworkConfig } from './config.ts';
 import { NetworkManager } from './manager.ts';
@@ -75,6 +76,8 @@ export async function main(): Promise<void> {
         ...(onNode && mayWrite('networkd', HOSTNAME_STATUS_TYPE) ? { setHostname: sethostname } : {}),
         ...(remote ? { mayPublish: (type: string) => mayWrite('networkd', type) } : {}),
         defaultHostname: () => stableHostname(hostnameSeed()),
+        // /sys shows the links of this network namespace only on a node.
+        ...(onNode ? { linkInfo: (name: string) => readLinkSysInfo(name) } : {}),
       });
       await manager.start();
       log.info(`networkd ${manage ? 'managing' : 'observing'} the network`);

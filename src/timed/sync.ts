@@ -13,8 +13,18 @@ import net from 'node:net';
 import type { Publisher } from '../daemon/publisher.ts';
 import type { Logger } from '../lib/log.ts';
 import { type Clock, type Correction, DEFAULT_STEP_THRESHOLD_MS, decideCorrection } from './clock.ts';
-import { TIME_STATUS_ID, TIME_STATUS_NAMESPACE, TIME_STATUS_TYPE, type TimeStatusSpec } from './resource.ts';
+import { TIME_STATUS_ID, TIME_STATUS_NAMESPACE, TIME_STATUS_TYPE, type TimeStatusSpec } from '../contract/resources/time-status.ts';
 import { KissOfDeathError, type Sample, SntpError, minDelaySample, parseServer, query, selectBest } from './sntp.ts';
+
+/** What timed knows of its sync: the TimeStatus it publishes (Talos's fields), and the last sync's details. */
+export interface SyncStatus extends TimeStatusSpec {
+  /** The offset measured at the last sync (ms; > 0: the clock was behind). */
+  offsetMs?: number;
+  /** The server of the last sync. */
+  server?: string;
+  /** When the last sync happened (RFC 3339, by the corrected clock). */
+  lastSync?: string;
+}
 
 /** machine.time of the v1alpha1 config. */
 export interface TimeConfig {
@@ -136,8 +146,8 @@ export class TimeSync {
   #epoch = 0;
   #lastSyncMono: number | undefined;
   #holdoffs = new Map<string, Holdoff>();
-  #status: TimeStatusSpec = { synced: false, epoch: 0, syncDisabled: false };
-  #listeners = new Set<(s: TimeStatusSpec) => void>();
+  #status: SyncStatus = { synced: false, epoch: 0, syncDisabled: false };
+  #listeners = new Set<(s: SyncStatus) => void>();
   #publishing: Promise<void> = Promise.resolve();
   #publishRetry: NodeJS.Timeout | undefined;
   #warnedReadOnly = false;
@@ -285,12 +295,12 @@ export class TimeSync {
 
   // ---- status ------------------------------------------------------------------------------
 
-  status(): TimeStatusSpec {
+  status(): SyncStatus {
     return { ...this.#status };
   }
 
   /** Calls fn on every status change until the returned function is called. */
-  onStatus(fn: (s: TimeStatusSpec) => void): () => void {
+  onStatus(fn: (s: SyncStatus) => void): () => void {
     this.#listeners.add(fn);
     return () => this.#listeners.delete(fn);
   }
@@ -314,8 +324,8 @@ export class TimeSync {
     });
   }
 
-  #setStatus(next: TimeStatusSpec): void {
-    const clean = Object.fromEntries(Object.entries(next).filter(([, v]) => v !== undefined)) as unknown as TimeStatusSpec;
+  #setStatus(next: SyncStatus): void {
+    const clean = Object.fromEntries(Object.entries(next).filter(([, v]) => v !== undefined)) as unknown as SyncStatus;
     if (JSON.stringify(clean) === JSON.stringify(this.#status)) return;
     this.#status = clean;
     for (const fn of this.#listeners) fn({ ...clean });
@@ -328,7 +338,9 @@ export class TimeSync {
     clearTimeout(this.#publishRetry);
     this.#publishing = this.#publishing.then(async () => {
       try {
-        await pub.apply(TIME_STATUS_NAMESPACE, TIME_STATUS_TYPE, TIME_STATUS_ID, this.#status);
+        const { synced, epoch, syncDisabled } = this.#status;
+        const spec: TimeStatusSpec = { synced, epoch, syncDisabled };
+        await pub.apply(TIME_STATUS_NAMESPACE, TIME_STATUS_TYPE, TIME_STATUS_ID, spec);
       } catch (err) {
         this.#o.log.warn(`publishing TimeStatus: ${(err as Error).message}; retrying in 5 s`);
         if (this.#running) {

@@ -81,8 +81,8 @@ describe('maintenance mode over real processes', () => {
     expect(r.messages[0].warnings).toEqual([expect.stringMatching(/^KubeletConfig \(line 7\): ignored: Bronze runs no Kubernetes$/)]);
     await node.waitFor(/maintenance mode: the configuration has typed documents only/, 30_000);
     expect(fs.readFileSync(path.join(node.dir, 'state', 'config.yaml'), 'utf8')).toBe(typedOnly);
-    // Still in maintenance mode: read-only calls need no certificate.
-    expect((await call(insecure(node.endpoint), 'Version')).messages).toHaveLength(1);
+    // Still in maintenance mode: Version stays refused there, as before the configuration.
+    await expect(call(insecure(node.endpoint), 'Version')).rejects.toMatchObject({ code: grpc.status.UNIMPLEMENTED });
   });
 
   it('leaves maintenance mode with a valid configuration: persisted, certificates required', async () => {

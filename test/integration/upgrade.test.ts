@@ -16,7 +16,7 @@ import { type MachinedApi, startMachinedApi } from '../../src/machined/api/serve
 import { Supervisor } from '../../src/machined/supervisor.ts';
 import { newCA } from '../../src/pki/ca.ts';
 import { issueServerCert } from '../../src/pki/certs.ts';
-import { DefinitionRegistry } from '../../src/state/definitions.ts';
+import { DefinitionRegistry } from '../../src/contract/resources/registry.ts';
 import { MemoryState } from '../../src/state/memory.ts';
 import { bronzectl } from '../lib/bronzectl.ts';
 import { bundledBinary } from '../lib/bundle.ts';

@@ -4,14 +4,11 @@ import YAML from 'yaml';
 import type { CallOptions, Client } from '../../client/client.ts';
 import { node as nodeMetadata } from '../../client/metadata.ts';
 import { timestampToDate, type WatchEventType, type WireResource } from '../../client/types.ts';
-import {
-  DefinitionRegistry,
-  META_NAMESPACE,
-  RESOURCE_DEFINITION_TYPE,
-  UnknownResourceTypeError,
-  printColumnValue,
-  type ResourceDefinition,
-} from '../../state/definitions.ts';
+import { printColumnValue } from '../../contract/resources/columns.ts';
+import type { ResourceDefinitionSpec } from '../../contract/resources/definition.ts';
+import { META_NAMESPACE } from '../../contract/resources/namespace.ts';
+import { AmbiguousResourceTypeError, UnknownResourceTypeError, resolveDefinition } from '../../contract/resources/registry.ts';
+import { RESOURCE_DEFINITION_TYPE } from '../../contract/resources/resource-definition.ts';
 import type { Ctx } from '../program.ts';
 import { StreamTable, sortedJSON, table } from '../output.ts';
 import { UserError, type Session } from '../session.ts';
@@ -47,17 +44,18 @@ export function resourceDoc(r: WireResource): { metadata: Record<string, unknown
   return { metadata: meta, spec: specOf(r) };
 }
 
-/** The definitions the node publishes, or undefined when it cannot list them. */
-async function fetchDefinitions(client: Client, o: CallOptions): Promise<ResourceDefinition[] | undefined> {
+/** The definitions the node publishes (COSI's ResourceDefinitionSpec), or undefined when it cannot list them. */
+async function fetchDefinitions(client: Client, o: CallOptions): Promise<ResourceDefinitionSpec[] | undefined> {
   try {
-    const out: ResourceDefinition[] = [];
+    const out: ResourceDefinitionSpec[] = [];
     for await (const r of client.state.list(META_NAMESPACE, RESOURCE_DEFINITION_TYPE, o)) {
-      const spec = specOf(r) as Partial<ResourceDefinition> | null;
+      const spec = specOf(r) as Partial<ResourceDefinitionSpec> | null;
       if (spec && typeof spec.type === 'string') {
         out.push({
           type: spec.type,
           displayType: spec.displayType ?? spec.type.split('.')[0]!,
           aliases: spec.aliases ?? [],
+          allAliases: spec.allAliases ?? spec.aliases ?? [],
           defaultNamespace: spec.defaultNamespace ?? '',
           printColumns: spec.printColumns ?? [],
         });
@@ -69,23 +67,12 @@ async function fetchDefinitions(client: Client, o: CallOptions): Promise<Resourc
   }
 }
 
-/** Resolves the user's type name against the node's definitions; throws a UserError naming close matches. */
-export function resolveType(name: string, defs: ResourceDefinition[]): ResourceDefinition {
-  const reg = new DefinitionRegistry();
-  for (const d of defs) {
-    if (d.type === RESOURCE_DEFINITION_TYPE) continue;
-    try {
-      reg.register(d);
-    } catch {
-      // A definition this client cannot take (odd names): matched below by type only.
-    }
-  }
+/** Resolves the user's type name against the node's definitions as a Talos client does; throws a UserError naming close matches or the ambiguity. */
+export function resolveType(name: string, defs: ResourceDefinitionSpec[]): ResourceDefinitionSpec {
   try {
-    return reg.resolve(name);
+    return resolveDefinition(name, defs);
   } catch (e) {
-    const exact = defs.find((d) => d.type.toLowerCase() === name.toLowerCase());
-    if (exact) return exact;
-    if (e instanceof UnknownResourceTypeError) throw new UserError(e.message);
+    if (e instanceof UnknownResourceTypeError || e instanceof AmbiguousResourceTypeError) throw new UserError(e.message);
     throw e;
   }
 }
@@ -98,7 +85,7 @@ class Output {
   constructor(
     private readonly s: Session,
     private readonly format: Format,
-    private readonly def: ResourceDefinition | undefined,
+    private readonly def: ResourceDefinitionSpec | undefined,
     private readonly watch: boolean,
   ) {}
 
@@ -150,7 +137,7 @@ export async function get(ctx: Ctx, typeName: string, id: string | undefined, op
   const s = ctx.session();
   s.insecure = !!opts.insecure;
   // The definitions come from the first node (or the endpoint itself).
-  let defs: ResourceDefinition[] | undefined;
+  let defs: ResourceDefinitionSpec[] | undefined;
   if (s.insecure) {
     const t = s.insecureTargets()[0]!;
     defs = await fetchDefinitions(await s.insecureClient(t), s.callOptions());

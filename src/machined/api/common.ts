@@ -5,7 +5,7 @@
 
 import * as grpc from '@grpc/grpc-js';
 import { ConflictError, NotFoundError, OwnerConflictError, PhaseConflictError } from '../../state/resource.ts';
-import { UnknownResourceTypeError } from '../../state/definitions.ts';
+import { UnknownResourceTypeError } from '../../contract/resources/registry.ts';
 
 /** An error with the gRPC status it should be answered with. */
 export class ApiError extends Error {

@@ -12,7 +12,7 @@ import * as grpc from '@grpc/grpc-js';
 import { serviceDefinition } from '../../contract/protos.ts';
 import { socketPath } from '../../contract/paths.ts';
 import { versionReply } from '../../daemon/serve.ts';
-import type { DefinitionRegistry } from '../../state/definitions.ts';
+import type { DefinitionRegistry } from '../../contract/resources/registry.ts';
 import type { State } from '../../state/state.ts';
 import { unary, unavailable } from './common.ts';
 import { containersHandlers } from './containers.ts';

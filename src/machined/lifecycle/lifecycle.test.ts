@@ -2,7 +2,7 @@ import { silentLogger } from '../../lib/log.ts';
 import * as grpc from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { MemoryState } from '../../state/memory.ts';
-import { bootStatusDefinition } from '../../state/definitions.ts';
+import { bootStatusDefinition } from '../../contract/resources/boot-status.ts';
 import { parseCmdline } from '../cmdline.ts';
 import { NodeLifecycle, installSettings } from './lifecycle.ts';
 

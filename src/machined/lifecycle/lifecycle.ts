@@ -13,7 +13,7 @@ import { installOfText } from '../../config/install.ts';
 import { UpgradeImageError, verifyUpgradeImage } from '../../install/image.ts';
 import type { Logger } from '../../lib/log.ts';
 import { StatePublisher } from '../../daemon/publisher.ts';
-import { bootStatusDefinition } from '../../state/definitions.ts';
+import { BOOT_STATUS_ID, bootStatusDefinition } from '../../contract/resources/boot-status.ts';
 import type { State } from '../../state/state.ts';
 import { VERSION } from '../../version.ts';
 import { ApiError } from '../api/common.ts';
@@ -540,7 +540,7 @@ export class NodeLifecycle implements Lifecycle {
         this.o.log.warn(`boot status: ${(err as Error).message}`);
       }
     }
-    await this.publisher.apply(bootStatusDefinition.defaultNamespace, bootStatusDefinition.type, 'boot', JSON.parse(JSON.stringify(spec)));
+    await this.publisher.apply(bootStatusDefinition.defaultNamespace, bootStatusDefinition.type, BOOT_STATUS_ID, JSON.parse(JSON.stringify(spec)));
   }
 }
 

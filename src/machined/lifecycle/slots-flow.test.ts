@@ -203,11 +203,11 @@ describe('NodeLifecycle on an installed disk', () => {
     initGrubenv(boot, { saved_entry: 'A' });
     const { lc, state } = node('B', { trialTimeoutMs: 60_000 });
     await lc.boot();
-    expect((await state.get('runtime', 'BootStatuses.bronze.dev', 'boot'))?.spec).toMatchObject({ installed: true, booted: 'B', default: 'A', slots: { B: { present: true, version: 'v9.0.0' } } });
+    expect((await state.get('runtime', 'BootStatuses.runtime.bronze.dev', 'boot'))?.spec).toMatchObject({ installed: true, booted: 'B', default: 'A', slots: { B: { present: true, version: 'v9.0.0' } } });
     await lc.running();
     expect(env()).toEqual({ saved_entry: 'B' });
     expect(metaValues()).toMatchObject({ 'upgrade.state': 'committed' });
-    expect((await state.get('runtime', 'BootStatuses.bronze.dev', 'boot'))?.spec).toMatchObject({ booted: 'B', default: 'B', upgrade: { state: 'committed' } });
+    expect((await state.get('runtime', 'BootStatuses.runtime.bronze.dev', 'boot'))?.spec).toMatchObject({ booted: 'B', default: 'B', upgrade: { state: 'committed' } });
     expect(sequences).toEqual([]);
   });
 

@@ -4,7 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as grpc from '@grpc/grpc-js';
 import YAML from 'yaml';
-import { DefinitionRegistry, META_NAMESPACE, RESOURCE_DEFINITION_TYPE, bronzeDefinitions, definitionSpec, registerDefinitions } from '../../../src/state/definitions.ts';
+import { META_NAMESPACE } from '../../../src/contract/resources/namespace.ts';
+import { DefinitionRegistry } from '../../../src/contract/resources/registry.ts';
+import { RESOURCE_DEFINITION_TYPE } from '../../../src/contract/resources/resource-definition.ts';
 import { cli, grpcError, makePki, startApi, workspace, type FakeApi, type Pki, type Workspace } from './fixture.ts';
 
 let pki: Pki;
@@ -22,12 +24,11 @@ function wire(namespace: string, type: string, id: string, version: number, spec
 }
 
 const registry = new DefinitionRegistry();
-registerDefinitions(registry, bronzeDefinitions);
-const definitions = registry.list().map((d) => wire(META_NAMESPACE, RESOURCE_DEFINITION_TYPE, d.type.toLowerCase(), 1, definitionSpec(d)));
+const definitions = registry.specs().map((d) => wire(META_NAMESPACE, RESOURCE_DEFINITION_TYPE, d.type.toLowerCase(), 1, d));
 
 const services = (node: string) => [
-  wire('runtime', 'Services.bronze.dev', 'apid', 3, { running: true, healthy: true, unknown: false }),
-  wire('runtime', 'Services.bronze.dev', node === 'n2' ? 'trustd' : 'udevd', 1, { running: true, healthy: false, unknown: true }),
+  wire('runtime', 'Services.v1alpha1.talos.dev', 'apid', 3, { running: true, healthy: true, unknown: false }),
+  wire('runtime', 'Services.v1alpha1.talos.dev', node === 'n2' ? 'trustd' : 'udevd', 1, { running: true, healthy: false, unknown: true }),
 ];
 
 const nodeOf = (m: grpc.Metadata) => String(m.get('node')[0] ?? 'self');
@@ -41,7 +42,7 @@ beforeAll(async () => {
           for (const d of definitions) call.write({ resource: d });
           return;
         }
-        if (req.type !== 'Services.bronze.dev' || req.namespace !== 'runtime') throw grpcError(grpc.status.NOT_FOUND, `no resources of ${req.namespace}/${req.type}`);
+        if (req.type !== 'Services.v1alpha1.talos.dev' || req.namespace !== 'runtime') throw grpcError(grpc.status.NOT_FOUND, `no resources of ${req.namespace}/${req.type}`);
         if (nodeOf(call.metadata) === 'down') throw grpcError(grpc.status.UNAVAILABLE, 'node down is unreachable');
         for (const r of services(nodeOf(call.metadata))) call.write({ resource: r });
       },
@@ -102,8 +103,8 @@ describe('get', () => {
     expect(made.map((c) => [c.request.namespace, c.request.type, c.node, c.nodes])).toEqual(
       expect.arrayContaining([
         [META_NAMESPACE, RESOURCE_DEFINITION_TYPE, ['n1'], []],
-        ['runtime', 'Services.bronze.dev', ['n1'], []],
-        ['runtime', 'Services.bronze.dev', ['n2'], []],
+        ['runtime', 'Services.v1alpha1.talos.dev', ['n1'], []],
+        ['runtime', 'Services.v1alpha1.talos.dev', ['n2'], []],
       ]),
     );
     expect(made).toHaveLength(3);
@@ -123,7 +124,7 @@ describe('get', () => {
       'node: n1\n' +
         'metadata:\n' +
         '    namespace: runtime\n' +
-        '    type: Services.bronze.dev\n' +
+        '    type: Services.v1alpha1.talos.dev\n' +
         '    id: apid\n' +
         '    version: 3\n' +
         '    owner: ServiceController\n' +
@@ -135,9 +136,9 @@ describe('get', () => {
         '    healthy: true\n' +
         '    unknown: false\n',
     );
-    expect(calls('/cosi.resource.State/Get').at(-1)).toMatchObject({ request: { namespace: 'runtime', type: 'Services.bronze.dev', id: 'apid' }, node: ['n1'] });
+    expect(calls('/cosi.resource.State/Get').at(-1)).toMatchObject({ request: { namespace: 'runtime', type: 'Services.v1alpha1.talos.dev', id: 'apid' }, node: ['n1'] });
     const missing = await cli(ws, ['-n', 'n1', 'get', 'svc', 'nope']);
-    expect(missing).toMatchObject({ code: 1, out: '', err: 'n1: rpc error: code = NotFound desc = resource Services.bronze.dev/nope not found\n' });
+    expect(missing).toMatchObject({ code: 1, out: '', err: 'n1: rpc error: code = NotFound desc = resource Services.v1alpha1.talos.dev/nope not found\n' });
   });
 
   it('-o json: one sorted, indented object per resource; yaml documents are separated', async () => {
@@ -151,10 +152,12 @@ describe('get', () => {
     expect(y.out.split('\n---\n')).toHaveLength(2);
   });
 
-  it('an unknown type names close matches and exits 1; a bad -o is a usage error', async () => {
+  it('an unknown type names close matches and exits 1; an ambiguous one says so; a bad -o is a usage error', async () => {
     const r = await cli(ws, ['get', 'servics']);
     expect(r.code).toBe(1);
-    expect(r.err).toBe('unknown resource type "servics"; did you mean service (Services.bronze.dev)?\n');
+    expect(r.err).toBe('unknown resource type "servics"; did you mean service (Services.v1alpha1.talos.dev)?\n');
+    const rs = await cli(ws, ['get', 'rs']);
+    expect(rs).toMatchObject({ code: 1, err: 'resource type "rs" is ambiguous: resolverstatuses.net.talos.dev, routestatuses.net.talos.dev\n' });
     const o = await cli(ws, ['get', 'svc', '-o', 'xml']);
     expect(o.code).toBe(2);
     expect(o.err).toMatch(/option '-o, --output <format>' argument 'xml' is invalid. Allowed choices are table, yaml, json/);
@@ -163,7 +166,7 @@ describe('get', () => {
   it('--namespace overrides the default namespace', async () => {
     const r = await cli(ws, ['get', 'svc', '--namespace', 'other']);
     expect(r.code).toBe(1);
-    expect(calls('/cosi.resource.State/List').at(-1)!.request).toMatchObject({ namespace: 'other', type: 'Services.bronze.dev' });
+    expect(calls('/cosi.resource.State/List').at(-1)!.request).toMatchObject({ namespace: 'other', type: 'Services.v1alpha1.talos.dev' });
   });
 
   it('-w prints events with the +/-/space marker until SIGINT, then exits 0', async () => {
@@ -182,7 +185,7 @@ describe('get', () => {
     expect(lines[4]).toMatch(/^n1 +- +runtime +Service +udevd +1 /);
     expect(calls('/cosi.resource.State/Watch').at(-1)).toMatchObject({
       node: ['n1'],
-      request: { namespace: 'runtime', type: 'Services.bronze.dev', options: { bootstrap_contents: true }, api_version: 1 },
+      request: { namespace: 'runtime', type: 'Services.v1alpha1.talos.dev', options: { bootstrap_contents: true }, api_version: 1 },
     });
   });
 

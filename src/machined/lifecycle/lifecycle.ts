@@ -400,6 +400,8 @@ export class NodeLifecycle implements Lifecycle {
         try {
           verified = await this.fetchVerified(o.image, upload, size, stage, report, signal);
         } catch (err) {
+          // Said on the console too: the client may be gone, or never see it (issue 17).
+          this.o.log.warn(`upgrade ${o.image ? `from ${o.image}` : `of ${size} bytes from the client`} refused, nothing was written: ${(err as Error).message}`);
           if (err instanceof UpgradeImageError) throw new ApiError(grpc.status.INVALID_ARGUMENT, `upgrade image refused, nothing was written: ${err.message}`);
           throw err;
         }

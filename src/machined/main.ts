@@ -6,7 +6,7 @@ import { KmsgLogger } from '../lib/log.ts';
 import { REBOOT, reboot, sethostname, sync } from '../lib/sys.ts';
 import { VERSION } from '../version.ts';
 import { readCmdline } from './cmdline.ts';
-import { stableHostname, hostnameSeed } from '../lib/hostname.ts';
+import { describeIdentity, machineIdentity, stableHostname, writeIdentityFile } from '../lib/hostname.ts';
 import { mountEarly, setupSystemEtc, unmountAll } from './mounts.ts';
 import { watchPowerButton } from './powerbutton.ts';
 import { memoryReport } from './memstats.ts';
@@ -60,7 +60,6 @@ export async function main(): Promise<void> {
   const controllers = new ControllerRuntime(state, { log });
   controllers.register(serviceController(supervisor));
   controllers.register(envController(supervisor, baseServiceEnv(serviceEnv), daemonEnv));
-  const defaultHostname = () => cmdline().get('bronze.hostname') || stableHostname(hostnameSeed());
   if (pid1) {
     // They change the kernel's state: only on a node, never in a host run.
     controllers.register(kernelParamController(procSys()));
@@ -152,10 +151,18 @@ export async function main(): Promise<void> {
     mountVolumes: async () => {
       volumes = await mountNodeVolumes(log);
     },
+    // The machine's identity, once, before the daemons start (src/lib/hostname.ts): networkd
+    // reads it from the run directory for its default hostname.
     hostname: () => {
-      const name = defaultHostname();
+      const stateDir = process.env.BRONZE_STATE_DIR ?? '/system/state';
+      const id = machineIdentity({ stateDir });
+      writeIdentityFile(id);
+      const onDisk = volumes?.mounted.some((m) => m.label === 'STATE');
+      if (id?.source === 'machine-id' && !onDisk) log.warn('identity: no SMBIOS UUID and no physical link; the machine id lives in memory-backed STATE and changes at every boot');
+      const given = cmdline().get('bronze.hostname');
+      const name = given || stableHostname(id?.value);
       sethostname(name);
-      log.info(`hostname set to ${name}`);
+      log.info(`hostname set to ${name} (${given ? 'kernel argument bronze.hostname' : `derived from ${describeIdentity(id)}`})`);
     },
     // With ctrl-alt-del "off", the kernel sends SIGINT to PID 1 instead of rebooting at once.
     ctrlAltDelSignal: () => reboot(REBOOT.CAD_OFF),

@@ -18,7 +18,7 @@ import { runDaemon, serveDaemon } from '../daemon/serve.ts';
 import { type Publisher, StatePublisher } from '../daemon/publisher.ts';
 import { RemotePublisher } from '../daemon/remote-publisher.ts';
 import { MemoryState } from '../state/memory.ts';
-import { hostnameSeed, stableHostname } from '../lib/hostname.ts';
+import { readIdentity, stableHostname } from '../lib/hostname.ts';
 import { mayWrite } from '../contract/owners.ts';
 import { HOSTNAME_STATUS_TYPE } from './definitions.ts';
 import type { NetworkConfig } from './config.ts';
@@ -74,7 +74,8 @@ export async function main(): Promise<void> {
         publishHostname: !remote || mayWrite('networkd', HOSTNAME_STATUS_TYPE),
         ...(onNode && mayWrite('networkd', HOSTNAME_STATUS_TYPE) ? { setHostname: sethostname } : {}),
         ...(remote ? { mayPublish: (type: string) => mayWrite('networkd', type) } : {}),
-        defaultHostname: () => stableHostname(hostnameSeed()),
+        // The identity machined chose at boot (physical links only, else its machine id).
+        defaultHostname: () => stableHostname(readIdentity()?.value),
       });
       await manager.start();
       log.info(`networkd ${manage ? 'managing' : 'observing'} the network`);

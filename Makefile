@@ -75,14 +75,25 @@ image: deps kernel
 verify:
 	@image-builder/verify.sh $(OUT)
 
-# Boots the image under QEMU (TCG), serial console on stdout, host port 50000 forwarded to
-# the node's :50000. Stop it with `make stop` (ACPI power button: orderly shutdown) or
-# ctrl-a x (immediate).
+# Boots the image under QEMU (TCG), serial console on stdout, host port PORT (default 50000)
+# forwarded to the node's :50000. Stop it with `make stop [PORT=...]` (ACPI power button:
+# orderly shutdown) or ctrl-a x (immediate). Variables (image-builder/qemu.ts says more):
+#   PORT=50001        the host port of the node's API; one node per port
+#   DISK=node1.raw    boot the ISO with this file as the node's disk (/dev/vda), made blank
+#                     (DISK_SIZE, default 6G) when missing; its writes persist. Once Bronze is
+#                     installed there, the ISO boots the disk's current slot.
+#   MEDIA=none        with DISK: boot the disk alone, no ISO
+#   SNAPSHOT=1        with DISK: keep the disk's writes in a temporary overlay
+#   APPEND="..."      extra kernel arguments (a boot without DISK)
+#   UEFI=1            OVMF instead of SeaBIOS
+PORT ?= 50000
+QEMU_RUN_FLAGS = --arch $(ARCH) --port $(PORT) $(if $(DISK),--disk '$(DISK)') $(if $(DISK_SIZE),--disk-size $(DISK_SIZE)) \
+  $(if $(filter none,$(MEDIA)),--no-media) $(if $(SNAPSHOT),--snapshot) $(if $(APPEND),--append '$(APPEND)') $(if $(UEFI),--uefi)
 run: image
-	@tsx image-builder/qemu.ts run --arch $(ARCH)
+	@tsx image-builder/qemu.ts run $(QEMU_RUN_FLAGS)
 
 stop:
-	@tsx image-builder/qemu.ts stop --arch $(ARCH)
+	@tsx image-builder/qemu.ts stop --arch $(ARCH) --port $(PORT)
 
 typecheck: deps
 	@tsc -p tsconfig.json --noEmit

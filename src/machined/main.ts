@@ -140,6 +140,9 @@ export async function main(): Promise<void> {
     certCheckMs: Number(process.env.BRONZE_API_CERT_CHECK_MS ?? 30_000),
     trustdPort: Number(process.env.BRONZE_TRUSTD_PORT ?? 50001),
     onActivated: (text) => activated(text),
+    // STATE on a disk survives a reboot; memory-backed (ISO, PXE, bare kernel) it does not.
+    statePersistent: () => !pid1 || !!volumes?.mounted.some((m) => m.label === 'STATE'),
+    consequences: (text) => (pid1 ? lifecycle.installNote(text) : undefined),
   });
 
   const tasks: Record<TaskName, () => void | Promise<void>> = {

@@ -40,6 +40,10 @@ export interface NodeConfigOptions {
   trustdPort: number;
   /** Called with each configuration made active (boot, ApplyConfiguration). */
   onActivated?: (text: string) => void;
+  /** Whether STATE survives a reboot (see ConfigManagerDeps.persistent). */
+  statePersistent?: () => boolean;
+  /** What activating a configuration sets off (an install), for the reply (see ConfigManagerDeps.consequences). */
+  consequences?: (text: string) => string | undefined;
 }
 
 const OWNER = 'machined';
@@ -68,6 +72,8 @@ export class NodeConfig {
       activate: (text) => this.activate(text),
       reboot: o.reboot,
       log: o.log,
+      ...(o.statePersistent ? { persistent: o.statePersistent } : {}),
+      ...(o.consequences ? { consequences: o.consequences } : {}),
     });
   }
 

@@ -240,6 +240,13 @@ export class NodeLifecycle implements Lifecycle {
     await this.publishStatus(snap);
   }
 
+  /** What maybeInstall will do with this configuration, said in ApplyConfiguration's reply. */
+  installNote(configText: string | undefined): string | undefined {
+    const inst = installSettings(configText);
+    if (!inst || this.installTried || this.disk()) return undefined;
+    return `machine.install.disk is ${inst.disk}: Bronze installs to it now (${inst.wipe ? 'wiping it' : 'it must be blank; wipe: true to overwrite'}), then the node reboots into the installed disk with this configuration; follow it on the console or with \`bronzectl dmesg --follow\``;
+  }
+
   /** The configuration names an install disk and the node is not installed: install, then reboot. */
   async maybeInstall(configText: string | undefined): Promise<void> {
     const inst = installSettings(configText);

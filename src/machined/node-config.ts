@@ -5,6 +5,7 @@
 // reconcile it into the system), gives apid and trustd their certificates, and ends
 // maintenance mode. A configuration that fails validation at boot leaves the node in
 // maintenance mode, its errors on the console and in the machinestatus resource.
+import { MAINTENANCE_CA_COMMON_NAME } from '../contract/maintenance.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -61,7 +62,9 @@ export class NodeConfig {
       stateDir: o.stateDir,
       validate: (text) => {
         const v = o.validate(text);
-        // What the node itself needs, on top of the schema.
+        // What the node itself needs, on top of the schema; once the schema holds (else the
+        // same field would be reported twice, in two wordings).
+        if (v.errors.length) return v;
         try {
           nodeIdentity(text);
         } catch (err) {
@@ -112,7 +115,7 @@ export class NodeConfig {
     const { log, secretsDir } = this.o;
     const dir = path.join(secretsDir, 'apid');
     // A throwaway self-signed identity: clients connect with --insecure.
-    const ca = await newCA({ commonName: 'bronze maintenance', validityDays: 7 });
+    const ca = await newCA({ commonName: MAINTENANCE_CA_COMMON_NAME, validityDays: 7 });
     const names = certificateNames({ type: 'worker', ca: { crt: ca.crt }, token: '', certSANs: [] }, [...nodeAddresses(), ...this.o.extraAddresses()], os.hostname());
     const server = await issueServerCert(ca, { commonName: os.hostname(), dnsNames: names.dns, ipAddresses: names.ips, ttlMs: 7 * 24 * 3600_000 });
     await writeFileAtomic(path.join(dir, MAINTENANCE_MARKER), reasons.join('\n') + '\n');

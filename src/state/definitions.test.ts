@@ -183,3 +183,14 @@ describe('print columns', () => {
     expect(printColumnValue(spec, { name: 'M', jsonPath: '{.missing}' })).toBe('');
   });
 });
+
+describe('table columns', () => {
+  it('no definition repeats a column every table has already (issue 17: BootStatus had two VERSION columns)', () => {
+    const base = ['NODE', 'NAMESPACE', 'TYPE', 'ID', 'VERSION'];
+    for (const d of bronzeDefinitions) {
+      const names = d.printColumns.map((c) => c.name.toUpperCase());
+      expect(names.filter((n) => base.includes(n)), d.type).toEqual([]);
+      expect(new Set(names).size, d.type).toBe(names.length);
+    }
+  });
+});

@@ -106,7 +106,9 @@ export const bootStatusDefinition: ResourceDefinition = {
     { name: 'Booted', jsonPath: '{.booted}' },
     { name: 'Default', jsonPath: '{.default}' },
     { name: 'Next', jsonPath: '{.next}' },
-    { name: 'Version', jsonPath: '{.version}' },
+    // Not "Version": the table has the resource's own VERSION column already.
+    { name: 'Running Version', jsonPath: '{.version}' },
+    { name: 'Last Change', jsonPath: '{.last}' },
   ],
 };
 

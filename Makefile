@@ -16,8 +16,13 @@ all: image
 deps:
 	@scripts/deps.sh
 
+# kernel.sh copies the cached kernel out every time: it writes to a staging directory, and a
+# file whose bytes did not change keeps its time in $(A), so that a second `make image` (or
+# `make run`) rebuilds nothing that depends on the kernel or its command line.
 kernel: deps
-	@image-builder/kernel.sh $(ARCH) $(A)
+	@mkdir -p $(B)/kernel $(A)
+	@image-builder/kernel.sh $(ARCH) $(B)/kernel
+	@for f in vmlinuz kernel.config cmdline; do cmp -s $(B)/kernel/$$f $(A)/$$f || cp $(B)/kernel/$$f $(A)/$$f; done
 	@tsx image-builder/kspp-check.ts --config $(A)/kernel.config --cmdline $(A)/cmdline --arch $(ARCH) > $(A)/kspp-report.txt \
 	  || { cat $(A)/kspp-report.txt; echo 'KSPP check failed: see the MISS lines above'; exit 1; }
 	@tail -n 1 $(A)/kspp-report.txt

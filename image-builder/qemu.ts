@@ -13,6 +13,7 @@
 // it, the ISO's menu boots the disk's current slot; --no-media boots the disk alone. Each node
 // has its own QEMU monitor socket, keyed by its API port, so `stop --port N` stops that one.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -347,6 +348,12 @@ export function parseSize(text: string): number {
   return Number(m[1]) * unit;
 }
 
+/** A stable SMBIOS UUID (RFC 4122 layout, version 5-like) for a node named by `seed`. */
+export function nodeUuid(seed: string): string {
+  const h = createHash('sha256').update(`bronze-node ${seed}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
 /** Resolves when nothing listens on 127.0.0.1:port (else QEMU would fail with a cryptic hostfwd error). */
 function portFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -397,7 +404,10 @@ async function cli(argv: string[]): Promise<number> {
     const firmware = f.uefi ? 'uefi' : 'bios';
     // A -drive with id=disk0 needs its device; the other drives are complete specifications.
     const extraArgs = drives.some((d) => d.includes('id=disk0,') || d.endsWith('id=disk0')) ? ['-device', 'virtio-blk-pci,drive=disk0,bootindex=1'] : [];
-    const c = qemuCommand({ arch, apiPort: port, append: f.append, boot, firmware, drives, extraArgs });
+    // Firmware gives real machines a system UUID (their identity: the default hostname derives
+    // from it); QEMU gives none unless told. One per node: its disk, else its port.
+    const uuid = nodeUuid(f.disk ? `disk:${path.resolve(f.disk)}` : `port:${port}`);
+    const c = qemuCommand({ arch, apiPort: port, append: f.append, boot, firmware, drives, extraArgs, uuid });
     const what = f.disk ? `${boot.kind === 'disk' ? 'the disk' : 'the ISO'} with ${f.disk} as /dev/vda` : boot.kind;
     say(`booting ${arch} (${what}, ${firmware}) under QEMU (TCG); API on 127.0.0.1:${port}; stop with \`make stop${port === 50000 ? '' : ` PORT=${port}`}\``);
     fs.rmSync(c.monitor, { force: true });

@@ -6,9 +6,11 @@
 // BRONZE_NETWORKD_MANAGE=1: a host run (machined as an ordinary process, in tests) must not
 // run DHCP on the host's links, so there networkd only observes and publishes.
 //
-// Inputs today: the kernel command line, and in host runs a JSON NetworkConfig file named by
-// BRONZE_NETWORKD_CONFIG (resolv.conf and hosts then go to BRONZE_NETWORKD_ETC_DIR). Resources go to machined's state over its socket (RemotePublisher)
-// when BRONZE_NETWORKD_PUBLISH=remote or on a node; elsewhere into a local in-memory state.
+// Inputs: the kernel command line and the machine configuration (watched in machined's state,
+// applied live), or in host runs a JSON NetworkConfig file named by BRONZE_NETWORKD_CONFIG
+// (resolv.conf and hosts then go to BRONZE_NETWORKD_ETC_DIR). Resources go to machined's state
+// over its socket (RemotePublisher) when BRONZE_NETWORKD_PUBLISH=remote or on a node; elsewhere
+// into a local in-memory state.
 import fs from 'node:fs';
 import path from 'node:path';
 import { StderrLogger } from '../lib/log.ts';

@@ -1,6 +1,6 @@
 // What machined needs from the machine configuration to give the node its API identity:
-// machine type, OS CA, join token, extra certificate names, the control-plane endpoint.
-// (The full v1alpha1 schema and its validation come with the configuration work.)
+// machine type, OS CA, join token, extra certificate names, the control-plane endpoint. The
+// schema itself is checked before (src/config/validate.ts); these are the node's own needs.
 import YAML from 'yaml';
 import { fromBase64Pem } from '../../pki/pem.ts';
 

@@ -2,7 +2,7 @@
 // `bronze.config.inline=<base64>`, then `bronze.config=<http(s) url>` (fetched with retries;
 // `${uuid}` and `${mac}` are replaced by the machine's SMBIOS UUID and its first physical
 // link's MAC address).
-// The STATE partition comes first once nodes install to disk.
+// A configuration kept in STATE comes before both (src/machined/node-config.ts).
 import type { Logger } from '../../lib/log.ts';
 import type { Cmdline } from '../cmdline.ts';
 import { physicalLinks, smbiosUuid } from '../../lib/hostname.ts';

@@ -185,11 +185,22 @@ export class QemuVM {
   private runStart = 0;
   private restarted = false;
 
+  /** A command that runs QEMU itself (`make run`), in its own process group; else QEMU from `opts`. */
+  private readonly command: { bin: string; args: string[]; cwd?: string; env?: NodeJS.ProcessEnv } | undefined;
+
   constructor(
-    opts: QemuOptions,
+    opts: QemuOptions & { command?: { bin: string; args: string[]; cwd?: string; env?: NodeJS.ProcessEnv } },
     private readonly echo?: (line: string) => void,
   ) {
     this.noReboot = !!opts.noReboot;
+    this.command = opts.command;
+    if (opts.command) {
+      this.bin = opts.command.bin;
+      this.args = opts.command.args;
+      this.monitor = defaultMonitorSocket(opts.outDir ?? '_out', opts.arch ?? 'amd64', opts.apiPort ?? 50000);
+      this.tempDir = undefined;
+      return;
+    }
     const c = qemuCommand(opts);
     this.bin = c.bin;
     this.args = c.args;
@@ -198,8 +209,10 @@ export class QemuVM {
   }
 
   start(): this {
-    fs.rmSync(this.monitor, { force: true });
-    const p = spawn(this.bin, this.args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    if (!this.command) fs.rmSync(this.monitor, { force: true });
+    const p = this.command
+      ? spawn(this.bin, this.args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, cwd: this.command.cwd, env: this.command.env ?? process.env })
+      : spawn(this.bin, this.args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.proc = p;
     let partial = '';
     const onData = (d: Buffer) => {
@@ -303,9 +316,17 @@ export class QemuVM {
     return this.lines.slice(-n).join('\n');
   }
 
-  /** Ends QEMU; then, like every wait, fails if the kernel killed anything for want of memory. */
+  /** Ends QEMU (and the command that ran it); then, like every wait, fails if the kernel killed anything for want of memory. */
   kill(): void {
-    if (!this.exited) this.proc?.kill('SIGKILL');
+    if (!this.exited && this.proc?.pid !== undefined) {
+      if (this.command) {
+        try {
+          process.kill(-this.proc.pid, 'SIGKILL');
+        } catch {
+          /* gone already */
+        }
+      } else this.proc.kill('SIGKILL');
+    }
     this.failOnOom();
   }
 }

@@ -221,13 +221,14 @@ export async function main(): Promise<void> {
     },
   };
 
+  const conditions = { wipesPending: () => lifecycle.pendingWipes.length > 0 };
   let inFlight: SequenceName | undefined;
   const request = async (seq: SequenceName, why: string, actorId = ''): Promise<void> => {
     if (inFlight) return log.info(`${why}: ${inFlight} already in progress`);
     inFlight = seq;
     log.info(`${why}: starting ${seq} sequence`);
     events.publishSequence(seq, 'START', { actorId });
-    await runSequence(seq, tasks, { pid1, log: (m) => log.info(m) });
+    await runSequence(seq, tasks, { pid1, log: (m) => log.info(m), conditions });
     if (!pid1) process.exit(0);
   };
 
@@ -237,5 +238,5 @@ export async function main(): Promise<void> {
   process.on('uncaughtException', (err) => log.error(`uncaught: ${err.stack ?? err.message}`));
   process.on('unhandledRejection', (err) => log.error(`unhandled rejection: ${(err as Error)?.stack ?? String(err)}`));
 
-  await runSequence('boot', tasks, { pid1, log: (m) => log.info(m) });
+  await runSequence('boot', tasks, { pid1, log: (m) => log.info(m), conditions });
 }

@@ -144,6 +144,10 @@ export class NodeLifecycle implements Lifecycle {
   private installedOrThrow(what: string): { disk: NodeDisk; booted: Slot } {
     const disk = this.disk();
     const booted = this.bootedSlot();
+    if (disk && !booted) {
+      // Installed, but this boot came from other media (the ISO's own entry, PXE, a bare kernel).
+      throw new ApiError(grpc.status.FAILED_PRECONDITION, `cannot ${what}: Bronze is installed on ${disk.device}, but this boot did not come from it (the ISO's own menu entry, PXE or a bare kernel): boot from the disk (the ISO's default entry does, or remove the media) and ${what} there`);
+    }
     if (!disk || !booted) {
       throw new ApiError(grpc.status.FAILED_PRECONDITION, `cannot ${what}: this node is not running from an installed disk (booted from ${booted ? 'a disk without BOOT' : 'the ISO, PXE or a bare kernel'}); install it first`);
     }

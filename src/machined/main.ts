@@ -10,7 +10,7 @@ import { describeIdentity, machineIdentity, stableHostname, writeIdentityFile } 
 import { mountEarly, setupSystemEtc, unmountAll } from './mounts.ts';
 import { watchPowerButton } from './powerbutton.ts';
 import { memoryReport } from './memstats.ts';
-import { Reaper } from './reaper.ts';
+import { Reaper, spawnedChildren } from './reaper.ts';
 import { runSequence, type SequenceName, type TaskName } from './sequences.ts';
 import { baseServiceEnv, daemonEnv, serviceSpecs } from './services.ts';
 import { Supervisor } from './supervisor.ts';
@@ -51,7 +51,9 @@ export async function main(): Promise<void> {
   const only = !pid1 && process.env.BRONZE_SERVICES ? process.env.BRONZE_SERVICES.split(',').filter(Boolean) : undefined;
   const serviceEnv: Record<string, string> = { UV_THREADPOOL_SIZE: '4' };
   const supervisor = new Supervisor(serviceSpecs(serviceEnv, only), { log: (m) => log.info(m) });
-  const reaper = new Reaper(() => supervisor.pids(), log);
+  // Never the children libuv waits for: the daemons, and whatever machined's own work spawns.
+  const children = spawnedChildren();
+  const reaper = new Reaper(() => new Set([...supervisor.pids(), ...children()]), log);
 
   // Resources and events: the state the API exposes, fed by controllers.
   const state = new MemoryState();

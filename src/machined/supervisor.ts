@@ -522,6 +522,8 @@ export class Supervisor extends EventEmitter {
         message = passedOnce ? `Health check failed: ${errorMessage(err)}` : STARTING_HEALTH_MESSAGE;
       }
       if (svc.run !== run) return; // the process exited meanwhile
+      // Being stopped, a daemon closes its socket first: that is the stop, not a failure.
+      if (run.stopping) return;
       svc.lastHealthMessage = message;
       if (svc.healthy !== healthy) {
         svc.healthy = healthy;

@@ -149,7 +149,9 @@ describe('the README, command by command', () => {
       then: async (_r, from) => {
         await vm!.waitFor(/wiped STATE/, BOOT, from);
         const booting = await vm!.waitFor(/bronze: booting slot A/, BOOT, from);
-        await vm!.waitFor(MAINTENANCE, BOOT, booting);
+        const maintenance = await vm!.waitFor(MAINTENANCE, BOOT, booting);
+        // Up (machined watches the power button from then on) before the README's next step.
+        await vm!.waitFor(RUNNING, BOOT, maintenance);
       },
     },
   ];
@@ -207,7 +209,8 @@ describe('the README, command by command', () => {
         if (kind === 'start') {
           vms++;
           vm = new QemuVM({ apiPort: port, command: { bin: 'bash', args: ['-c', `${text} PORT=${port}`], cwd: REPO, env } }, consoleFile(`readme-node-${vms}`)).start();
-          await vm.waitFor(MAINTENANCE, BOOT + 300_000); // `make run` may build first
+          const maintenance = await vm.waitFor(MAINTENANCE, BOOT + 300_000); // `make run` may build first
+          await vm.waitFor(RUNNING, BOOT, maintenance);
           const v = await bronzectlUntilOk(['version', '--insecure', '-n', target()], { timeoutMs: 180_000 });
           expect(v.code, `${label}: the node's API on 127.0.0.1:${port}: ${v.stderr}`).toBe(0);
           continue;

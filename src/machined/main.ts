@@ -8,7 +8,7 @@ import { VERSION } from '../version.ts';
 import { startupTimes } from '../lib/startup.ts';
 import type { RoleHandoff } from '../role-entry.ts';
 import { readCmdline } from './cmdline.ts';
-import { stableHostname, hostnameSeed } from '../lib/hostname.ts';
+import { describeIdentity, machineIdentity, readIdentity, stableHostname, writeIdentityFile } from '../lib/hostname.ts';
 import { currentMounts, mountEarly, setupSystemEtc, unmountAll } from './mounts.ts';
 import { mountStatuses } from './mount-status.ts';
 import { readSecurityState } from './security-state.ts';
@@ -17,7 +17,7 @@ import { MOUNT_STATUS_TYPE } from '../contract/resources/mount-status.ts';
 import { SECURITY_STATE_ID, SECURITY_STATE_TYPE } from '../contract/resources/security-state.ts';
 import { watchPowerButton } from './powerbutton.ts';
 import { memoryReport } from './memstats.ts';
-import { Reaper } from './reaper.ts';
+import { Reaper, spawnedChildren } from './reaper.ts';
 import { runSequence, type SequenceName, type TaskName } from './sequences.ts';
 import { SERVICE_ENV, baseServiceEnv, daemonEnv, serviceSpecs } from './services.ts';
 import { Supervisor } from './supervisor.ts';
@@ -59,7 +59,9 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
   const serviceEnv: Record<string, string> = { ...SERVICE_ENV };
   const supervisor = new Supervisor(serviceSpecs(serviceEnv, only), { log: (m) => log.info(m), adopt: handoff.firstServices });
   if (handoff.firstServices?.size) log.info(`started first, before machined loaded: ${[...handoff.firstServices.keys()].join(', ')}`);
-  const reaper = new Reaper(() => supervisor.pids(), log);
+  // Never the children libuv waits for: the daemons, and whatever machined's own work spawns.
+  const children = spawnedChildren();
+  const reaper = new Reaper(() => new Set([...supervisor.pids(), ...children()]), log);
 
   // Resources and events: the state the API exposes, fed by controllers.
   const state = new MemoryState();
@@ -69,7 +71,6 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
   const controllers = new ControllerRuntime(state, { log });
   controllers.register(serviceController(supervisor));
   controllers.register(envController(supervisor, baseServiceEnv(serviceEnv), daemonEnv));
-  const defaultHostname = () => cmdline().get('bronze.hostname') || stableHostname(hostnameSeed());
   if (pid1) {
     // They change the kernel's state: only on a node, never in a host run.
     controllers.register(kernelParamController(procSys()));
@@ -150,6 +151,9 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
     certCheckMs: Number(process.env.BRONZE_API_CERT_CHECK_MS ?? 30_000),
     trustdPort: Number(process.env.BRONZE_TRUSTD_PORT ?? 50001),
     onActivated: (text) => activated(text),
+    // STATE on a disk survives a reboot; memory-backed (ISO, PXE, bare kernel) it does not.
+    statePersistent: () => !pid1 || !!volumes?.mounted.some((m) => m.label === 'STATE'),
+    consequences: (text) => (pid1 ? lifecycle.installNote(text) : undefined),
   });
   if (pid1) {
     // VolumeConfig (EPHEMERAL's mount options) and FilesystemTrimConfig: the volumes of the node's disk.
@@ -162,7 +166,7 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
           const st = fs.statfsSync(mountpoint);
           return st.blocks * st.bsize;
         },
-        nodeSeed: () => hostnameSeed() ?? 'bronze',
+        nodeSeed: () => readIdentity()?.value ?? 'bronze',
       }),
     );
   }
@@ -177,11 +181,19 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
       volumes = await mountNodeVolumes(log);
       for (const [id, spec] of mountStatuses(volumes, currentMounts())) await systemFacts.apply('runtime', MOUNT_STATUS_TYPE, id, spec);
     },
+    // The machine's identity, once, before the daemons start (src/lib/hostname.ts): networkd
+    // reads it from the run directory for its default hostname.
     hostname: () => {
-      const name = defaultHostname();
+      const stateDir = process.env.BRONZE_STATE_DIR ?? '/system/state';
+      const id = machineIdentity({ stateDir });
+      writeIdentityFile(id);
+      const onDisk = volumes?.mounted.some((m) => m.label === 'STATE');
+      if (id?.source === 'machine-id' && !onDisk) log.warn('identity: no SMBIOS UUID and no physical link; the machine id lives in memory-backed STATE and changes at every boot');
+      const given = cmdline().get('bronze.hostname');
+      const name = given || stableHostname(id?.value);
       sethostname(name);
       if (pid1) fs.writeFileSync('/system/etc/hostname', `${name}\n`, { mode: 0o644 });
-      log.info(`hostname set to ${name}`);
+      log.info(`hostname set to ${name} (${given ? 'kernel argument bronze.hostname' : `derived from ${describeIdentity(id)}`})`);
     },
     // With ctrl-alt-del "off", the kernel sends SIGINT to PID 1 instead of rebooting at once.
     ctrlAltDelSignal: () => reboot(REBOOT.CAD_OFF),
@@ -239,13 +251,14 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
     },
   };
 
+  const conditions = { wipesPending: () => lifecycle.pendingWipes.length > 0 };
   let inFlight: SequenceName | undefined;
   const request = async (seq: SequenceName, why: string, actorId = ''): Promise<void> => {
     if (inFlight) return log.info(`${why}: ${inFlight} already in progress`);
     inFlight = seq;
     log.info(`${why}: starting ${seq} sequence`);
     events.publishSequence(seq, 'START', { actorId });
-    await runSequence(seq, tasks, { pid1, log: (m) => log.info(m) });
+    await runSequence(seq, tasks, { pid1, log: (m) => log.info(m), conditions });
     if (!pid1) process.exit(0);
   };
 
@@ -255,5 +268,5 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
   process.on('uncaughtException', (err) => log.error(`uncaught: ${err.stack ?? err.message}`));
   process.on('unhandledRejection', (err) => log.error(`unhandled rejection: ${(err as Error)?.stack ?? String(err)}`));
 
-  await runSequence('boot', tasks, { pid1, log: (m) => log.info(m) });
+  await runSequence('boot', tasks, { pid1, log: (m) => log.info(m), conditions });
 }

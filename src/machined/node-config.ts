@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MAINTENANCE_MARKER } from '../apid/maintenance.ts';
+import { MAINTENANCE_CA_COMMON_NAME } from '../contract/maintenance.ts';
 import { writeFileAtomic } from '../lib/atomic.ts';
 import type { Logger } from '../lib/log.ts';
 import { selfSignedServerCert } from '../pki/self-signed.ts';
@@ -40,6 +41,10 @@ export interface NodeConfigOptions {
   trustdPort: number;
   /** Called with each configuration made active (boot, ApplyConfiguration). */
   onActivated?: (text: string) => void;
+  /** Whether STATE survives a reboot (see ConfigManagerDeps.persistent). */
+  statePersistent?: () => boolean;
+  /** What activating a configuration sets off (an install), for the reply (see ConfigManagerDeps.consequences). */
+  consequences?: (text: string) => string | undefined;
 }
 
 const OWNER = 'machined';
@@ -63,8 +68,9 @@ export class NodeConfig {
       stateDir: o.stateDir,
       validate: (text) => {
         const v = o.validate(text);
-        // What the node itself needs, on top of the schema (a configuration of typed documents
-        // alone is valid: it is applied, and the node stays in maintenance mode).
+        // What the node itself needs, on top of the schema; once the schema holds (else the same
+        // field would be reported twice, in two wordings). A configuration of typed documents
+        // alone is valid: it is applied, and the node stays in maintenance mode.
         if (v.errors.length) return v;
         if (!hasV1Alpha1(text)) {
           if (this.identity) return { errors: ['no v1alpha1 document: a configured node keeps its identity (machine.type, token, ca); include the v1alpha1 document'], warnings: v.warnings };
@@ -80,6 +86,8 @@ export class NodeConfig {
       activate: (text) => this.activate(text),
       reboot: o.reboot,
       log: o.log,
+      ...(o.statePersistent ? { persistent: o.statePersistent } : {}),
+      ...(o.consequences ? { consequences: o.consequences } : {}),
     });
   }
 
@@ -121,7 +129,7 @@ export class NodeConfig {
     // A throwaway self-signed identity: clients connect with --insecure. Made without the X.509
     // library, which costs more than a second under emulation (pki/self-signed.ts).
     const names = certificateNames({ type: 'worker', ca: { crt: '' }, token: '', certSANs: [] }, [...nodeAddresses(), ...this.o.extraAddresses()], os.hostname());
-    const server = selfSignedServerCert({ commonName: os.hostname(), dnsNames: names.dns, ipAddresses: names.ips, ttlMs: 7 * 24 * 3600_000 });
+    const server = selfSignedServerCert({ commonName: MAINTENANCE_CA_COMMON_NAME, dnsNames: names.dns, ipAddresses: names.ips, ttlMs: 7 * 24 * 3600_000 });
     const ca = { crt: server.crt };
     await writeFileAtomic(path.join(dir, MAINTENANCE_MARKER), reasons.join('\n') + '\n');
     await writeFileAtomic(path.join(dir, 'ca.crt'), ca.crt);

@@ -343,6 +343,18 @@ describe('Supervisor', () => {
     expect(sup.pids().size).toBe(0);
   });
 
+  it('a health check failing while the service is being stopped is not reported (issue 17: noise at every shutdown)', async () => {
+    const socket = join(tmp, 'slow-stop.sock');
+    const { sup, seen } = supervise([node('svc', 'slow-stop.mjs', [socket, '500'], { healthCheck: canConnect(socket), healthInterval: 40, stopTimeout: 2000 })]);
+    sup.start();
+    await waitFor('healthy', () => sup.get('svc')!.healthy === true);
+    await sup.stopService('svc');
+    const from = seen.findIndex((ev) => ev.id === 'svc' && /^Stopping/.test(ev.message));
+    expect(from).toBeGreaterThanOrEqual(0);
+    expect(seen.slice(from).map((ev) => ev.message).filter((m) => /Health check/.test(m))).toEqual([]);
+    expect(sup.get('svc')!.events.at(-1)!.message).toBe('Stopped: process exited with code 0');
+  });
+
   it('does not restart a service that dies while the supervisor is stopping', async () => {
     const { sup, seen } = supervise(
       [node('a', 'run.mjs'), node('b', 'run.mjs', ['--term-delay', '300'], { dependsOn: ['a'] })],

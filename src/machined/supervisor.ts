@@ -94,8 +94,8 @@ const DEFAULT_STOP_TIMEOUT = 10_000;
 /** Health polling interval while a freshly started process has not yet passed a check. */
 const STARTUP_HEALTH_INTERVAL = 200;
 
-/** What a service's health says until its first check has passed. */
-export const STARTING_HEALTH_MESSAGE = 'Waiting for its first health check to pass';
+/** What a service's health says until its first check has passed: it is starting, not failing. */
+export const STARTING_HEALTH_MESSAGE = 'Waiting for its socket (starting)';
 
 /** A health check that has not settled after max(healthInterval, this) counts as failed. */
 const MIN_HEALTH_TIMEOUT = 1000;
@@ -556,6 +556,8 @@ export class Supervisor extends EventEmitter {
         message = passedOnce ? `Health check failed: ${errorMessage(err)}` : STARTING_HEALTH_MESSAGE;
       }
       if (svc.run !== run) return; // the process exited meanwhile
+      // Being stopped, a daemon closes its socket first: that is the stop, not a failure.
+      if (run.stopping) return;
       svc.lastHealthMessage = message;
       if (svc.healthy !== healthy) {
         svc.healthy = healthy;

@@ -140,6 +140,15 @@ describe('lifecycle: install from the ISO, upgrade, rollback, fallback, reset', 
     expect(h.stdout, h.stderr).toMatch(/installed-node/);
     const st = await bootStatus();
     expect(st).toMatchObject({ booted: 'A', default: 'A', slots: { A: { version } } });
+    // Issue 17 (item 7): no SMBIOS UUID here (QEMU without -uuid), so the default name comes
+    // from the first physical link's MAC: the same on the ISO boot and on the disk boot,
+    // never from the kernel's bond0 (bonding.max_bonds=0), which had a random MAC each boot.
+    const named = [...iso.lines, ...vm.lines].flatMap((l) => /machined\[1\]: hostname set to (\S+) \((.*)\)/.exec(l)?.slice(1, 3) ?? []);
+    expect(named.filter((_, i) => i % 2 === 0)).toEqual([named[0], named[0]]);
+    expect(named[1]).toMatch(/^derived from the MAC address 52:54:00:12:34:56 of \w+ \(no SMBIOS UUID\)$/);
+    const links = await ctl(['get', 'links', '-o', 'json']);
+    expect(links.code, links.stderr).toBe(0);
+    expect(links.stdout).not.toMatch(/"id": "bond0"/);
   }, 3 * BOOT);
 
   it('upgrades to another build through the API, then rolls back', async () => {

@@ -168,6 +168,74 @@ export class Stream<T> {
   }
 }
 
+/**
+ * The messages a client streams to the server (a bidi call's requests), read one at a time with
+ * backpressure: the call is paused while a message waits to be taken, so a slow reader slows
+ * the client (HTTP/2 flow control) instead of filling memory.
+ *
+ * Not Node's `Readable` async iterator: when the handler ends the call with an error
+ * (`call.emit('error', status)`, grpc-js's way to send a status) while a read is pending, that
+ * iterator takes the error as its own and destroys the call, and grpc-js then sends no status
+ * at all: the client, still uploading, waits for good once the flow-control windows are full
+ * (issue 17: `upgrade --image` of a 58 MiB non-image stalled at "upload 36 MiB"). This reader
+ * only listens; the call's end is the handler's to decide.
+ */
+export class MessageReader<T> implements AsyncIterator<T> {
+  readonly #call: grpc.ServerDuplexStream<T, unknown>;
+  readonly #queue: T[] = [];
+  #ended = false;
+  #failure: Error | undefined;
+  #waiting: { resolve: (r: IteratorResult<T>) => void; reject: (e: Error) => void } | undefined;
+
+  constructor(call: grpc.ServerDuplexStream<T, unknown>) {
+    this.#call = call;
+    call.on('data', (msg: T) => {
+      this.#queue.push(msg);
+      call.pause();
+      this.#wake();
+    });
+    call.on('end', () => {
+      this.#ended = true;
+      this.#wake();
+    });
+    const gone = () => {
+      this.#failure ??= new ApiError(grpc.status.CANCELLED, 'the client cancelled the call');
+      this.#wake();
+    };
+    call.on('cancelled', gone);
+    call.on('close', () => {
+      if (!this.#ended) gone();
+    });
+  }
+
+  #wake(): void {
+    const w = this.#waiting;
+    if (!w) return;
+    const msg = this.#queue.shift();
+    if (msg !== undefined) {
+      this.#waiting = undefined;
+      return w.resolve({ done: false, value: msg });
+    }
+    if (this.#ended) {
+      this.#waiting = undefined;
+      return w.resolve({ done: true, value: undefined });
+    }
+    if (this.#failure) {
+      this.#waiting = undefined;
+      w.reject(this.#failure);
+    }
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    if (this.#waiting) return Promise.reject(new Error('MessageReader: one read at a time'));
+    return new Promise((resolve, reject) => {
+      this.#waiting = { resolve, reject };
+      this.#wake();
+      if (this.#waiting && this.#queue.length === 0) this.#call.resume();
+    });
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Wire conversions.
 

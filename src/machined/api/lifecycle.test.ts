@@ -18,6 +18,8 @@ type Progress = { metadata: unknown; stage: string; message: string; done: strin
 type AnyClient = grpc.Client & Record<string, (...args: any[]) => any>;
 
 const MiB = 1 << 20;
+/** An upload of this size is refused by FakeLifecycle after its first chunk. */
+const REFUSED_SIZE = 64 * MiB;
 
 class FakeLifecycle implements Lifecycle {
   readonly log: string[] = [];
@@ -46,6 +48,18 @@ class FakeLifecycle implements Lifecycle {
       progress({ stage: 'download', message: o.image });
       await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
       throw new ApiError(grpc.status.CANCELLED, 'upgrade cancelled, nothing was written');
+    }
+    if (upload && o.image === '' && size === REFUSED_SIZE) {
+      // Like the image verifier: a reader pulls in the background, and the header already
+      // says no while that reader waits for the next chunk.
+      const reading = (async () => {
+        for await (const chunk of upload) rec.bytes += chunk.length;
+      })().catch(() => {});
+      await new Promise((r) => setTimeout(r, 50));
+      void reading;
+      // A last progress message still being written when the call ends with the error.
+      progress({ stage: 'receive', message: 'upload', done: rec.bytes, total: size });
+      throw new ApiError(grpc.status.INVALID_ARGUMENT, 'upgrade image refused, nothing was written: not a Bronze upgrade image');
     }
     if (upload) {
       const hash = crypto.createHash('sha256');
@@ -218,6 +232,17 @@ describe('lifecycle API handlers', () => {
       await new Promise((r) => setTimeout(r, 80));
       expect(lc.reboots).toEqual([]);
     });
+
+    it('a refusal while the client is still sending ends the call with its status (no hang)', async () => {
+      const data = Buffer.alloc(REFUSED_SIZE, 0x5a);
+      await expect(upgradeStream({ request: {}, size: data.length }, data)).rejects.toMatchObject({
+        code: grpc.status.INVALID_ARGUMENT,
+        details: 'upgrade image refused, nothing was written: not a Bronze upgrade image',
+      });
+      expect(lc.upgrades[0]!.bytes).toBeLessThan(REFUSED_SIZE);
+      await new Promise((r) => setTimeout(r, 80));
+      expect(lc.reboots).toEqual([]);
+    }, 20_000);
 
     it('a client that cancels aborts the Lifecycle\'s signal', async () => {
       const call = client.UpgradeStream!() as grpc.ClientDuplexStream<object, Progress>;

@@ -19,7 +19,7 @@
 
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { ApiError, Stream, invalidArgument, serverStream, unary, unavailable } from './common.ts';
+import { ApiError, MessageReader, Stream, invalidArgument, serverStream, unary, unavailable } from './common.ts';
 
 export interface ProgressEvent {
   stage: string;
@@ -210,9 +210,9 @@ export function lifecycleHandlers(o: LifecycleApiOptions): Record<string, grpc.U
 
   const UpgradeStream: grpc.handleBidiStreamingCall<UpgradeStreamRequest, Progress> = (call) => {
     const stream = new Stream<Progress>(call as unknown as grpc.ServerWritableStream<unknown, Progress>);
-    // Not call[Symbol.asyncIterator](): at the end of the requests it would destroy the call,
-    // replies and status included.
-    const messages = call.iterator({ destroyOnReturn: false }) as AsyncIterator<UpgradeStreamRequest>;
+    // Not the call's async iterator: it destroys the call (status included) when the call ends
+    // with an error while a read is pending (see MessageReader).
+    const messages = new MessageReader<UpgradeStreamRequest>(call);
     const run = async () => {
       const lc = lifecycle('install or upgrade');
       const first = await messages.next();

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigManager, ConfigRejected, configDiff, rebootReasons } from './manager.ts';
+import { ConfigManager, type ConfigManagerDeps, ConfigRejected, VOLATILE_NOTE, configDiff, rebootReasons } from './manager.ts';
 
 const quiet = silentLogger;
 const base = 'version: v1alpha1\nmachine:\n  type: controlplane\n  network:\n    hostname: a\n  sysctls:\n    vm.swappiness: "10"\ncluster:\n  clusterName: c\n';
@@ -25,13 +25,47 @@ describe('ConfigManager', () => {
   let dir: string;
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  function manager(validate = (t: string) => ({ errors: t.includes('bad') ? ['machine.network.hostname: bad'] : [], warnings: [] })) {
+  function manager(
+    validate = (t: string) => ({ errors: t.includes('bad') ? ['machine.network.hostname: bad'] : [], warnings: [] }),
+    more: Partial<ConfigManagerDeps> = {},
+  ) {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-cfgmgr-'));
     const activated: string[] = [];
     const reboots: string[] = [];
-    const m = new ConfigManager({ stateDir: dir, validate, activate: async (t) => void activated.push(t), reboot: (r) => reboots.push(r), log: quiet });
+    const m = new ConfigManager({ stateDir: dir, validate, activate: async (t) => void activated.push(t), reboot: (r) => reboots.push(r), log: quiet, ...more });
     return { m, activated, reboots };
   }
+
+  const valid = (t: string) => ({ errors: t.includes('bad') ? ['machine.network.hostname: bad'] : [], warnings: [] });
+
+  it('with STATE in memory, refuses the modes that reboot (the configuration would be lost), and says so on a live apply', async () => {
+    const { m, activated, reboots } = manager(valid, { persistent: () => false });
+    await m.adopt(base, true);
+    const next = base.replace('clusterName: c', 'clusterName: z');
+    for (const mode of ['REBOOT', 'STAGED', 'AUTO'] as const) {
+      const err = await m.apply(next, mode).catch((e) => e);
+      expect(err, mode).toBeInstanceOf(ConfigRejected);
+      expect(err.kind).toBe('state');
+      expect(err.errors[0]).toMatch(/would lose this configuration: STATE is in memory on this node \(no installed disk\), so a configuration lasts until the node reboots or powers off\. Apply it with --mode=no-reboot/);
+    }
+    expect(reboots).toEqual([]);
+    expect(m.persisted()).toBe(base);
+    const live = base.replace('hostname: a', 'hostname: b');
+    const r = await m.apply(live, 'AUTO');
+    expect(r).toMatchObject({ mode: 'NO_REBOOT', details: `Applied without a reboot. ${VOLATILE_NOTE}.` });
+    expect(activated.at(-1)).toBe(live);
+  });
+
+  it('a live apply says what it sets off (an install), decided before it is set off', async () => {
+    let installing = false;
+    const { m } = manager(valid, {
+      activate: async () => void (installing = true),
+      consequences: () => (installing ? undefined : 'machine.install.disk is /dev/vda: Bronze installs to it now'),
+      persistent: () => false,
+    });
+    const r = await m.apply(base, 'NO_REBOOT');
+    expect(r.details).toBe('Applied without a reboot. machine.install.disk is /dev/vda: Bronze installs to it now');
+  });
 
   it('applies live in no-reboot and auto modes, persisting the file', async () => {
     const { m, activated, reboots } = manager();

@@ -108,7 +108,19 @@ export interface ConfigManagerDeps {
   activate: (text: string) => Promise<void>;
   reboot: (reason: string) => void;
   log: Logger;
+  /**
+   * Whether stateDir survives a reboot (STATE on a disk). Default: it does. When it does not
+   * (ISO, PXE or a bare kernel: STATE in memory), a mode that reboots would lose the
+   * configuration it applies, so those modes are refused (issue 17).
+   */
+  persistent?: () => boolean;
+  /** What activating `text` sets off beyond the configuration itself (e.g. an install), said in the reply. */
+  consequences?: (text: string) => string | undefined;
 }
+
+/** Said with every change applied on a node whose STATE is in memory. */
+export const VOLATILE_NOTE =
+  'STATE is in memory on this node (no installed disk): the configuration lasts until the node reboots or powers off';
 
 export const CONFIG_FILE = 'config.yaml';
 
@@ -154,6 +166,17 @@ export class ConfigManager {
     if ((resolved === 'NO_REBOOT' || resolved === 'TRY') && reasons.length) {
       throw new ConfigRejected([`these changes need a reboot: ${reasons.join('; ')} (use --mode=reboot, auto or staged)`], 'needs-reboot');
     }
+    const persistent = this.d.persistent?.() ?? true;
+    if (!persistent && (resolved === 'REBOOT' || resolved === 'STAGED')) {
+      const why = mode === 'AUTO' ? ` (auto chose ${resolved.toLowerCase()}: ${reasons.join('; ')})` : '';
+      throw new ConfigRejected(
+        [
+          `mode ${resolved.toLowerCase()}${why} would lose this configuration: ${VOLATILE_NOTE.replace(': the configuration lasts', ', so a configuration lasts')}. ` +
+            'Apply it with --mode=no-reboot (it then lasts until power-off), or install Bronze to a disk (machine.install.disk, bronzectl install) to keep it.',
+        ],
+        'state',
+      );
+    }
     const diff = configDiff(this.current, text);
     if (opts.dryRun) {
       return { mode: resolved, warnings, diff, details: `Dry run: the configuration would be applied with mode ${resolved}; nothing changed.\n${diff}` };
@@ -166,11 +189,14 @@ export class ConfigManager {
         await this.persist(text);
         this.d.reboot('configuration applied with a reboot');
         return { mode: resolved, warnings, details: 'Applied: the node reboots into the new configuration.' };
-      case 'NO_REBOOT':
+      case 'NO_REBOOT': {
         this.cancelTry();
+        const then = this.d.consequences?.(text); // before activating, which sets it off
         await this.persist(text);
         await this.activate(text);
-        return { mode: resolved, warnings, details: 'Applied without a reboot.' };
+        const note = persistent || then ? '' : ` ${VOLATILE_NOTE}.`;
+        return { mode: resolved, warnings, details: `Applied without a reboot.${note}${then ? ` ${then}` : ''}` };
+      }
       case 'TRY': {
         const timeout = opts.tryTimeoutMs && opts.tryTimeoutMs > 0 ? opts.tryTimeoutMs : 60_000;
         this.cancelTry();

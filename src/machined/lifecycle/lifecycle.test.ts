@@ -53,6 +53,16 @@ describe('NodeLifecycle off an installed disk', () => {
     expect(sequences).toEqual([]);
   });
 
+  it('booted from the ISO with Bronze installed on a disk: says so, not "install it first" (issue 17)', async () => {
+    const part = (label: string) => ({ label, number: 1, name: label, device: `/dev/vda${label}`, start: 0, size: 0, uuid: '', type: '' });
+    const disk = { disk: 'vda', device: '/dev/vda', uuid: 'u', partitions: { BOOT: part('BOOT'), META: part('META'), STATE: part('STATE') } };
+    const lc = new NodeLifecycle({ log: quiet, state: new MemoryState(), cmdline: () => parseCmdline('console=ttyS0'), volumes: () => ({ disk, mounted: [] }) as never, configText: () => undefined, requestSequence: () => {} });
+    const err = await lc.upgrade({ image: 'http://127.0.0.1:1/u.tar', preserve: false, stage: false, force: false }, undefined, 0, () => {}, new AbortController().signal).catch((e) => e);
+    expect(err).toMatchObject({ code: grpc.status.FAILED_PRECONDITION });
+    expect(err.message).toMatch(/^cannot upgrade: Bronze is installed on \/dev\/vda, but this boot did not come from it .*boot from the disk/);
+    expect(err.message).not.toMatch(/install it first/);
+  });
+
   it('refuses to wipe anything but STATE and EPHEMERAL; a reset of memory-backed volumes still powers off or reboots', async () => {
     const { lc, sequences } = lifecycle();
     await expect(lc.reset({ graceful: true, reboot: true, labels: ['BOOT'] }, 'a')).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, message: expect.stringMatching(/cannot wipe BOOT/) });

@@ -65,6 +65,14 @@ export function installSettings(text: string | undefined): InstallOptions | unde
   return inst ? { disk: inst.disk, wipe: inst.wipe, image: inst.image ?? '', extraKernelArgs: inst.extraKernelArgs } : undefined;
 }
 
+/** The latest upgrade or rollback META records, in a few words (BootStatus's `last`, a table column). */
+export function lastChange(meta: Record<string, string>): string | undefined {
+  const up = meta['upgrade.state'] ? { at: meta['upgrade.time'] ?? '', text: `upgrade ${meta['upgrade.from'] ?? '?'}->${meta['upgrade.to'] ?? '?'} (${meta['upgrade.version'] ?? '?'}) ${meta['upgrade.state']}` } : undefined;
+  const back = meta['rollback.to'] ? { at: meta['rollback.time'] ?? '', text: `rollback ${meta['rollback.from'] ?? '?'}->${meta['rollback.to']}${meta['rollback.version'] ? ` (${meta['rollback.version']})` : ''} ${meta['rollback.state'] ?? 'committed'}` } : undefined;
+  if (!up || !back) return (up ?? back)?.text;
+  return (back.at > up.at ? back : up).text;
+}
+
 export class NodeLifecycle implements Lifecycle {
   private busy: string | undefined;
   private readonly pendingWipe = new Set<VolumeLabel>();
@@ -132,6 +140,10 @@ export class NodeLifecycle implements Lifecycle {
   private installedOrThrow(what: string): { disk: NodeDisk; booted: Slot } {
     const disk = this.disk();
     const booted = this.bootedSlot();
+    if (disk && !booted) {
+      // Installed, but this boot came from other media (the ISO's own entry, PXE, a bare kernel).
+      throw new ApiError(grpc.status.FAILED_PRECONDITION, `cannot ${what}: Bronze is installed on ${disk.device}, but this boot did not come from it (the ISO's own menu entry, PXE or a bare kernel): boot from the disk (the ISO's default entry does, or remove the media) and ${what} there`);
+    }
     if (!disk || !booted) {
       throw new ApiError(grpc.status.FAILED_PRECONDITION, `cannot ${what}: this node is not running from an installed disk (booted from ${booted ? 'a disk without BOOT' : 'the ISO, PXE or a bare kernel'}); install it first`);
     }
@@ -194,6 +206,13 @@ export class NodeLifecycle implements Lifecycle {
         this.o.log.error(`upgrade to ${meta['upgrade.version'] ?? '?'} (slot ${meta['upgrade.to']}) failed: GRUB fell back to slot ${booted}`);
         this.setMeta(disk, { 'upgrade.state': 'failed', 'upgrade.failed': new Date().toISOString() });
       }
+      if (meta['rollback.state'] === 'trying' && meta['rollback.to'] !== booted) {
+        this.o.log.error(`rollback to slot ${meta['rollback.to']} failed: it did not come up, GRUB is back on slot ${booted}`);
+        this.setMeta(disk, { 'rollback.state': 'failed', 'rollback.failed': new Date().toISOString() });
+      } else if (meta['rollback.state'] === 'trying' && booted === saved) {
+        // A rollback from a trial is a plain reboot into the default slot: done once it boots.
+        this.setMeta(disk, { 'rollback.state': 'committed', 'rollback.committed': new Date().toISOString() });
+      }
       if (booted !== saved) {
         const ms = this.o.trialTimeoutMs ?? 10 * 60_000;
         this.o.log.warn(`booted slot ${booted} on trial (the known-good slot is ${saved}): it becomes permanent once every service is Running, else machined reboots into ${saved} in ${Math.round(ms / 1000)} s`);
@@ -228,12 +247,20 @@ export class NodeLifecycle implements Lifecycle {
       });
       const meta = this.meta(disk);
       if (meta['upgrade.state'] === 'trying') this.setMeta(disk, { 'upgrade.state': 'committed', 'upgrade.committed': new Date().toISOString() });
+      if (meta['rollback.state'] === 'trying' && meta['rollback.to'] === booted) this.setMeta(disk, { 'rollback.state': 'committed', 'rollback.committed': new Date().toISOString() });
       this.o.log.info(`slot ${booted} reached Running: it is now the slot GRUB boots`);
     } catch (err) {
       this.committed = false;
       this.o.log.error(`committing slot ${booted}: ${(err as Error).message}`);
     }
     await this.publishStatus(snap);
+  }
+
+  /** What maybeInstall will do with this configuration, said in ApplyConfiguration's reply. */
+  installNote(configText: string | undefined): string | undefined {
+    const inst = installSettings(configText);
+    if (!inst || this.installTried || this.disk()) return undefined;
+    return `machine.install.disk is ${inst.disk}: Bronze installs to it now (${inst.wipe ? 'wiping it' : 'it must be blank; wipe: true to overwrite'}), then the node reboots into the installed disk with this configuration; follow it on the console or with \`bronzectl dmesg --follow\``;
   }
 
   /** The configuration names an install disk and the node is not installed: install, then reboot. */
@@ -396,6 +423,8 @@ export class NodeLifecycle implements Lifecycle {
         try {
           verified = await this.fetchVerified(o.image, upload, size, stage, report, signal);
         } catch (err) {
+          // Said on the console too: the client may be gone, or never see it (issue 17).
+          this.o.log.warn(`upgrade ${o.image ? `from ${o.image}` : `of ${size} bytes from the client`} refused, nothing was written: ${(err as Error).message}`);
           if (err instanceof UpgradeImageError) throw new ApiError(grpc.status.INVALID_ARGUMENT, `upgrade image refused, nothing was written: ${err.message}`);
           throw err;
         }
@@ -472,13 +501,14 @@ export class NodeLifecycle implements Lifecycle {
         // On trial: GRUB's default is still the other slot, a reboot is the rollback.
         this.committed = true; // and this slot must not become the default meanwhile
         clearTimeout(this.trialTimer);
+        this.setMeta(disk, { 'rollback.from': booted, 'rollback.to': target, 'rollback.version': this.meta(disk)[`slot.${target}.version`] ?? '', 'rollback.state': 'trying', 'rollback.time': new Date().toISOString() });
         this.o.log.warn(`rollback: slot ${booted} is on trial; rebooting into the default slot ${target}`);
         void this.o.requestSequence('reboot', `rollback to slot ${target}`, actorId);
         return;
       }
       await this.withBoot(disk, async (dir) => {
         if (!slotPresent(dir, target)) throw new ApiError(grpc.status.FAILED_PRECONDITION, `cannot roll back: slot ${target} holds no image`);
-        this.setMeta(disk, { 'rollback.from': booted, 'rollback.to': target, 'rollback.time': new Date().toISOString() });
+        this.setMeta(disk, { 'rollback.from': booted, 'rollback.to': target, 'rollback.version': this.meta(disk)[`slot.${target}.version`] ?? '', 'rollback.state': 'trying', 'rollback.time': new Date().toISOString() });
         // A trial like an upgrade's: the old slot becomes the default once it is Running, and
         // if it no longer boots (a failed upgrade left there), GRUB comes back here.
         updateGrubenv(dir, { next_entry: target, next_tries: '1' });
@@ -534,7 +564,9 @@ export class NodeLifecycle implements Lifecycle {
           default: nextBoot(vars).good,
           next: vars.get('next_entry') ?? '',
           slots: Object.fromEntries((['A', 'B'] as const).map((s) => [s, { present: present[s], version: meta[`slot.${s}.version`] ?? '' }])),
-          upgrade: meta['upgrade.state'] ? { state: meta['upgrade.state'], from: meta['upgrade.from'], to: meta['upgrade.to'], version: meta['upgrade.version'] } : undefined,
+          upgrade: meta['upgrade.state'] ? { state: meta['upgrade.state'], from: meta['upgrade.from'], to: meta['upgrade.to'], version: meta['upgrade.version'], time: meta['upgrade.time'] } : undefined,
+          rollback: meta['rollback.to'] ? { state: meta['rollback.state'] ?? 'committed', from: meta['rollback.from'], to: meta['rollback.to'], version: meta['rollback.version'], time: meta['rollback.time'] } : undefined,
+          last: lastChange(meta),
         };
       } catch (err) {
         this.o.log.warn(`boot status: ${(err as Error).message}`);

@@ -245,4 +245,57 @@ describe('NodeLifecycle on an installed disk', () => {
     await after.lc.running();
     expect(env()).toEqual({ saved_entry: 'B' });
   });
+
+  // Issue 17: after a rollback, `get bootstatus` showed only the last upgrade.
+  describe('rollback records in META and BootStatus', () => {
+    const status = async (state: MemoryState) => (await state.get('runtime', 'BootStatuses.runtime.bronze.dev', 'boot'))?.spec as Record<string, unknown>;
+    const withSlotB = () => {
+      fs.writeFileSync(path.join(boot, 'B', 'vmlinuz'), 'k');
+      fs.writeFileSync(path.join(boot, 'B', 'initramfs.xz'), 'i');
+    };
+
+    it('a rollback is recorded as trying, then committed once the slot is Running; BootStatus shows it as the last change', async () => {
+      const first = await booted('A');
+      const img = await image();
+      await first.lc.upgrade({ image: '', preserve: true, stage: false, force: false }, chunks(img), img.length, () => {}, new AbortController().signal);
+      initGrubenv(boot, { saved_entry: 'A' });
+      const onB = node('B', { trialTimeoutMs: 60_000 });
+      await onB.lc.boot();
+      await onB.lc.running(); // the upgrade to B is committed
+      await new Promise((r) => setTimeout(r, 5)); // the rollback's time comes after the upgrade's
+      await onB.lc.rollback('actor');
+      expect(metaValues()).toMatchObject({ 'rollback.from': 'B', 'rollback.to': 'A', 'rollback.state': 'trying', 'upgrade.state': 'committed' });
+      initGrubenv(boot, { saved_entry: 'B' }); // GRUB booted A once
+      const onA = node('A', { trialTimeoutMs: 60_000 });
+      await onA.lc.boot();
+      await onA.lc.running();
+      expect(metaValues()).toMatchObject({ 'rollback.state': 'committed' });
+      const st = await status(onA.state);
+      expect(st).toMatchObject({ booted: 'A', default: 'A', upgrade: { state: 'committed', from: 'A', to: 'B' }, rollback: { state: 'committed', from: 'B', to: 'A' } });
+      expect(st.last).toBe('rollback B->A committed');
+      await onA.lc.quiesce();
+    });
+
+    it('a rollback whose slot does not come up is recorded as failed', async () => {
+      const { lc } = await booted('A');
+      withSlotB();
+      await lc.rollback('actor');
+      initGrubenv(boot, { saved_entry: 'A' }); // B panicked; GRUB is back on A
+      const again = node('A');
+      await again.lc.boot();
+      expect(metaValues()).toMatchObject({ 'rollback.to': 'B', 'rollback.state': 'failed' });
+      expect((await status(again.state)).last).toBe('rollback A->B failed');
+    });
+
+    it('a rollback from a slot on trial (a reboot into the default) is committed when the default boots', async () => {
+      withSlotB();
+      const onTrial = await booted('B', { trialTimeoutMs: 60_000 }); // saved_entry is A
+      await onTrial.lc.rollback('actor');
+      expect(metaValues()).toMatchObject({ 'rollback.from': 'B', 'rollback.to': 'A', 'rollback.state': 'trying' });
+      await onTrial.lc.quiesce();
+      const back = await booted('A');
+      expect(metaValues()).toMatchObject({ 'rollback.state': 'committed' });
+      expect((await status(back.state)).rollback).toMatchObject({ state: 'committed', from: 'B', to: 'A' });
+    });
+  });
 });

@@ -180,7 +180,13 @@ export interface InstallRequest {
   extra_kernel_args?: string[];
 }
 
-/** One step of an install or upgrade. done and total: bytes (or steps), "0" when unknown. */
+export interface RepairRequest {
+  /** STATE, EPHEMERAL. */
+  labels: string[];
+  zero_log?: boolean;
+}
+
+/** One step of an install, upgrade or repair. done and total: bytes (or steps), "0" when unknown. */
 export interface Progress extends Item {
   stage: string;
   message: string;

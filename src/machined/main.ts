@@ -29,7 +29,10 @@ import { ControllerRuntime } from '../state/controller.ts';
 import { DefinitionRegistry, bronzeDefinitions, publishDefinitions, registerDefinitions } from '../state/definitions.ts';
 import { NodeConfig } from './node-config.ts';
 import { mountNodeVolumes, type MountedVolumes } from './volumes.ts';
-import { NodeLifecycle } from './lifecycle/lifecycle.ts';
+import { volumeStatusDefinition } from './volume-status.ts';
+import { NodeLifecycle, wipeRecordedVolumes } from './lifecycle/lifecycle.ts';
+import { MachineStatusReporter } from './machine-status.ts';
+import { checkMemory, readMeminfo } from './memory-check.ts';
 import { validateMachineConfig } from './config/validation.ts';
 import { apidListenAddress, secretsDir } from '../contract/paths.ts';
 import { splitHostPort } from '../apid/router.ts';
@@ -56,7 +59,8 @@ export async function main(): Promise<void> {
   // Resources and events: the state the API exposes, fed by controllers.
   const state = new MemoryState();
   const registry = new DefinitionRegistry();
-  registerDefinitions(registry, [...bronzeDefinitions, machineConfigDefinition, kernelParamDefinition, ...timeDefinitions, ...deviceDefinitions, ...networkDefinitions]);
+  registerDefinitions(registry, [...bronzeDefinitions, machineConfigDefinition, kernelParamDefinition, volumeStatusDefinition, ...timeDefinitions, ...deviceDefinitions, ...networkDefinitions]);
+  const machineStatus = new MachineStatusReporter(state, log);
   const controllers = new ControllerRuntime(state, { log });
   controllers.register(serviceController(supervisor));
   controllers.register(envController(supervisor, baseServiceEnv(serviceEnv), daemonEnv));
@@ -121,6 +125,7 @@ export async function main(): Promise<void> {
     volumes: () => volumes,
     configText: () => configText,
     requestSequence: (seq, reason, actorId) => request(seq, reason, actorId),
+    status: machineStatus,
   });
   // Only a node installs: a host run must never write to the host's disks.
   const activated = (text: string) => {
@@ -141,16 +146,27 @@ export async function main(): Promise<void> {
     certCheckMs: Number(process.env.BRONZE_API_CERT_CHECK_MS ?? 30_000),
     trustdPort: Number(process.env.BRONZE_TRUSTD_PORT ?? 50001),
     onActivated: (text) => activated(text),
+    status: machineStatus,
+    stateVolume: () => volumes?.statuses.STATE,
+    // Only a node installs (see activated).
+    installNotice: pid1 ? (text) => lifecycle.installNotice(text) : undefined,
   });
 
   const tasks: Record<TaskName, () => void | Promise<void>> = {
     mountEarly: () => {
       mountEarly(log);
       log.reopen();
+      // Below the minimum, say so once, clearly, and keep going (slowly).
+      const mem = checkMemory(readMeminfo());
+      if (!mem.ok) {
+        log.error(`memory: ${mem.message}`);
+        void machineStatus.report('memory', [mem.message!]);
+      }
     },
     systemEtc: () => setupSystemEtc(log),
     mountVolumes: async () => {
-      volumes = await mountNodeVolumes(log);
+      // A wipe recorded in META that the last reboot did not get to is done before mounting.
+      volumes = await mountNodeVolumes(log, { beforeMount: async (disk) => void (await wipeRecordedVolumes(disk, log)) });
     },
     hostname: () => {
       const name = defaultHostname();
@@ -216,6 +232,7 @@ export async function main(): Promise<void> {
     if (inFlight) return log.info(`${why}: ${inFlight} already in progress`);
     inFlight = seq;
     log.info(`${why}: starting ${seq} sequence`);
+    if (machineStatus.stage !== 'resetting') void machineStatus.setStage(seq === 'reboot' ? 'rebooting' : 'shutting down');
     events.publishSequence(seq, 'START', { actorId });
     await runSequence(seq, tasks, { pid1, log: (m) => log.info(m) });
     if (!pid1) process.exit(0);

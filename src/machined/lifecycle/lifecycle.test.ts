@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryState } from '../../state/memory.ts';
 import { bootStatusDefinition } from '../../state/definitions.ts';
 import { parseCmdline } from '../cmdline.ts';
+import { statusOf } from '../api/status.ts';
 import { NodeLifecycle, installSettings } from './lifecycle.ts';
 
 const quiet = silentLogger;
@@ -63,9 +64,8 @@ describe('NodeLifecycle off an installed disk', () => {
 
   it('an install names the missing disk', async () => {
     const { lc } = lifecycle();
-    await expect(lc.install({ disk: '/dev/nonexistent-disk', wipe: false, image: '', extraKernelArgs: [] }, () => {}, new AbortController().signal)).rejects.toMatchObject({
-      code: grpc.status.INVALID_ARGUMENT,
-      message: expect.stringMatching(/\/dev\/nonexistent-disk: no such device/),
-    });
+    const err = await lc.install({ disk: '/dev/nonexistent-disk', wipe: false, image: '', extraKernelArgs: [] }, () => {}, new AbortController().signal).catch((e: unknown) => e);
+    expect(err).toMatchObject({ message: expect.stringMatching(/\/dev\/nonexistent-disk: no such device/) });
+    expect(statusOf(err)).toBe(grpc.status.INVALID_ARGUMENT);
   });
 });

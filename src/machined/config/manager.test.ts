@@ -15,6 +15,8 @@ describe('what needs a reboot', () => {
     expect(rebootReasons(base, base + '---\napiVersion: v1alpha1\nkind: HostnameConfig\nhostname: x\n')).toEqual([]);
     expect(rebootReasons(base, base.replace('type: controlplane', 'type: worker'))).toEqual(['machine.type changed']);
     expect(rebootReasons(base, base.replace('clusterName: c', 'clusterName: d'))).toEqual(['cluster.clusterName changed']);
+    // As in Talos: machine.install is read only when installing.
+    expect(rebootReasons(base, base.replace('  type: controlplane\n', '  type: controlplane\n  install:\n    disk: /dev/vda\n'))).toEqual([]);
   });
   it('diffs as a unified diff', () => {
     expect(configDiff(base, base.replace('hostname: a', 'hostname: b'))).toMatch(/-    hostname: a\n\+    hostname: b/);
@@ -25,13 +27,34 @@ describe('ConfigManager', () => {
   let dir: string;
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  function manager(validate = (t: string) => ({ errors: t.includes('bad') ? ['machine.network.hostname: bad'] : [], warnings: [] })) {
+  function manager(validate = (t: string) => ({ errors: t.includes('bad') ? ['machine.network.hostname: bad'] : [], warnings: [] }), notKept?: () => string | undefined) {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-cfgmgr-'));
     const activated: string[] = [];
     const reboots: string[] = [];
-    const m = new ConfigManager({ stateDir: dir, validate, activate: async (t) => void activated.push(t), reboot: (r) => reboots.push(r), log: quiet });
+    const m = new ConfigManager({ stateDir: dir, validate, activate: async (t) => void activated.push(t), reboot: (r) => reboots.push(r), log: quiet, notKept });
     return { m, activated, reboots };
   }
+
+  it('with a STATE that cannot keep it: applies in memory only and says so; refuses reboot and staged', async () => {
+    const broken = 'STATE (/dev/vda5) cannot be mounted (EINVAL)';
+    const { m, activated, reboots } = manager(undefined, () => broken);
+    const r = await m.apply(base, 'NO_REBOOT');
+    expect(r.mode).toBe('NO_REBOOT');
+    expect(r.details).toBe(`Applied in memory only: ${broken}. This configuration is lost at the next reboot.`);
+    expect(activated).toEqual([base]);
+    expect(m.persisted(), 'nothing written to the memory-backed directory').toBeUndefined();
+    for (const mode of ['REBOOT', 'STAGED'] as const) {
+      const err = await m.apply(base, mode).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ConfigRejected);
+      expect((err as ConfigRejected).kind).toBe('state');
+      expect((err as Error).message).toContain(broken);
+    }
+    // Auto with changes that need a reboot is refused too; without, it is in memory only.
+    await expect(m.apply(base.replace('type: controlplane', 'type: worker'), 'AUTO')).rejects.toMatchObject({ kind: 'state' });
+    expect((await m.apply(base.replace('hostname: a', 'hostname: b'), 'AUTO')).details).toMatch(/^Applied in memory only/);
+    expect(reboots).toEqual([]);
+    expect(m.persisted()).toBeUndefined();
+  });
 
   it('applies live in no-reboot and auto modes, persisting the file', async () => {
     const { m, activated, reboots } = manager();

@@ -600,20 +600,25 @@ export class NodeLifecycle implements Lifecycle {
         report('write', `slot ${target}: Bronze ${version}`, 0, total);
         // The slot, then META (so that a fallback is recognised, and a wipe asked for survives
         // a power cut), then GRUB's boot-once: the last write arms it, and any failure before
-        // leaves GRUB as it was.
-        snap = await this.withBoot(disk, async (dir) => {
+        // leaves GRUB as it was. BOOT is unmounted between the slot and the arming: GRUB reads
+        // xfs without replaying its log, so the slot's new files must be in place on the disk
+        // (a clean unmount) before GRUB is told to boot them; grubenv itself is rewritten in
+        // place and synced, which GRUB sees at once.
+        await this.withBoot(disk, async (dir) => {
           await writeSlot(dir, target, files, (n) => report('write', `slot ${target}: Bronze ${version}`, n, total));
-          report('write', `slot ${target}: Bronze ${version} written`, total, total);
-          const wipe: Record<string, string> = o.preserve ? {} : { [META_WIPE_PENDING]: 'EPHEMERAL', [META_WIPE_REASON]: `upgrade to Bronze ${version} in slot ${target} without --preserve` };
-          this.setMeta(disk, {
-            [`slot.${target}.version`]: version,
-            'upgrade.from': booted,
-            'upgrade.to': target,
-            'upgrade.version': version,
-            'upgrade.state': 'trying',
-            'upgrade.time': new Date().toISOString(),
-            ...wipe,
-          });
+        });
+        report('write', `slot ${target}: Bronze ${version} written`, total, total);
+        const wipe: Record<string, string> = o.preserve ? {} : { [META_WIPE_PENDING]: 'EPHEMERAL', [META_WIPE_REASON]: `upgrade to Bronze ${version} in slot ${target} without --preserve` };
+        this.setMeta(disk, {
+          [`slot.${target}.version`]: version,
+          'upgrade.from': booted,
+          'upgrade.to': target,
+          'upgrade.version': version,
+          'upgrade.state': 'trying',
+          'upgrade.time': new Date().toISOString(),
+          ...wipe,
+        });
+        snap = await this.withBoot(disk, async (dir) => {
           try {
             updateGrubenv(dir, { next_entry: target, next_tries: '1' });
           } catch (err) {

@@ -161,6 +161,8 @@ export async function main(): Promise<void> {
       if (!mem.ok) {
         log.error(`memory: ${mem.message}`);
         void machineStatus.report('memory', [mem.message!]);
+      } else if (mem.totalKiB !== undefined) {
+        log.info(`memory: ${Math.round(mem.totalKiB / 1024)} MiB (MemTotal)`);
       }
     },
     systemEtc: () => setupSystemEtc(log),

@@ -115,9 +115,11 @@ describe('a failed install is not hidden', () => {
       expect(lc.installNotice(config)).toBeUndefined();
       await lc.maybeInstall(config);
       expect(log.lines.filter((l) => l.includes('failed: ')).length).toBe(1);
-      // The Install RPC's error keeps its status (the disk cannot take it), and a later attempt clears the condition first.
+      // The Install call is answered with the refusal itself (FAILED_PRECONDITION: the disk cannot
+      // take it), which is logged; the condition stays as the configuration's install left it.
       const err = await lc.install({ disk: loop, wipe: false, image: '', extraKernelArgs: [] }, () => {}, new AbortController().signal).catch((e: unknown) => e);
       expect(statusOf(err)).toBe(grpc.status.FAILED_PRECONDITION);
+      expect(log.lines.at(-1)).toMatch(new RegExp(`^warn: install to ${loop} refused: .*too small`));
       expect(status.spec().status.unmetConditions.map((c) => c.name)).toEqual(['install']);
     } finally {
       execFileSync('losetup', ['-d', loop]);

@@ -419,7 +419,7 @@ export class NodeLifecycle implements Lifecycle {
     this.lastInstallKey = key;
     this.o.log.info(`machine.install.disk ${inst.disk}: installing`);
     try {
-      await this.install(inst, () => {}, new AbortController().signal);
+      await this.exclusive('install', () => this.runInstall(inst, () => {}, new AbortController().signal, true));
     } catch {
       return; // install() logged and recorded it
     }
@@ -440,27 +440,41 @@ export class NodeLifecycle implements Lifecycle {
   // ---- the API ---------------------------------------------------------------------------
 
   install(o: InstallOptions, progress: (p: ProgressEvent) => void, signal: AbortSignal): Promise<void> {
-    return this.exclusive('install', async () => {
-      const report = this.steps('install', progress);
-      const stageBefore = this.o.status?.stage;
-      this.o.log.info(`install: start: to ${o.disk}${o.wipe ? ' (wipe)' : ''} from ${o.image || 'the boot media'}`);
+    return this.exclusive('install', () => this.runInstall(o, progress, signal, false));
+  }
+
+  /**
+   * An install, logged step by step. Its failure is recorded (console, MachineStatus 'install',
+   * BootStatus) when nobody else would see it: always for one machine.install started (it runs
+   * after ApplyConfiguration's reply), and for an Install call once it has begun (its checks
+   * passed); a call refused by its checks (no such disk, one holding data, too small, the node's
+   * own) is answered with the refusal, and logged.
+   */
+  private async runInstall(o: InstallOptions, progress: (p: ProgressEvent) => void, signal: AbortSignal, fromConfig: boolean): Promise<void> {
+    const report = this.steps('install', progress);
+    const stageBefore = this.o.status?.stage;
+    let began = false;
+    const begin = async () => {
+      began = true;
       this.lastInstall = { state: 'running', disk: o.disk, time: new Date().toISOString() };
       await this.o.status?.report('install', []);
       await this.o.status?.setStage('installing');
       await this.publishStatus();
-      try {
-        await this.installTo(o, report, signal);
-      } catch (err) {
-        if (stageBefore) await this.o.status?.setStage(stageBefore);
-        await this.installFailed(o.disk, err);
-        throw err;
-      }
-      this.lastInstall = { state: 'done', disk: o.disk, time: new Date().toISOString() };
-      await this.publishStatus();
-    });
+    };
+    this.o.log.info(`install: start: to ${o.disk}${o.wipe ? ' (wipe)' : ''} from ${o.image || 'the boot media'}`);
+    try {
+      await this.installTo(o, report, signal, begin);
+    } catch (err) {
+      if (began && stageBefore) await this.o.status?.setStage(stageBefore);
+      if (began || fromConfig) await this.installFailed(o.disk, err);
+      else this.o.log.warn(`install to ${o.disk} refused: ${(err as Error).message}`);
+      throw err;
+    }
+    this.lastInstall = { state: 'done', disk: o.disk, time: new Date().toISOString() };
+    await this.publishStatus();
   }
 
-  private async installTo(o: InstallOptions, report: (stage: string, message: string, done?: number, total?: number) => void, signal: AbortSignal): Promise<void> {
+  private async installTo(o: InstallOptions, report: (stage: string, message: string, done?: number, total?: number) => void, signal: AbortSignal, begin: () => Promise<void>): Promise<void> {
     const disk: BlockDisk = resolveDisk(o.disk);
     const own = this.o.volumes()?.disk;
     if (own && own.device === disk.device) {
@@ -472,6 +486,7 @@ export class NodeLifecycle implements Lifecycle {
     const stage = path.join(this.o.stageRoot ?? '/var/lib/bronze', 'install');
     // The disk first: no download for a disk that will be refused.
     await checkInstallDisk(disk, o.wipe);
+    await begin();
     let source;
     try {
       source = await this.installSource(o.image, stage, report, signal);

@@ -302,8 +302,8 @@ describe('lifecycle: install from the ISO, upgrade, rollback, fallback, reset', 
       spec: { phase: 'failed', type: 'partition', location: '/dev/vda5', parentLocation: '/dev/vda', filesystem: 'xfs', errorMessage: expect.stringMatching(/^mount STATE .*bronzectl repair STATE/) },
     });
     const table = await bronzectl(['get', 'volumestatus', '--insecure', '-n', target]);
-    expect(table.stdout).toMatch(/STATE\s+partition\s+failed\s+\/dev\/vda5/);
-    expect(table.stdout).toMatch(/EPHEMERAL\s+partition\s+ready\s+\/dev\/vda6/);
+    expect(table.stdout).toMatch(/STATE\s+\d+\s+partition\s+failed\s+\/dev\/vda5\s/);
+    expect(table.stdout).toMatch(/EPHEMERAL\s+\d+\s+partition\s+ready\s+\/dev\/vda6\s/);
     const ms = await bronzectl(['get', 'machinestatus', '--insecure', '-n', target, '-o', 'json']);
     const conditions = JSON.parse(ms.stdout).spec.status.unmetConditions as Array<{ name: string; reason: string }>;
     expect(conditions.map((c) => c.name).sort()).toEqual(['config', 'volumes']);

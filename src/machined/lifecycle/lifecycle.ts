@@ -566,7 +566,8 @@ export class NodeLifecycle implements Lifecycle {
     }
     fs.rmSync(stage, { recursive: true, force: true });
     let lastPct = -1;
-    report(what, url || `${size} bytes from the client`, 0, total);
+    const sourceName = url || `${size} bytes from the client`;
+    report(what, sourceName, 0, total);
     const verified = await verifyUpgradeImage(source, {
       trustedKeyPem,
       stageDir: stage,
@@ -575,7 +576,7 @@ export class NodeLifecycle implements Lifecycle {
         const pct = total ? Math.floor((n * 10) / total) : -1;
         if (pct !== lastPct) {
           lastPct = pct;
-          report(what, url || 'upload', n, total);
+          report(what, sourceName, n, total);
         }
       },
     });

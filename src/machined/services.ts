@@ -8,16 +8,20 @@ import type { ServiceSpec } from './supervisor.ts';
 export interface ServiceNode {
   id: DaemonName;
   dependsOn: DaemonName[];
+  /** Stopped only once these have stopped (shutdown order only). */
+  stopAfter?: DaemonName[];
   description: string;
 }
 
 // No daemon waits for another to start: they meet only through machined's state, where each
 // publishes what it owns and watches what it reads, so an input that appears later is picked
 // up when it appears. All five start at once, in this order: apid first, so that the API
-// (maintenance mode included) answers as early as the machine allows.
+// (maintenance mode included) answers as early as the machine allows. At shutdown networkd is
+// stopped last: apid's last replies (the end of an upgrade's, install's or repair's stream)
+// leave through the addresses networkd removes when it stops.
 export const SERVICE_GRAPH: readonly ServiceNode[] = [
   { id: 'apid', dependsOn: [], description: 'the mTLS API gateway on :50000' },
-  { id: 'networkd', dependsOn: [], description: 'links, addresses, routes, DHCP, hostname, resolvers' },
+  { id: 'networkd', dependsOn: [], stopAfter: ['apid'], description: 'links, addresses, routes, DHCP, hostname, resolvers' },
   { id: 'udevd', dependsOn: [], description: 'device events and /dev/disk links' },
   { id: 'timed', dependsOn: [], description: 'time synchronisation (SNTP)' },
   { id: 'trustd', dependsOn: [], description: 'certificate signing for joining nodes' },
@@ -64,6 +68,7 @@ export function serviceSpecs(extraEnv: Record<string, string> = {}, only?: reado
       id: node.id,
       // A subset (host runs) keeps only the dependencies it includes.
       dependsOn: node.dependsOn.filter((d) => chosen.some((n) => n.id === d)),
+      stopAfter: (node.stopAfter ?? []).filter((d) => chosen.some((n) => n.id === d)),
       command: inv.command,
       args: inv.args,
       argv0: inv.argv0,

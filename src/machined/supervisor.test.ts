@@ -363,6 +363,21 @@ describe('Supervisor', () => {
     expect(sup.list().every((s) => s.state === 'Finished' && s.pid === undefined)).toBe(true);
   });
 
+  it('stopAfter orders the stop only: both start at once, and the one that must outlive the other stops after it', async () => {
+    const record = join(tmp, 'stop-after.txt');
+    const svc = (id: string, extra: Partial<ServiceSpec>) => node(id, 'run.mjs', ['--name', id, '--record', record, '--term-delay', '150'], extra);
+    const { sup, seen } = supervise([svc('api', {}), svc('net', { stopAfter: ['api'] })]);
+    sup.start();
+    // No start dependency: net does not wait for api.
+    expect(seen.filter((e) => e.id === 'net' && /Waiting for/.test(e.message))).toEqual([]);
+    await waitFor('both ready', () => sup.logs('api').length > 0 && sup.logs('net').length > 0);
+    await sup.stop();
+    const lines = readFileSync(record, 'utf8').trim().split('\n');
+    expect(lines.indexOf('api EXIT')).toBeLessThan(lines.indexOf('net TERM'));
+    expect(() => new Supervisor([svc('x', { stopAfter: ['y'] })])).toThrow(/stops after unknown service y/);
+    expect(() => new Supervisor([svc('x', { stopAfter: ['y'] }), svc('y', { stopAfter: ['x'] })])).toThrow(/cycle/);
+  });
+
   it('escalates to SIGKILL after stopTimeout when SIGTERM is ignored, and does not restart', async () => {
     const { sup } = supervise(
       [node('stubborn', 'ignore-term.mjs', [], { stopTimeout: 400 }), node('polite', 'run.mjs', [], { stopTimeout: 400 })],

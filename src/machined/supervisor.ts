@@ -37,6 +37,11 @@ export interface ServiceSpec {
   id: string;
   /** Ids that must be up (Running and healthy, Skipped, or Finished) before this one starts. */
   dependsOn: string[];
+  /**
+   * Ids that must have stopped before this one is stopped, without waiting for them at start
+   * (networkd outlives apid at shutdown: apid's last replies leave through the network).
+   */
+  stopAfter?: string[];
   /** Executable path. */
   command: string;
   args?: string[];
@@ -206,6 +211,10 @@ export class Supervisor extends EventEmitter {
   constructor(specs: ServiceSpec[], opts: SupervisorOptions = {}) {
     super();
     startLevels(specs); // validates ids, dependencies and cycles
+    // The stop order: after dependents and after stopAfter; no unknown id, no cycle.
+    const stopFirst = (spec: ServiceSpec) => [...specs.filter((o) => o.dependsOn.includes(spec.id)).map((o) => o.id), ...(spec.stopAfter ?? [])];
+    for (const spec of specs) for (const id of spec.stopAfter ?? []) if (!specs.some((o) => o.id === id)) throw new Error(`service ${spec.id} stops after unknown service ${id}`);
+    startLevels(specs.map((spec) => ({ id: spec.id, dependsOn: stopFirst(spec) })));
     for (const spec of specs) {
       if (typeof spec.command !== 'string' || spec.command === '') throw new Error(`service ${spec.id} has no command`);
     }
@@ -220,7 +229,8 @@ export class Supervisor extends EventEmitter {
     for (const spec of specs) {
       this.#services.set(spec.id, {
         spec,
-        dependents: specs.filter((other) => other.dependsOn.includes(spec.id)).map((other) => other.id),
+        // Stopped before this one: its dependents, and what it must outlive.
+        dependents: [...new Set([...specs.filter((other) => other.dependsOn.includes(spec.id)).map((other) => other.id), ...(spec.stopAfter ?? [])])],
         state: 'Waiting',
         events: [],
         logs: [],

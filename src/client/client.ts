@@ -347,6 +347,9 @@ export class MachineAPI {
   install(req: T.InstallRequest, o?: CallOptions) {
     return this.c.serverStream<T.Progress>('/machine.MachineService/Install', req, o);
   }
+  repair(req: T.RepairRequest, o?: CallOptions) {
+    return this.c.serverStream<T.Progress>('/machine.MachineService/Repair', req, o);
+  }
   reset(req: T.ResetRequest = {}, o?: CallOptions) {
     return this.c.unary<T.Envelope<T.Reset>>('/machine.MachineService/Reset', req, o);
   }

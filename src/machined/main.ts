@@ -36,7 +36,9 @@ import { NAMESPACES } from '../contract/resources/namespace.ts';
 import { publishDefinitions, publishNamespaces } from './meta.ts';
 import { NodeConfig } from './node-config.ts';
 import { mountNodeVolumes, type MountedVolumes } from './volumes.ts';
-import { NodeLifecycle } from './lifecycle/lifecycle.ts';
+import { NodeLifecycle, wipeRecordedVolumes } from './lifecycle/lifecycle.ts';
+import { MachineStatusReporter } from './machine-status.ts';
+import { checkMemory, readMeminfo } from './memory-check.ts';
 import { validateMachineConfig } from './config/validation.ts';
 import { apidListenAddress, secretsDir } from '../contract/paths.ts';
 import { splitHostPort } from '../apid/router.ts';
@@ -68,6 +70,7 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
   const registry = new DefinitionRegistry();
   // What machined reads of the system once: the mounted volumes and the security state.
   const systemFacts = new StatePublisher(state, 'machined');
+  const machineStatus = new MachineStatusReporter(state, log);
   const controllers = new ControllerRuntime(state, { log });
   controllers.register(serviceController(supervisor));
   controllers.register(envController(supervisor, baseServiceEnv(serviceEnv), daemonEnv));
@@ -131,6 +134,7 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
     volumes: () => volumes,
     configText: () => configText,
     requestSequence: (seq, reason, actorId) => request(seq, reason, actorId),
+    status: machineStatus,
   });
   // Only a node installs: a host run must never write to the host's disks.
   const activated = (text: string) => {
@@ -153,7 +157,10 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
     onActivated: (text) => activated(text),
     // STATE on a disk survives a reboot; memory-backed (ISO, PXE, bare kernel) it does not.
     statePersistent: () => !pid1 || !!volumes?.mounted.some((m) => m.label === 'STATE'),
-    consequences: (text) => (pid1 ? lifecycle.installNote(text) : undefined),
+    status: machineStatus,
+    stateVolume: () => volumes?.statuses.STATE,
+    // Only a node installs (see activated).
+    installNotice: pid1 ? (text) => lifecycle.installNotice(text) : undefined,
   });
   if (pid1) {
     // VolumeConfig (EPHEMERAL's mount options) and FilesystemTrimConfig: the volumes of the node's disk.
@@ -175,10 +182,19 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
     mountEarly: () => {
       mountEarly(log);
       log.reopen();
+      // Below the minimum, say so once, clearly, and keep going (slowly).
+      const mem = checkMemory(readMeminfo());
+      if (!mem.ok) {
+        log.error(`memory: ${mem.message}`);
+        void machineStatus.report('memory', [mem.message!]);
+      } else if (mem.totalKiB !== undefined) {
+        log.info(`memory: ${Math.round(mem.totalKiB / 1024)} MiB (MemTotal)`);
+      }
     },
     systemEtc: () => setupSystemEtc(log),
     mountVolumes: async () => {
-      volumes = await mountNodeVolumes(log);
+      // A wipe recorded in META that the last reboot did not get to is done before mounting.
+      volumes = await mountNodeVolumes(log, { beforeMount: async (disk) => void (await wipeRecordedVolumes(disk, log)) });
       for (const [id, spec] of mountStatuses(volumes, currentMounts())) await systemFacts.apply('runtime', MOUNT_STATUS_TYPE, id, spec);
     },
     // The machine's identity, once, before the daemons start (src/lib/hostname.ts): networkd
@@ -257,6 +273,7 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
     if (inFlight) return log.info(`${why}: ${inFlight} already in progress`);
     inFlight = seq;
     log.info(`${why}: starting ${seq} sequence`);
+    if (machineStatus.stage !== 'resetting') void machineStatus.setStage(seq === 'reboot' ? 'rebooting' : 'shutting down');
     events.publishSequence(seq, 'START', { actorId });
     await runSequence(seq, tasks, { pid1, log: (m) => log.info(m), conditions });
     if (!pid1) process.exit(0);

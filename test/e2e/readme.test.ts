@@ -129,7 +129,7 @@ describe('the README, command by command', () => {
       // The install: said in the reply, done, and the reboot goes through the ISO to the disk.
       match: /apply-config --insecure .*_out\/node1\//,
       then: async (r, from) => {
-        expect.soft(r.stderr).toMatch(/machine\.install\.disk is \/dev\/vda: Bronze installs to it now .*then the node reboots into the installed disk/);
+        expect.soft(r.stderr).toMatch(/An install to \/dev\/vda starts now; the node reboots into it when it is done/);
         const done = await vm!.waitFor(/machined\[1\]: install done: rebooting into the installed disk/, BOOT, from);
         const iso = await vm!.waitFor(/bronze: an installed Bronze disk is here/, BOOT, done);
         const booting = await vm!.waitFor(/bronze: booting slot A/, BOOT, iso);

@@ -202,7 +202,7 @@ describe('bronzectl upgrade --image <a large file that is not an image> through 
       log,
       state: new MemoryState(),
       cmdline: () => parseCmdline('bronze.slot=A'),
-      volumes: () => ({ disk, mounted: [] }),
+      volumes: () => ({ disk, mounted: [], statuses: {} }),
       configText: () => undefined,
       requestSequence: () => {},
       trustedKeyFile: path.join(dir, 'trusted.pub'),
@@ -230,7 +230,7 @@ describe('bronzectl upgrade --image <a large file that is not an image> through 
     expect(fs.readFileSync(path.join(boot, 'grub', 'grubenv'))).toEqual(before.env);
     expect(fs.readFileSync(meta)).toEqual(before.meta);
     expect(fs.existsSync(path.join(boot, 'B', 'vmlinuz'))).toBe(false);
-    expect(logged.at(-1), 'the node says it too').toMatch(/^upgrade of \d+ bytes from the client refused, nothing was written: /);
+    expect(logged.at(-1), 'the node says it too').toMatch(/^upgrade: upgrade image refused, nothing was written: /);
   };
 
   it('refuses 60 MiB of random bytes (not a tar archive) at once', async () => {

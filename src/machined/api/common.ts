@@ -1,61 +1,24 @@
 // Shared by the machine API handlers: errors carrying a gRPC status, the unary and streaming
-// plumbing (errors mapped to statuses, backpressure, cancellation), and wire conversions.
+// plumbing (errors mapped to statuses by status.ts, backpressure, cancellation), and wire
+// conversions.
 //
 // Replies leave `metadata` unset: apid stamps each node's reply with its hostname.
 
 import * as grpc from '@grpc/grpc-js';
-import { ConflictError, NotFoundError, OwnerConflictError, PhaseConflictError } from '../../state/resource.ts';
-import { UnknownResourceTypeError } from '../../contract/resources/registry.ts';
+import { ApiError, statusOf } from './status.ts';
 
-/** An error with the gRPC status it should be answered with. */
-export class ApiError extends Error {
-  override name = 'ApiError';
-  constructor(
-    readonly code: grpc.status,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export { ApiError, errnoStatus, isErrno } from './status.ts';
 
 export const notFound = (msg: string) => new ApiError(grpc.status.NOT_FOUND, msg);
 export const invalidArgument = (msg: string) => new ApiError(grpc.status.INVALID_ARGUMENT, msg);
 export const permissionDenied = (msg: string) => new ApiError(grpc.status.PERMISSION_DENIED, msg);
 export const unavailable = (msg: string) => new ApiError(grpc.status.UNAVAILABLE, msg);
 
-/** The status an error is answered with: ApiError's own, state errors mapped, else INTERNAL. */
+/** An error as the status the call ends with: its message, and the code statusOf (status.ts) gives it. */
 export function toServiceError(err: unknown): grpc.ServiceError {
   const message = err instanceof Error ? err.message : String(err);
-  let code: grpc.status = grpc.status.INTERNAL;
-  if (err instanceof ApiError) code = err.code;
-  else if (err instanceof NotFoundError || err instanceof UnknownResourceTypeError) code = grpc.status.NOT_FOUND;
-  else if (err instanceof OwnerConflictError) code = grpc.status.PERMISSION_DENIED;
-  else if (err instanceof ConflictError || err instanceof PhaseConflictError) code = grpc.status.FAILED_PRECONDITION;
-  else if (isErrno(err)) code = errnoStatus(err.code);
+  const code = statusOf(err);
   return Object.assign(new Error(message), { code, details: message, metadata: new grpc.Metadata() });
-}
-
-export function isErrno(err: unknown): err is NodeJS.ErrnoException & { code: string } {
-  return err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string';
-}
-
-/** The gRPC status for a filesystem errno. */
-export function errnoStatus(code: string): grpc.status {
-  switch (code) {
-    case 'ENOENT':
-    case 'ENOTDIR':
-      return grpc.status.NOT_FOUND;
-    case 'EACCES':
-    case 'EPERM':
-      return grpc.status.PERMISSION_DENIED;
-    case 'EISDIR':
-    case 'EINVAL':
-    case 'ELOOP':
-    case 'ENAMETOOLONG':
-      return grpc.status.INVALID_ARGUMENT;
-    default:
-      return grpc.status.INTERNAL;
-  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { serviceClient, serviceDefinition } from '../../contract/protos.ts';
 import { ApiError } from './common.ts';
-import { type InstallOptions, type Lifecycle, type ProgressEvent, type ResetOptions, type UpgradeOptions, lifecycleHandlers } from './lifecycle.ts';
+import { type InstallOptions, type Lifecycle, type ProgressEvent, type RepairOptions, type ResetOptions, type UpgradeOptions, lifecycleHandlers } from './lifecycle.ts';
 
 type Progress = { metadata: unknown; stage: string; message: string; done: string; total: string };
 type AnyClient = grpc.Client & Record<string, (...args: any[]) => any>;
@@ -84,6 +84,14 @@ class FakeLifecycle implements Lifecycle {
     if (o.disk === '/dev/vda') throw new ApiError(grpc.status.FAILED_PRECONDITION, '/dev/vda holds data: install with wipe to overwrite it');
     for (const stage of ['partition', 'format', 'write', 'bootloader']) progress({ stage, message: o.disk });
     this.log.push('install done');
+  }
+
+  repairs: RepairOptions[] = [];
+  async repair(o: RepairOptions, progress: (p: ProgressEvent) => void): Promise<void> {
+    this.repairs.push(o);
+    if (o.labels.includes('EPHEMERAL')) throw new ApiError(grpc.status.DATA_LOSS, 'repair of EPHEMERAL failed: xfs_repair exited with 1');
+    progress({ stage: 'repair', message: 'STATE: Phase 1 - find and verify superblock...' });
+    progress({ stage: 'verify', message: 'STATE mounts again' });
   }
 
   reboot(reason: string, actorId: string): void {
@@ -285,6 +293,36 @@ describe('lifecycle API handlers', () => {
       expect(await err({ disk: '/dev/sdb', image: 'ftp://x' })).toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: expect.stringContaining('"ftp://x" is not an http:// or https:// URL') });
       expect(lc.installs).toEqual([]);
       expect(await err({ disk: '/dev/vda' })).toMatchObject({ code: grpc.status.FAILED_PRECONDITION, details: '/dev/vda holds data: install with wipe to overwrite it' });
+      await new Promise((r) => setTimeout(r, 80));
+      expect(lc.reboots).toEqual([]);
+    });
+  });
+
+  describe('Repair', () => {
+    const run = (req: object) =>
+      new Promise<{ progress: Progress[]; error?: grpc.ServiceError }>((resolve) => {
+        const out: Progress[] = [];
+        const s = client.Repair!(req) as grpc.ClientReadableStream<Progress>;
+        s.on('data', (m: Progress) => out.push(m));
+        s.on('error', (error: grpc.ServiceError) => resolve({ progress: out, error }));
+        s.on('end', () => resolve({ progress: out }));
+      });
+
+    it('streams xfs_repair\'s progress, ends, then reboots', async () => {
+      const r = await run({ labels: ['state'] });
+      expect(r.error).toBeUndefined();
+      expect(lc.repairs).toEqual([{ labels: ['STATE'], zeroLog: false }]);
+      expect(r.progress.map((p) => p.stage)).toEqual(['repair', 'verify', 'reboot']);
+      await until('the reboot', () => lc.reboots.length > 0);
+      expect(lc.reboots[0]!.reason).toBe('API Repair request');
+    });
+
+    it('refuses no label or one that is not a system volume before the Lifecycle sees it; a failed repair keeps its status and nothing reboots', async () => {
+      expect((await run({})).error).toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: expect.stringContaining('name the system volumes to repair') });
+      expect((await run({ labels: ['BOOT'] })).error).toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: 'cannot repair BOOT: only STATE and EPHEMERAL can be repaired' });
+      expect(lc.repairs).toEqual([]);
+      expect((await run({ labels: ['EPHEMERAL'], zero_log: true })).error).toMatchObject({ code: grpc.status.DATA_LOSS });
+      expect(lc.repairs).toEqual([{ labels: ['EPHEMERAL'], zeroLog: true }]);
       await new Promise((r) => setTimeout(r, 80));
       expect(lc.reboots).toEqual([]);
     });

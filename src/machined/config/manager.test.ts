@@ -15,6 +15,8 @@ describe('what needs a reboot', () => {
     expect(rebootReasons(base, base + '---\napiVersion: v1alpha1\nkind: HostnameConfig\nhostname: x\n')).toEqual([]);
     expect(rebootReasons(base, base.replace('type: controlplane', 'type: worker'))).toEqual(['machine.type changed']);
     expect(rebootReasons(base, base.replace('clusterName: c', 'clusterName: d'))).toEqual(['cluster.clusterName changed']);
+    // As in Talos: machine.install is read only when installing.
+    expect(rebootReasons(base, base.replace('  type: controlplane\n', '  type: controlplane\n  install:\n    disk: /dev/vda\n'))).toEqual([]);
   });
   it('diffs as a unified diff', () => {
     expect(configDiff(base, base.replace('hostname: a', 'hostname: b'))).toMatch(/-    hostname: a\n\+    hostname: b/);
@@ -56,15 +58,25 @@ describe('ConfigManager', () => {
     expect(activated.at(-1)).toBe(live);
   });
 
-  it('a live apply says what it sets off (an install), decided before it is set off', async () => {
-    let installing = false;
-    const { m } = manager(valid, {
-      activate: async () => void (installing = true),
-      consequences: () => (installing ? undefined : 'machine.install.disk is /dev/vda: Bronze installs to it now'),
-      persistent: () => false,
-    });
+  it('with a STATE that cannot keep it: applies in memory only and says so; refuses reboot and staged', async () => {
+    const broken = 'STATE (/dev/vda5) cannot be mounted (EINVAL)';
+    const { m, activated, reboots } = manager(undefined, { notKept: () => broken });
     const r = await m.apply(base, 'NO_REBOOT');
-    expect(r.details).toBe('Applied without a reboot. machine.install.disk is /dev/vda: Bronze installs to it now');
+    expect(r.mode).toBe('NO_REBOOT');
+    expect(r.details).toBe(`Applied in memory only: ${broken}. This configuration is lost at the next reboot.`);
+    expect(activated).toEqual([base]);
+    expect(m.persisted(), 'nothing written to the memory-backed directory').toBeUndefined();
+    for (const mode of ['REBOOT', 'STAGED'] as const) {
+      const err = await m.apply(base, mode).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ConfigRejected);
+      expect((err as ConfigRejected).kind).toBe('state');
+      expect((err as Error).message).toContain(broken);
+    }
+    // Auto with changes that need a reboot is refused too; without, it is in memory only.
+    await expect(m.apply(base.replace('type: controlplane', 'type: worker'), 'AUTO')).rejects.toMatchObject({ kind: 'state' });
+    expect((await m.apply(base.replace('hostname: a', 'hostname: b'), 'AUTO')).details).toMatch(/^Applied in memory only/);
+    expect(reboots).toEqual([]);
+    expect(m.persisted()).toBeUndefined();
   });
 
   it('applies live in no-reboot and auto modes, persisting the file', async () => {

@@ -3,6 +3,7 @@
 import type { BootSlot as _bronze_resource_definitions_runtime_BootSlot, BootSlot__Output as _bronze_resource_definitions_runtime_BootSlot__Output } from '../../../../bronze/resource/definitions/runtime/BootSlot.ts';
 import type { BootUpgrade as _bronze_resource_definitions_runtime_BootUpgrade, BootUpgrade__Output as _bronze_resource_definitions_runtime_BootUpgrade__Output } from '../../../../bronze/resource/definitions/runtime/BootUpgrade.ts';
 import type { BootRollback as _bronze_resource_definitions_runtime_BootRollback, BootRollback__Output as _bronze_resource_definitions_runtime_BootRollback__Output } from '../../../../bronze/resource/definitions/runtime/BootRollback.ts';
+import type { BootInstall as _bronze_resource_definitions_runtime_BootInstall, BootInstall__Output as _bronze_resource_definitions_runtime_BootInstall__Output } from '../../../../bronze/resource/definitions/runtime/BootInstall.ts';
 
 export interface BootStatusSpec {
   'installed'?: (boolean);
@@ -15,6 +16,7 @@ export interface BootStatusSpec {
   'upgrade'?: (_bronze_resource_definitions_runtime_BootUpgrade | null);
   'rollback'?: (_bronze_resource_definitions_runtime_BootRollback | null);
   'last'?: (string);
+  'install'?: (_bronze_resource_definitions_runtime_BootInstall | null);
 }
 
 export interface BootStatusSpec__Output {
@@ -28,4 +30,5 @@ export interface BootStatusSpec__Output {
   'upgrade': (_bronze_resource_definitions_runtime_BootUpgrade__Output | null);
   'rollback': (_bronze_resource_definitions_runtime_BootRollback__Output | null);
   'last': (string);
+  'install': (_bronze_resource_definitions_runtime_BootInstall__Output | null);
 }

@@ -6,7 +6,8 @@ import { Command } from 'commander';
 import * as esbuild from 'esbuild';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { COMMANDS, HAND_OFF, buildProgram, commandWord, runProgram, type Ctx } from './program.ts';
+import { COMMANDS, HAND_OFF, buildProgram, commandWord, runProgram } from './program.ts';
+import type { Ctx } from './session.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 

@@ -10,6 +10,9 @@
 // - `local`: served only on the daemons' unix sockets for machined's supervisor; apid never
 //   routes them.
 // allowed() grants neither kind to any role.
+
+/** gRPC metadata key in which apid passes the caller's roles to the daemons it forwards to (one value per role). */
+export const ROLE_METADATA_KEY = 'bronze-role';
 //
 // COSI State access is per method here; which resource types a reader may see (e.g. no
 // secrets) is the state service's own check, as in Talos.

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { MAINTENANCE_MARKER } from '../apid/maintenance.ts';
+import { MAINTENANCE_MARKER } from '../contract/maintenance.ts';
 import { MAINTENANCE_CA_COMMON_NAME } from '../contract/maintenance.ts';
 import { writeFileAtomic } from '../lib/atomic.ts';
 import type { Logger } from '../lib/log.ts';

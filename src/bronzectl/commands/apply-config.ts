@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import type { ApplyMode } from '../../client/types.ts';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { parseGoDuration } from '../output.ts';
 import { UserError } from '../session.ts';
 

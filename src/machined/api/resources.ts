@@ -20,6 +20,7 @@
 // socket and is trusted as admin, as Talos does for its local callers.
 
 import * as grpc from '@grpc/grpc-js';
+import { ROLE_METADATA_KEY } from '../../contract/rbac.ts';
 import type { ResourceDefinition } from '../../contract/resources/definition.ts';
 import { AmbiguousResourceTypeError, type DefinitionRegistry, OWNER_METADATA_KEY } from '../../contract/resources/registry.ts';
 import { protoSpec, specFromYaml, yamlSpec } from '../../contract/resources/wire.ts';
@@ -40,8 +41,7 @@ import { ApiError, invalidArgument, permissionDenied, serverStream, toTimestamp,
 
 export type { WireResource };
 
-/** gRPC metadata key in which apid passes the caller's roles (one value per role). */
-export const ROLE_METADATA_KEY = 'bronze-role';
+export { ROLE_METADATA_KEY };
 export const READ_ONLY_MESSAGE = 'resources are read-only through the API';
 
 /** A resource as COSI sends it; `def` is its type's definition (none: YAML only). */

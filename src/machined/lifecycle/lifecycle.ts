@@ -38,8 +38,8 @@ import { checkInstallDisk, installToDisk, zeroEnds } from './installer.ts';
 import { MetaStore, readMeta } from '../../install/meta.ts';
 import { type BootSnapshot, type Slot, type SlotFiles, bootSnapshot, isSlot, nextBoot, otherSlot, slotPresent, updateGrubenv, writeSlot } from './slots.ts';
 import { MS, mount, umount } from '../../lib/sys.ts';
-import { openReader } from '../../udevd/bytes.ts';
-import { probeFilesystem } from '../../udevd/superblocks.ts';
+import { openReader } from '../../disk/block-reader.ts';
+import { probeFilesystem } from '../../disk/superblocks.ts';
 
 export const WIPEABLE: readonly VolumeLabel[] = ['STATE', 'EPHEMERAL'];
 

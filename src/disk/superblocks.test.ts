@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bufferReader, openReader } from './bytes.ts';
+import { bufferReader, openReader } from './block-reader.ts';
 import { probeFilesystem } from './superblocks.ts';
 import { ext4Superblock, fatImage, isoImage, parseBlkidExport, requireTools, squashfsSuperblock, xfsSuperblock } from './testimages.ts';
 

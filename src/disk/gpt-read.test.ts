@@ -1,7 +1,7 @@
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { bufferReader } from './bytes.ts';
-import { readPartitionTable } from './gpt.ts';
+import { bufferReader } from './block-reader.ts';
+import { readPartitionTable } from './gpt-read.ts';
 import { buildGpt } from './testimages.ts';
 
 const LINUX = '0fc63daf-8483-4772-8e79-3d69d8477de4';

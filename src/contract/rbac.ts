@@ -18,11 +18,12 @@ export const ROLE_METADATA_KEY = 'bronze-role';
 // secrets) is the state service's own check, as in Talos.
 import type * as grpc from '@grpc/grpc-js';
 
-export const ROLES = ['os:admin', 'os:operator', 'os:reader', 'os:etcd:backup'] as const;
-export type Role = (typeof ROLES)[number];
+import { API_ROLES, type ApiRole } from './api-roles.ts';
+
+export { API_ROLES, type ApiRole };
 
 export type Rule =
-  | { readonly auth: 'roles'; readonly roles: readonly Role[] }
+  | { readonly auth: 'roles'; readonly roles: readonly ApiRole[] }
   | { readonly auth: 'token' }
   | { readonly auth: 'local' };
 

@@ -27,7 +27,7 @@ import { readLinkSysInfo } from './linkinfo.ts';
 import type { NetworkConfig } from './config.ts';
 import { NetworkManager } from './manager.ts';
 import { watchMachineConfig } from '../daemon/config-watch.ts';
-import { networkConfigOf } from './config-watch.ts';
+import { networkConfigOf } from './config-map.ts';
 
 function readConfig(log: StderrLogger): NetworkConfig | undefined {
   const file = process.env.BRONZE_NETWORKD_CONFIG;

@@ -11,7 +11,7 @@ import { MemoryState } from '../state/memory.ts';
 import { type Reader } from '../disk/block-reader.ts';
 import { populate } from '../disk/fakesys.ts';
 import { readPartitionTable } from '../disk/gpt-read.ts';
-import { ManualUeventSource } from './netlink.ts';
+import { ManualUeventSource } from './uevent-socket.ts';
 import { probeFilesystem } from '../disk/superblocks.ts';
 import { buildGpt, ext4Superblock, fatImage, isoImage, prng, squashfsSuperblock, xfsSuperblock } from '../disk/testimages.ts';
 import { formatUevent, parseUevent } from './uevent.ts';

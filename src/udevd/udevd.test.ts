@@ -10,7 +10,7 @@ import { BLOCK_SYMLINK_TYPE, type BlockSymlinkSpec } from '../contract/resources
 import { DISCOVERED_VOLUME_TYPE, type DiscoveredVolumeSpec } from '../contract/resources/discovered-volume.ts';
 import { DISK_TYPE, type DiskSpec } from '../contract/resources/disk.ts';
 import { addFakeDisk, populate, removeFakeDisk } from '../disk/fakesys.ts';
-import { ManualUeventSource } from './netlink.ts';
+import { ManualUeventSource } from './uevent-socket.ts';
 import { buildGpt, ext4Superblock, fatImage, xfsSuperblock } from '../disk/testimages.ts';
 import { formatUevent } from './uevent.ts';
 import { Udevd, isNoMedium } from './udevd.ts';

@@ -18,7 +18,7 @@ import { BLOCK_NAMESPACE, DISK_TYPE, type DiskSpec, prettySize } from '../contra
 import { type PartitionEntry, type PartitionTable, readPartitionTable } from '../disk/gpt-read.ts';
 import { LinkTable, linkNames } from './links.ts';
 import { ResourceMirror } from './mirror.ts';
-import { NetlinkUeventSource, type UeventSource } from './netlink.ts';
+import { NetlinkUeventSource, type UeventSource } from './uevent-socket.ts';
 import { type Filesystem, probeFilesystem } from '../disk/superblocks.ts';
 import { type SysBlockDevice, blockDevpath, listBlockDevices, readBlockDevice } from '../disk/sysfs.ts';
 import { type Uevent, type UeventStats, emptyStats, parseUevent } from './uevent.ts';

@@ -27,7 +27,7 @@ import { addressId, addressSpec, linkSpec, nodeAddresses, publishedRoute, routeI
 import { MemoryState } from '../../../src/state/memory.ts';
 import { newResource, type Resource } from '../../../src/state/resource.ts';
 import { populate } from '../../../src/disk/fakesys.ts';
-import { ManualUeventSource } from '../../../src/udevd/netlink.ts';
+import { ManualUeventSource } from '../../../src/udevd/uevent-socket.ts';
 import { buildGpt, ext4Superblock, fatImage } from '../../../src/disk/testimages.ts';
 import { Udevd } from '../../../src/udevd/udevd.ts';
 import { strictDecode, type Decoded } from '../../lib/proto-strict.ts';

@@ -6,7 +6,7 @@ import { openReader } from './block-reader.ts';
 import { readPartitionTable } from './gpt-read.ts';
 import { buildGpt, guidToBytes, randomGuid, writeGpt } from './gpt-write.ts';
 import { type DiskLayout, MiB, planLayout } from './layout.ts';
-import { diskShSgdiskArgs, hasTool, run, sgdiskInfo, sgdiskPrint, sparseFile, tmpDir } from '../install/testutil.ts';
+import { diskShSgdiskArgs, hasTool, run, sgdiskInfo, sgdiskPrint, sparseFile, tmpDir } from '../install/testing.ts';
 
 const GiB = 1024 * MiB;
 const DISK_GUID = '6d1f0a24-3b8e-4c5b-9a0e-2f7d3c1b5a49';

@@ -3,6 +3,7 @@
 // - no import circles;
 // - no daemon imports another daemon's files;
 // - the lower rooms (contract/, lib/, state/, disk/) import no daemon;
+// - test aids (testing.ts, testing-*.ts) are imported by tests only;
 // - no source file over 500 lines, except pure data tables, codecs and generated code.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -91,6 +92,13 @@ describe('the import graph', () => {
       }
     }
     expect(bad).toEqual([]);
+  });
+
+  it('keeps the test aids out of the product: only tests import testing.ts and testing-*.ts', () => {
+    const aid = /\/testing(-[a-z]+)?\.ts$/;
+    const bad = [...graph].flatMap(([file, deps]) => (aid.test(file) ? [] : deps.filter((d) => aid.test(d)).map((d) => `${file} -> ${d}`)));
+    expect(bad).toEqual([]);
+    expect([...graph.keys()].filter((f) => aid.test(f)).length, 'the aids are in the graph (as entry points)').toBeGreaterThan(3);
   });
 
   it('has no source file over 500 lines but the data tables and codecs named here', () => {

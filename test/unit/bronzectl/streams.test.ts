@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as grpc from '@grpc/grpc-js';
 import { protoRoot } from '../../../src/contract/protos.ts';
-import { cli, makePki, md, startApi, workspace, type FakeApi, type Pki, type Workspace } from './fixture.ts';
+import { cli, makePki, md, startApi, workspace, type FakeApi, type Pki, type Workspace } from './testing.ts';
 
 let pki: Pki;
 let api: FakeApi;

@@ -1,6 +1,6 @@
 // Original file: protos/common/common.proto
 
-import type { Metadata as _common_Metadata, Metadata__Output as _common_Metadata__Output } from './Metadata.ts';
+import type { Metadata as _common_Metadata, Metadata__Output as _common_Metadata__Output } from '../common/Metadata.ts';
 
 export interface Data {
   'metadata'?: (_common_Metadata | null);

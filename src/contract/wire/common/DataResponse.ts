@@ -1,6 +1,6 @@
 // Original file: protos/common/common.proto
 
-import type { Data as _common_Data, Data__Output as _common_Data__Output } from './Data.ts';
+import type { Data as _common_Data, Data__Output as _common_Data__Output } from '../common/Data.ts';
 
 export interface DataResponse {
   'messages'?: (_common_Data)[];

@@ -1,6 +1,6 @@
 // Original file: protos/machine/machine.proto
 
-import type { ApplyConfiguration as _machine_ApplyConfiguration, ApplyConfiguration__Output as _machine_ApplyConfiguration__Output } from './ApplyConfiguration.ts';
+import type { ApplyConfiguration as _machine_ApplyConfiguration, ApplyConfiguration__Output as _machine_ApplyConfiguration__Output } from '../machine/ApplyConfiguration.ts';
 
 export interface ApplyConfigurationResponse {
   'messages'?: (_machine_ApplyConfiguration)[];

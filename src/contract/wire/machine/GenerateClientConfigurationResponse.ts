@@ -1,6 +1,6 @@
 // Original file: protos/machine/machine.proto
 
-import type { GenerateClientConfiguration as _machine_GenerateClientConfiguration, GenerateClientConfiguration__Output as _machine_GenerateClientConfiguration__Output } from './GenerateClientConfiguration.ts';
+import type { GenerateClientConfiguration as _machine_GenerateClientConfiguration, GenerateClientConfiguration__Output as _machine_GenerateClientConfiguration__Output } from '../machine/GenerateClientConfiguration.ts';
 
 export interface GenerateClientConfigurationResponse {
   'messages'?: (_machine_GenerateClientConfiguration)[];

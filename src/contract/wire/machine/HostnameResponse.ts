@@ -1,6 +1,6 @@
 // Original file: protos/machine/machine.proto
 
-import type { Hostname as _machine_Hostname, Hostname__Output as _machine_Hostname__Output } from './Hostname.ts';
+import type { Hostname as _machine_Hostname, Hostname__Output as _machine_Hostname__Output } from '../machine/Hostname.ts';
 
 export interface HostnameResponse {
   'messages'?: (_machine_Hostname)[];

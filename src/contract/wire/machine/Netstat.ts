@@ -1,7 +1,7 @@
 // Original file: protos/machine/machine.proto
 
 import type { Metadata as _common_Metadata, Metadata__Output as _common_Metadata__Output } from '../common/Metadata.ts';
-import type { ConnectRecord as _machine_ConnectRecord, ConnectRecord__Output as _machine_ConnectRecord__Output } from './ConnectRecord.ts';
+import type { ConnectRecord as _machine_ConnectRecord, ConnectRecord__Output as _machine_ConnectRecord__Output } from '../machine/ConnectRecord.ts';
 
 export interface Netstat {
   'metadata'?: (_common_Metadata | null);

@@ -1,7 +1,7 @@
 // Original file: protos/machine/machine.proto
 
 import type { Metadata as _common_Metadata, Metadata__Output as _common_Metadata__Output } from '../common/Metadata.ts';
-import type { NetDev as _machine_NetDev, NetDev__Output as _machine_NetDev__Output } from './NetDev.ts';
+import type { NetDev as _machine_NetDev, NetDev__Output as _machine_NetDev__Output } from '../machine/NetDev.ts';
 
 export interface NetworkDeviceStats {
   'metadata'?: (_common_Metadata | null);

@@ -1,6 +1,6 @@
 // Original file: protos/machine/machine.proto
 
-import type { BPFInstruction as _machine_BPFInstruction, BPFInstruction__Output as _machine_BPFInstruction__Output } from './BPFInstruction.ts';
+import type { BPFInstruction as _machine_BPFInstruction, BPFInstruction__Output as _machine_BPFInstruction__Output } from '../machine/BPFInstruction.ts';
 
 export interface PacketCaptureRequest {
   'interface'?: (string);

@@ -1,6 +1,6 @@
 // Original file: protos/machine/machine.proto
 
-import type { Process as _machine_Process, Process__Output as _machine_Process__Output } from './Process.ts';
+import type { Process as _machine_Process, Process__Output as _machine_Process__Output } from '../machine/Process.ts';
 
 export interface ProcessesResponse {
   'messages'?: (_machine_Process)[];

@@ -1,6 +1,6 @@
 // Original file: protos/machine/machine.proto
 
-import type { Reboot as _machine_Reboot, Reboot__Output as _machine_Reboot__Output } from './Reboot.ts';
+import type { Reboot as _machine_Reboot, Reboot__Output as _machine_Reboot__Output } from '../machine/Reboot.ts';
 
 export interface RebootResponse {
   'messages'?: (_machine_Reboot)[];

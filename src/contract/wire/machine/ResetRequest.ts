@@ -1,6 +1,6 @@
 // Original file: protos/machine/machine.proto
 
-import type { ResetPartitionSpec as _machine_ResetPartitionSpec, ResetPartitionSpec__Output as _machine_ResetPartitionSpec__Output } from './ResetPartitionSpec.ts';
+import type { ResetPartitionSpec as _machine_ResetPartitionSpec, ResetPartitionSpec__Output as _machine_ResetPartitionSpec__Output } from '../machine/ResetPartitionSpec.ts';
 
 // Original file: protos/machine/machine.proto
 

@@ -1,7 +1,7 @@
 // Original file: protos/machine/machine.proto
 
-import type { ServiceEvents as _machine_ServiceEvents, ServiceEvents__Output as _machine_ServiceEvents__Output } from './ServiceEvents.ts';
-import type { ServiceHealth as _machine_ServiceHealth, ServiceHealth__Output as _machine_ServiceHealth__Output } from './ServiceHealth.ts';
+import type { ServiceEvents as _machine_ServiceEvents, ServiceEvents__Output as _machine_ServiceEvents__Output } from '../machine/ServiceEvents.ts';
+import type { ServiceHealth as _machine_ServiceHealth, ServiceHealth__Output as _machine_ServiceHealth__Output } from '../machine/ServiceHealth.ts';
 
 export interface ServiceInfo {
   'id'?: (string);

@@ -1,6 +1,6 @@
 // Original file: protos/machine/machine.proto
 
-import type { ServiceList as _machine_ServiceList, ServiceList__Output as _machine_ServiceList__Output } from './ServiceList.ts';
+import type { ServiceList as _machine_ServiceList, ServiceList__Output as _machine_ServiceList__Output } from '../machine/ServiceList.ts';
 
 export interface ServiceListResponse {
   'messages'?: (_machine_ServiceList)[];

@@ -1,6 +1,6 @@
 // Original file: protos/machine/machine.proto
 
-import type { ServiceHealth as _machine_ServiceHealth, ServiceHealth__Output as _machine_ServiceHealth__Output } from './ServiceHealth.ts';
+import type { ServiceHealth as _machine_ServiceHealth, ServiceHealth__Output as _machine_ServiceHealth__Output } from '../machine/ServiceHealth.ts';
 
 // Original file: protos/machine/machine.proto
 

@@ -1,6 +1,6 @@
 // Original file: protos/machine/machine.proto
 
-import type { Shutdown as _machine_Shutdown, Shutdown__Output as _machine_Shutdown__Output } from './Shutdown.ts';
+import type { Shutdown as _machine_Shutdown, Shutdown__Output as _machine_Shutdown__Output } from '../machine/Shutdown.ts';
 
 export interface ShutdownResponse {
   'messages'?: (_machine_Shutdown)[];

@@ -1,6 +1,6 @@
 // Original file: protos/machine/machine.proto
 
-import type { Stats as _machine_Stats, Stats__Output as _machine_Stats__Output } from './Stats.ts';
+import type { Stats as _machine_Stats, Stats__Output as _machine_Stats__Output } from '../machine/Stats.ts';
 
 export interface StatsResponse {
   'messages'?: (_machine_Stats)[];

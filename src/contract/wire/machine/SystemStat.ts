@@ -1,8 +1,8 @@
 // Original file: protos/machine/machine.proto
 
 import type { Metadata as _common_Metadata, Metadata__Output as _common_Metadata__Output } from '../common/Metadata.ts';
-import type { CPUStat as _machine_CPUStat, CPUStat__Output as _machine_CPUStat__Output } from './CPUStat.ts';
-import type { SoftIRQStat as _machine_SoftIRQStat, SoftIRQStat__Output as _machine_SoftIRQStat__Output } from './SoftIRQStat.ts';
+import type { CPUStat as _machine_CPUStat, CPUStat__Output as _machine_CPUStat__Output } from '../machine/CPUStat.ts';
+import type { SoftIRQStat as _machine_SoftIRQStat, SoftIRQStat__Output as _machine_SoftIRQStat__Output } from '../machine/SoftIRQStat.ts';
 import type { Long } from '@grpc/proto-loader';
 
 export interface SystemStat {

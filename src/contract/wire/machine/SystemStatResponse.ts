@@ -1,6 +1,6 @@
 // Original file: protos/machine/machine.proto
 
-import type { SystemStat as _machine_SystemStat, SystemStat__Output as _machine_SystemStat__Output } from './SystemStat.ts';
+import type { SystemStat as _machine_SystemStat, SystemStat__Output as _machine_SystemStat__Output } from '../machine/SystemStat.ts';
 
 export interface SystemStatResponse {
   'messages'?: (_machine_SystemStat)[];

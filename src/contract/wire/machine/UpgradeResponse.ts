@@ -1,6 +1,6 @@
 // Original file: protos/machine/machine.proto
 
-import type { Upgrade as _machine_Upgrade, Upgrade__Output as _machine_Upgrade__Output } from './Upgrade.ts';
+import type { Upgrade as _machine_Upgrade, Upgrade__Output as _machine_Upgrade__Output } from '../machine/Upgrade.ts';
 
 export interface UpgradeResponse {
   'messages'?: (_machine_Upgrade)[];

@@ -1,6 +1,6 @@
 // Original file: protos/machine/machine.proto
 
-import type { UpgradeRequest as _machine_UpgradeRequest, UpgradeRequest__Output as _machine_UpgradeRequest__Output } from './UpgradeRequest.ts';
+import type { UpgradeRequest as _machine_UpgradeRequest, UpgradeRequest__Output as _machine_UpgradeRequest__Output } from '../machine/UpgradeRequest.ts';
 import type { Long } from '@grpc/proto-loader';
 
 export interface UpgradeStreamRequest {

@@ -1,6 +1,6 @@
 // Original file: protos/machine/machine.proto
 
-import type { Version as _machine_Version, Version__Output as _machine_Version__Output } from './Version.ts';
+import type { Version as _machine_Version, Version__Output as _machine_Version__Output } from '../machine/Version.ts';
 
 export interface VersionResponse {
   'messages'?: (_machine_Version)[];

@@ -1,6 +1,6 @@
 // Original file: protos/time/time.proto
 
-import type { Time as _time_Time, Time__Output as _time_Time__Output } from './Time.ts';
+import type { Time as _time_Time, Time__Output as _time_Time__Output } from '../time/Time.ts';
 
 export interface TimeResponse {
   'messages'?: (_time_Time)[];

@@ -1,7 +1,7 @@
 // Original file: protos/cosi/v1alpha1/state.proto
 
-import type { Resource as _cosi_resource_Resource, Resource__Output as _cosi_resource_Resource__Output } from './Resource.ts';
-import type { EventType as _cosi_resource_EventType, EventType__Output as _cosi_resource_EventType__Output } from './EventType.ts';
+import type { Resource as _cosi_resource_Resource, Resource__Output as _cosi_resource_Resource__Output } from '../../cosi/resource/Resource.ts';
+import type { EventType as _cosi_resource_EventType, EventType__Output as _cosi_resource_EventType__Output } from '../../cosi/resource/EventType.ts';
 
 export interface Event {
   'resource'?: (_cosi_resource_Resource | null);

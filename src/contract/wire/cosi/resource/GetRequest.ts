@@ -1,6 +1,6 @@
 // Original file: protos/cosi/v1alpha1/state.proto
 
-import type { GetOptions as _cosi_resource_GetOptions, GetOptions__Output as _cosi_resource_GetOptions__Output } from './GetOptions.ts';
+import type { GetOptions as _cosi_resource_GetOptions, GetOptions__Output as _cosi_resource_GetOptions__Output } from '../../cosi/resource/GetOptions.ts';
 
 export interface GetRequest {
   'namespace'?: (string);

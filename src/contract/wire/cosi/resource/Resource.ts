@@ -1,7 +1,7 @@
 // Original file: protos/cosi/v1alpha1/resource.proto
 
-import type { Metadata as _cosi_resource_Metadata, Metadata__Output as _cosi_resource_Metadata__Output } from './Metadata.ts';
-import type { Spec as _cosi_resource_Spec, Spec__Output as _cosi_resource_Spec__Output } from './Spec.ts';
+import type { Metadata as _cosi_resource_Metadata, Metadata__Output as _cosi_resource_Metadata__Output } from '../../cosi/resource/Metadata.ts';
+import type { Spec as _cosi_resource_Spec, Spec__Output as _cosi_resource_Spec__Output } from '../../cosi/resource/Spec.ts';
 
 export interface Resource {
   'metadata'?: (_cosi_resource_Metadata | null);

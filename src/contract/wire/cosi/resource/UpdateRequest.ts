@@ -1,7 +1,7 @@
 // Original file: protos/cosi/v1alpha1/state.proto
 
-import type { Resource as _cosi_resource_Resource, Resource__Output as _cosi_resource_Resource__Output } from './Resource.ts';
-import type { UpdateOptions as _cosi_resource_UpdateOptions, UpdateOptions__Output as _cosi_resource_UpdateOptions__Output } from './UpdateOptions.ts';
+import type { Resource as _cosi_resource_Resource, Resource__Output as _cosi_resource_Resource__Output } from '../../cosi/resource/Resource.ts';
+import type { UpdateOptions as _cosi_resource_UpdateOptions, UpdateOptions__Output as _cosi_resource_UpdateOptions__Output } from '../../cosi/resource/UpdateOptions.ts';
 
 export interface UpdateRequest {
   'new_resource'?: (_cosi_resource_Resource | null);

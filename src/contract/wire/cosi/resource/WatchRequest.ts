@@ -1,6 +1,6 @@
 // Original file: protos/cosi/v1alpha1/state.proto
 
-import type { WatchOptions as _cosi_resource_WatchOptions, WatchOptions__Output as _cosi_resource_WatchOptions__Output } from './WatchOptions.ts';
+import type { WatchOptions as _cosi_resource_WatchOptions, WatchOptions__Output as _cosi_resource_WatchOptions__Output } from '../../cosi/resource/WatchOptions.ts';
 
 export interface WatchRequest {
   'namespace'?: (string);

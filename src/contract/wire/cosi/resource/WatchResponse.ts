@@ -1,6 +1,6 @@
 // Original file: protos/cosi/v1alpha1/state.proto
 
-import type { Event as _cosi_resource_Event, Event__Output as _cosi_resource_Event__Output } from './Event.ts';
+import type { Event as _cosi_resource_Event, Event__Output as _cosi_resource_Event__Output } from '../../cosi/resource/Event.ts';
 
 export interface WatchResponse {
   'event'?: (_cosi_resource_Event)[];

@@ -1,6 +1,6 @@
 // Original file: protos/google/rpc/status.proto
 
-import type { Any as _google_protobuf_Any, Any__Output as _google_protobuf_Any__Output } from '../protobuf/Any.ts';
+import type { Any as _google_protobuf_Any, Any__Output as _google_protobuf_Any__Output } from '../../google/protobuf/Any.ts';
 
 export interface Status {
   'code'?: (number);

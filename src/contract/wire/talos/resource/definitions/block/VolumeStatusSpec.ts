@@ -1,9 +1,9 @@
 // Original file: protos/resource/definitions/block/block.proto
 
-import type { BlockVolumePhase as _talos_resource_definitions_enums_BlockVolumePhase, BlockVolumePhase__Output as _talos_resource_definitions_enums_BlockVolumePhase__Output } from '../enums/BlockVolumePhase.ts';
-import type { BlockFilesystemType as _talos_resource_definitions_enums_BlockFilesystemType, BlockFilesystemType__Output as _talos_resource_definitions_enums_BlockFilesystemType__Output } from '../enums/BlockFilesystemType.ts';
-import type { MountSpec as _talos_resource_definitions_block_MountSpec, MountSpec__Output as _talos_resource_definitions_block_MountSpec__Output } from './MountSpec.ts';
-import type { BlockVolumeType as _talos_resource_definitions_enums_BlockVolumeType, BlockVolumeType__Output as _talos_resource_definitions_enums_BlockVolumeType__Output } from '../enums/BlockVolumeType.ts';
+import type { BlockVolumePhase as _talos_resource_definitions_enums_BlockVolumePhase, BlockVolumePhase__Output as _talos_resource_definitions_enums_BlockVolumePhase__Output } from '../../../../talos/resource/definitions/enums/BlockVolumePhase.ts';
+import type { BlockFilesystemType as _talos_resource_definitions_enums_BlockFilesystemType, BlockFilesystemType__Output as _talos_resource_definitions_enums_BlockFilesystemType__Output } from '../../../../talos/resource/definitions/enums/BlockFilesystemType.ts';
+import type { MountSpec as _talos_resource_definitions_block_MountSpec, MountSpec__Output as _talos_resource_definitions_block_MountSpec__Output } from '../../../../talos/resource/definitions/block/MountSpec.ts';
+import type { BlockVolumeType as _talos_resource_definitions_enums_BlockVolumeType, BlockVolumeType__Output as _talos_resource_definitions_enums_BlockVolumeType__Output } from '../../../../talos/resource/definitions/enums/BlockVolumeType.ts';
 import type { Long } from '@grpc/proto-loader';
 
 export interface VolumeStatusSpec {

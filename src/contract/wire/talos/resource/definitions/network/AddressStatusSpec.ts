@@ -2,8 +2,8 @@
 
 import type { NetIPPrefix as _common_NetIPPrefix, NetIPPrefix__Output as _common_NetIPPrefix__Output } from '../../../../common/NetIPPrefix.ts';
 import type { NetIP as _common_NetIP, NetIP__Output as _common_NetIP__Output } from '../../../../common/NetIP.ts';
-import type { NethelpersFamily as _talos_resource_definitions_enums_NethelpersFamily, NethelpersFamily__Output as _talos_resource_definitions_enums_NethelpersFamily__Output } from '../enums/NethelpersFamily.ts';
-import type { NethelpersScope as _talos_resource_definitions_enums_NethelpersScope, NethelpersScope__Output as _talos_resource_definitions_enums_NethelpersScope__Output } from '../enums/NethelpersScope.ts';
+import type { NethelpersFamily as _talos_resource_definitions_enums_NethelpersFamily, NethelpersFamily__Output as _talos_resource_definitions_enums_NethelpersFamily__Output } from '../../../../talos/resource/definitions/enums/NethelpersFamily.ts';
+import type { NethelpersScope as _talos_resource_definitions_enums_NethelpersScope, NethelpersScope__Output as _talos_resource_definitions_enums_NethelpersScope__Output } from '../../../../talos/resource/definitions/enums/NethelpersScope.ts';
 
 export interface AddressStatusSpec {
   'address'?: (_common_NetIPPrefix | null);

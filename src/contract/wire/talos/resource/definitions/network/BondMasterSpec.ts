@@ -1,15 +1,15 @@
 // Original file: protos/resource/definitions/network/network.proto
 
-import type { NethelpersBondMode as _talos_resource_definitions_enums_NethelpersBondMode, NethelpersBondMode__Output as _talos_resource_definitions_enums_NethelpersBondMode__Output } from '../enums/NethelpersBondMode.ts';
-import type { NethelpersBondXmitHashPolicy as _talos_resource_definitions_enums_NethelpersBondXmitHashPolicy, NethelpersBondXmitHashPolicy__Output as _talos_resource_definitions_enums_NethelpersBondXmitHashPolicy__Output } from '../enums/NethelpersBondXmitHashPolicy.ts';
-import type { NethelpersLACPRate as _talos_resource_definitions_enums_NethelpersLACPRate, NethelpersLACPRate__Output as _talos_resource_definitions_enums_NethelpersLACPRate__Output } from '../enums/NethelpersLACPRate.ts';
-import type { NethelpersARPValidate as _talos_resource_definitions_enums_NethelpersARPValidate, NethelpersARPValidate__Output as _talos_resource_definitions_enums_NethelpersARPValidate__Output } from '../enums/NethelpersARPValidate.ts';
-import type { NethelpersARPAllTargets as _talos_resource_definitions_enums_NethelpersARPAllTargets, NethelpersARPAllTargets__Output as _talos_resource_definitions_enums_NethelpersARPAllTargets__Output } from '../enums/NethelpersARPAllTargets.ts';
-import type { NethelpersPrimaryReselect as _talos_resource_definitions_enums_NethelpersPrimaryReselect, NethelpersPrimaryReselect__Output as _talos_resource_definitions_enums_NethelpersPrimaryReselect__Output } from '../enums/NethelpersPrimaryReselect.ts';
-import type { NethelpersFailOverMAC as _talos_resource_definitions_enums_NethelpersFailOverMAC, NethelpersFailOverMAC__Output as _talos_resource_definitions_enums_NethelpersFailOverMAC__Output } from '../enums/NethelpersFailOverMAC.ts';
-import type { NethelpersADSelect as _talos_resource_definitions_enums_NethelpersADSelect, NethelpersADSelect__Output as _talos_resource_definitions_enums_NethelpersADSelect__Output } from '../enums/NethelpersADSelect.ts';
+import type { NethelpersBondMode as _talos_resource_definitions_enums_NethelpersBondMode, NethelpersBondMode__Output as _talos_resource_definitions_enums_NethelpersBondMode__Output } from '../../../../talos/resource/definitions/enums/NethelpersBondMode.ts';
+import type { NethelpersBondXmitHashPolicy as _talos_resource_definitions_enums_NethelpersBondXmitHashPolicy, NethelpersBondXmitHashPolicy__Output as _talos_resource_definitions_enums_NethelpersBondXmitHashPolicy__Output } from '../../../../talos/resource/definitions/enums/NethelpersBondXmitHashPolicy.ts';
+import type { NethelpersLACPRate as _talos_resource_definitions_enums_NethelpersLACPRate, NethelpersLACPRate__Output as _talos_resource_definitions_enums_NethelpersLACPRate__Output } from '../../../../talos/resource/definitions/enums/NethelpersLACPRate.ts';
+import type { NethelpersARPValidate as _talos_resource_definitions_enums_NethelpersARPValidate, NethelpersARPValidate__Output as _talos_resource_definitions_enums_NethelpersARPValidate__Output } from '../../../../talos/resource/definitions/enums/NethelpersARPValidate.ts';
+import type { NethelpersARPAllTargets as _talos_resource_definitions_enums_NethelpersARPAllTargets, NethelpersARPAllTargets__Output as _talos_resource_definitions_enums_NethelpersARPAllTargets__Output } from '../../../../talos/resource/definitions/enums/NethelpersARPAllTargets.ts';
+import type { NethelpersPrimaryReselect as _talos_resource_definitions_enums_NethelpersPrimaryReselect, NethelpersPrimaryReselect__Output as _talos_resource_definitions_enums_NethelpersPrimaryReselect__Output } from '../../../../talos/resource/definitions/enums/NethelpersPrimaryReselect.ts';
+import type { NethelpersFailOverMAC as _talos_resource_definitions_enums_NethelpersFailOverMAC, NethelpersFailOverMAC__Output as _talos_resource_definitions_enums_NethelpersFailOverMAC__Output } from '../../../../talos/resource/definitions/enums/NethelpersFailOverMAC.ts';
+import type { NethelpersADSelect as _talos_resource_definitions_enums_NethelpersADSelect, NethelpersADSelect__Output as _talos_resource_definitions_enums_NethelpersADSelect__Output } from '../../../../talos/resource/definitions/enums/NethelpersADSelect.ts';
 import type { NetIP as _common_NetIP, NetIP__Output as _common_NetIP__Output } from '../../../../common/NetIP.ts';
-import type { NethelpersADLACPActive as _talos_resource_definitions_enums_NethelpersADLACPActive, NethelpersADLACPActive__Output as _talos_resource_definitions_enums_NethelpersADLACPActive__Output } from '../enums/NethelpersADLACPActive.ts';
+import type { NethelpersADLACPActive as _talos_resource_definitions_enums_NethelpersADLACPActive, NethelpersADLACPActive__Output as _talos_resource_definitions_enums_NethelpersADLACPActive__Output } from '../../../../talos/resource/definitions/enums/NethelpersADLACPActive.ts';
 
 export interface BondMasterSpec {
   'mode'?: (_talos_resource_definitions_enums_NethelpersBondMode);

@@ -1,7 +1,7 @@
 // Original file: protos/resource/definitions/network/network.proto
 
-import type { STPSpec as _talos_resource_definitions_network_STPSpec, STPSpec__Output as _talos_resource_definitions_network_STPSpec__Output } from './STPSpec.ts';
-import type { BridgeVLANSpec as _talos_resource_definitions_network_BridgeVLANSpec, BridgeVLANSpec__Output as _talos_resource_definitions_network_BridgeVLANSpec__Output } from './BridgeVLANSpec.ts';
+import type { STPSpec as _talos_resource_definitions_network_STPSpec, STPSpec__Output as _talos_resource_definitions_network_STPSpec__Output } from '../../../../talos/resource/definitions/network/STPSpec.ts';
+import type { BridgeVLANSpec as _talos_resource_definitions_network_BridgeVLANSpec, BridgeVLANSpec__Output as _talos_resource_definitions_network_BridgeVLANSpec__Output } from '../../../../talos/resource/definitions/network/BridgeVLANSpec.ts';
 
 export interface BridgeMasterSpec {
   'stp'?: (_talos_resource_definitions_network_STPSpec | null);

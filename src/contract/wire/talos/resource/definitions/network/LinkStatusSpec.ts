@@ -1,14 +1,14 @@
 // Original file: protos/resource/definitions/network/network.proto
 
-import type { NethelpersLinkType as _talos_resource_definitions_enums_NethelpersLinkType, NethelpersLinkType__Output as _talos_resource_definitions_enums_NethelpersLinkType__Output } from '../enums/NethelpersLinkType.ts';
-import type { NethelpersOperationalState as _talos_resource_definitions_enums_NethelpersOperationalState, NethelpersOperationalState__Output as _talos_resource_definitions_enums_NethelpersOperationalState__Output } from '../enums/NethelpersOperationalState.ts';
-import type { NethelpersPort as _talos_resource_definitions_enums_NethelpersPort, NethelpersPort__Output as _talos_resource_definitions_enums_NethelpersPort__Output } from '../enums/NethelpersPort.ts';
-import type { NethelpersDuplex as _talos_resource_definitions_enums_NethelpersDuplex, NethelpersDuplex__Output as _talos_resource_definitions_enums_NethelpersDuplex__Output } from '../enums/NethelpersDuplex.ts';
-import type { VLANSpec as _talos_resource_definitions_network_VLANSpec, VLANSpec__Output as _talos_resource_definitions_network_VLANSpec__Output } from './VLANSpec.ts';
-import type { BridgeMasterSpec as _talos_resource_definitions_network_BridgeMasterSpec, BridgeMasterSpec__Output as _talos_resource_definitions_network_BridgeMasterSpec__Output } from './BridgeMasterSpec.ts';
-import type { BondMasterSpec as _talos_resource_definitions_network_BondMasterSpec, BondMasterSpec__Output as _talos_resource_definitions_network_BondMasterSpec__Output } from './BondMasterSpec.ts';
-import type { WireguardSpec as _talos_resource_definitions_network_WireguardSpec, WireguardSpec__Output as _talos_resource_definitions_network_WireguardSpec__Output } from './WireguardSpec.ts';
-import type { VRFMasterSpec as _talos_resource_definitions_network_VRFMasterSpec, VRFMasterSpec__Output as _talos_resource_definitions_network_VRFMasterSpec__Output } from './VRFMasterSpec.ts';
+import type { NethelpersLinkType as _talos_resource_definitions_enums_NethelpersLinkType, NethelpersLinkType__Output as _talos_resource_definitions_enums_NethelpersLinkType__Output } from '../../../../talos/resource/definitions/enums/NethelpersLinkType.ts';
+import type { NethelpersOperationalState as _talos_resource_definitions_enums_NethelpersOperationalState, NethelpersOperationalState__Output as _talos_resource_definitions_enums_NethelpersOperationalState__Output } from '../../../../talos/resource/definitions/enums/NethelpersOperationalState.ts';
+import type { NethelpersPort as _talos_resource_definitions_enums_NethelpersPort, NethelpersPort__Output as _talos_resource_definitions_enums_NethelpersPort__Output } from '../../../../talos/resource/definitions/enums/NethelpersPort.ts';
+import type { NethelpersDuplex as _talos_resource_definitions_enums_NethelpersDuplex, NethelpersDuplex__Output as _talos_resource_definitions_enums_NethelpersDuplex__Output } from '../../../../talos/resource/definitions/enums/NethelpersDuplex.ts';
+import type { VLANSpec as _talos_resource_definitions_network_VLANSpec, VLANSpec__Output as _talos_resource_definitions_network_VLANSpec__Output } from '../../../../talos/resource/definitions/network/VLANSpec.ts';
+import type { BridgeMasterSpec as _talos_resource_definitions_network_BridgeMasterSpec, BridgeMasterSpec__Output as _talos_resource_definitions_network_BridgeMasterSpec__Output } from '../../../../talos/resource/definitions/network/BridgeMasterSpec.ts';
+import type { BondMasterSpec as _talos_resource_definitions_network_BondMasterSpec, BondMasterSpec__Output as _talos_resource_definitions_network_BondMasterSpec__Output } from '../../../../talos/resource/definitions/network/BondMasterSpec.ts';
+import type { WireguardSpec as _talos_resource_definitions_network_WireguardSpec, WireguardSpec__Output as _talos_resource_definitions_network_WireguardSpec__Output } from '../../../../talos/resource/definitions/network/WireguardSpec.ts';
+import type { VRFMasterSpec as _talos_resource_definitions_network_VRFMasterSpec, VRFMasterSpec__Output as _talos_resource_definitions_network_VRFMasterSpec__Output } from '../../../../talos/resource/definitions/network/VRFMasterSpec.ts';
 import type { Long } from '@grpc/proto-loader';
 
 export interface LinkStatusSpec {

@@ -1,12 +1,12 @@
 // Original file: protos/resource/definitions/network/network.proto
 
-import type { NethelpersFamily as _talos_resource_definitions_enums_NethelpersFamily, NethelpersFamily__Output as _talos_resource_definitions_enums_NethelpersFamily__Output } from '../enums/NethelpersFamily.ts';
+import type { NethelpersFamily as _talos_resource_definitions_enums_NethelpersFamily, NethelpersFamily__Output as _talos_resource_definitions_enums_NethelpersFamily__Output } from '../../../../talos/resource/definitions/enums/NethelpersFamily.ts';
 import type { NetIPPrefix as _common_NetIPPrefix, NetIPPrefix__Output as _common_NetIPPrefix__Output } from '../../../../common/NetIPPrefix.ts';
 import type { NetIP as _common_NetIP, NetIP__Output as _common_NetIP__Output } from '../../../../common/NetIP.ts';
-import type { NethelpersRoutingTable as _talos_resource_definitions_enums_NethelpersRoutingTable, NethelpersRoutingTable__Output as _talos_resource_definitions_enums_NethelpersRoutingTable__Output } from '../enums/NethelpersRoutingTable.ts';
-import type { NethelpersScope as _talos_resource_definitions_enums_NethelpersScope, NethelpersScope__Output as _talos_resource_definitions_enums_NethelpersScope__Output } from '../enums/NethelpersScope.ts';
-import type { NethelpersRouteType as _talos_resource_definitions_enums_NethelpersRouteType, NethelpersRouteType__Output as _talos_resource_definitions_enums_NethelpersRouteType__Output } from '../enums/NethelpersRouteType.ts';
-import type { NethelpersRouteProtocol as _talos_resource_definitions_enums_NethelpersRouteProtocol, NethelpersRouteProtocol__Output as _talos_resource_definitions_enums_NethelpersRouteProtocol__Output } from '../enums/NethelpersRouteProtocol.ts';
+import type { NethelpersRoutingTable as _talos_resource_definitions_enums_NethelpersRoutingTable, NethelpersRoutingTable__Output as _talos_resource_definitions_enums_NethelpersRoutingTable__Output } from '../../../../talos/resource/definitions/enums/NethelpersRoutingTable.ts';
+import type { NethelpersScope as _talos_resource_definitions_enums_NethelpersScope, NethelpersScope__Output as _talos_resource_definitions_enums_NethelpersScope__Output } from '../../../../talos/resource/definitions/enums/NethelpersScope.ts';
+import type { NethelpersRouteType as _talos_resource_definitions_enums_NethelpersRouteType, NethelpersRouteType__Output as _talos_resource_definitions_enums_NethelpersRouteType__Output } from '../../../../talos/resource/definitions/enums/NethelpersRouteType.ts';
+import type { NethelpersRouteProtocol as _talos_resource_definitions_enums_NethelpersRouteProtocol, NethelpersRouteProtocol__Output as _talos_resource_definitions_enums_NethelpersRouteProtocol__Output } from '../../../../talos/resource/definitions/enums/NethelpersRouteProtocol.ts';
 
 export interface RouteStatusSpec {
   'family'?: (_talos_resource_definitions_enums_NethelpersFamily);

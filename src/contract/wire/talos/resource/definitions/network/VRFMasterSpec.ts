@@ -1,6 +1,6 @@
 // Original file: protos/resource/definitions/network/network.proto
 
-import type { NethelpersRoutingTable as _talos_resource_definitions_enums_NethelpersRoutingTable, NethelpersRoutingTable__Output as _talos_resource_definitions_enums_NethelpersRoutingTable__Output } from '../enums/NethelpersRoutingTable.ts';
+import type { NethelpersRoutingTable as _talos_resource_definitions_enums_NethelpersRoutingTable, NethelpersRoutingTable__Output as _talos_resource_definitions_enums_NethelpersRoutingTable__Output } from '../../../../talos/resource/definitions/enums/NethelpersRoutingTable.ts';
 
 export interface VRFMasterSpec {
   'table'?: (_talos_resource_definitions_enums_NethelpersRoutingTable);

@@ -1,6 +1,6 @@
 // Original file: protos/resource/definitions/network/network.proto
 
-import type { WireguardPeer as _talos_resource_definitions_network_WireguardPeer, WireguardPeer__Output as _talos_resource_definitions_network_WireguardPeer__Output } from './WireguardPeer.ts';
+import type { WireguardPeer as _talos_resource_definitions_network_WireguardPeer, WireguardPeer__Output as _talos_resource_definitions_network_WireguardPeer__Output } from '../../../../talos/resource/definitions/network/WireguardPeer.ts';
 import type { Long } from '@grpc/proto-loader';
 
 export interface WireguardSpec {

@@ -1,7 +1,7 @@
 // Original file: protos/resource/definitions/runtime/runtime.proto
 
-import type { RuntimeSELinuxState as _talos_resource_definitions_enums_RuntimeSELinuxState, RuntimeSELinuxState__Output as _talos_resource_definitions_enums_RuntimeSELinuxState__Output } from '../enums/RuntimeSELinuxState.ts';
-import type { RuntimeFIPSState as _talos_resource_definitions_enums_RuntimeFIPSState, RuntimeFIPSState__Output as _talos_resource_definitions_enums_RuntimeFIPSState__Output } from '../enums/RuntimeFIPSState.ts';
+import type { RuntimeSELinuxState as _talos_resource_definitions_enums_RuntimeSELinuxState, RuntimeSELinuxState__Output as _talos_resource_definitions_enums_RuntimeSELinuxState__Output } from '../../../../talos/resource/definitions/enums/RuntimeSELinuxState.ts';
+import type { RuntimeFIPSState as _talos_resource_definitions_enums_RuntimeFIPSState, RuntimeFIPSState__Output as _talos_resource_definitions_enums_RuntimeFIPSState__Output } from '../../../../talos/resource/definitions/enums/RuntimeFIPSState.ts';
 
 export interface SecurityStateSpec {
   'secure_boot'?: (boolean);

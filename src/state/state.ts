@@ -1,6 +1,6 @@
 // The State interface: where resources live. machined holds the one instance (in memory);
 // daemons and the API reach it through machined. Every implementation must pass the shared
-// conformance suite (conformance.ts).
+// conformance suite (testing-conformance.ts, a test aid).
 //
 // Writes carry the writer's name (`owner`): a resource may be updated, torn down or destroyed
 // only by the owner that created it. This is how "each daemon writes only the types it owns"

@@ -29,6 +29,26 @@ import { NetworkManager } from './manager.ts';
 import { watchMachineConfig } from '../daemon/config-watch.ts';
 import { networkConfigOf } from './config-map.ts';
 
+/**
+ * The kernel command line. On a node networkd may start before machined has mounted /proc
+ * (machined/early.ts starts it while machined loads), so it waits for /proc/cmdline rather than
+ * lose bronze.hostname= and ip= (30 s at most, then none, said in the log).
+ */
+async function kernelCmdline(onNode: boolean, log: StderrLogger): Promise<string> {
+  for (let waited = 0; ; waited += 100) {
+    try {
+      return fs.readFileSync('/proc/cmdline', 'utf8');
+    } catch {
+      if (!onNode) return '';
+      if (waited >= 30_000) {
+        log.warn('no /proc/cmdline after 30 s: going on without the kernel arguments');
+        return '';
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
 function readConfig(log: StderrLogger): NetworkConfig | undefined {
   const file = process.env.BRONZE_NETWORKD_CONFIG;
   if (!file) return undefined;
@@ -59,12 +79,7 @@ export async function main(): Promise<void> {
     const publisher: Publisher & { close?(): void } = remote ? new RemotePublisher('networkd') : new StatePublisher(new MemoryState(), 'networkd');
     try {
       await initNative();
-      let cmdline = '';
-      try {
-        cmdline = fs.readFileSync('/proc/cmdline', 'utf8');
-      } catch {
-        /* no /proc: no kernel arguments */
-      }
+      const cmdline = await kernelCmdline(onNode, log);
       manager = new NetworkManager({
         publisher,
         log,

@@ -42,6 +42,7 @@ import { checkMemory, readMeminfo } from './memory-check.ts';
 import { validateMachineConfig } from './config/validation.ts';
 import { apidListenAddress, secretsDir } from '../contract/paths.ts';
 import { splitHostPort } from '../apid/router.ts';
+import { clusterParts } from './cluster/cluster.ts';
 
 function uptime(): string {
   try {
@@ -59,14 +60,29 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
   // A host run may supervise a subset: BRONZE_SERVICES=apid,timed.
   const only = !pid1 && process.env.BRONZE_SERVICES ? process.env.BRONZE_SERVICES.split(',').filter(Boolean) : undefined;
   const serviceEnv: Record<string, string> = { ...SERVICE_ENV };
-  const supervisor = new Supervisor(serviceSpecs(serviceEnv, only), { log: (m) => log.info(m), adopt: handoff.firstServices });
+  // Resources and events: the state the API exposes, fed by controllers.
+  const state = new MemoryState();
+  let configText: string | undefined;
+  // etcd (control planes), the quorum checks and the cluster registry (Members).
+  const cluster = clusterParts({
+    log,
+    state,
+    configText: () => configText,
+    secretsDir: secretsDir(),
+    nodeId: () => readIdentity()?.value,
+    osVersion: VERSION.tag,
+    etcdState: () => supervisor.get('etcd')?.state,
+    stopEtcd: () => supervisor.stopService('etcd'),
+  });
+  const daemons = serviceSpecs(serviceEnv, only?.filter((id) => id !== 'etcd'));
+  const withEtcd = !only || only.includes('etcd');
+  const etcdSpec = { ...cluster.etcdSpec(serviceEnv), dependsOn: ['apid', 'networkd'].filter((d) => daemons.some((s) => s.id === d)) };
+  const supervisor = new Supervisor([...daemons, ...(withEtcd ? [etcdSpec] : [])], { log: (m) => log.info(m), adopt: handoff.firstServices });
   if (handoff.firstServices?.size) log.info(`started first, before machined loaded: ${[...handoff.firstServices.keys()].join(', ')}`);
   // Never the children libuv waits for: the daemons, and whatever machined's own work spawns.
   const children = spawnedChildren();
   const reaper = new Reaper(() => new Set([...supervisor.pids(), ...children()]), log);
 
-  // Resources and events: the state the API exposes, fed by controllers.
-  const state = new MemoryState();
   const registry = new DefinitionRegistry();
   // What machined reads of the system once: the mounted volumes and the security state.
   const systemFacts = new StatePublisher(state, 'machined');
@@ -126,7 +142,6 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
 
   let machinedApi: { close(): Promise<void> } | undefined;
   let volumes: MountedVolumes | undefined;
-  let configText: string | undefined;
   const lifecycle = new NodeLifecycle({
     log,
     state,
@@ -140,6 +155,9 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
   const activated = (text: string) => {
     configText = text;
     if (pid1 && servicesStarted) void lifecycle.maybeInstall(text);
+    // A configuration applied later may make this node a control plane: etcd's condition again.
+    if (servicesStarted && withEtcd && supervisor.get('etcd')?.state === 'Skipped') void supervisor.startService('etcd');
+    cluster.registry.poke();
   };
   let servicesStarted = false;
   const listenHost = splitHostPort(apidListenAddress()).host;
@@ -234,12 +252,15 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
         generateClientConfiguration: (req) => nodeConfig.generateClientConfiguration(req),
         applyConfiguration: (req) => nodeConfig.applyConfiguration(req),
         lifecycle,
+        etcd: cluster.api,
+        powerCheck: cluster.powerCheck,
         onError: (m) => log.warn(m),
       });
     },
     startServices: () => {
       supervisor.start();
       servicesStarted = true;
+      cluster.registry.start();
       // A configuration from the kernel arguments may name an install disk.
       if (pid1 && configText !== undefined) void lifecycle.maybeInstall(configText);
     },
@@ -248,6 +269,8 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
       // An install or upgrade writing to the disk finishes first; no new one starts.
       await lifecycle.quiesce();
       nodeConfig.stop();
+      cluster.registry.stop();
+      cluster.etcd.stop();
       log.info('stopping services in reverse dependency order');
       await supervisor.stop();
       log.info('all services stopped');

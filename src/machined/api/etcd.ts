@@ -12,6 +12,8 @@ export interface EtcdApiDeps {
   etcd: EtcdService;
   /** Stops the etcd service (after leaving). */
   stopEtcd: () => Promise<void>;
+  /** Whether the etcd service is Running (its process started). */
+  running: () => boolean;
   log?: (msg: string) => void;
 }
 
@@ -60,7 +62,8 @@ const hex = (id: string) => BigInt(id).toString(16);
 
 export function etcdHandlers(deps: EtcdApiDeps | undefined): Record<string, grpc.UntypedHandleCall> {
   const need = (what: string): EtcdApiDeps => {
-    if (!deps || !deps.etcd.tls()) throw notHere(what);
+    if (!deps || !deps.etcd.isControlPlane()) throw notHere(what);
+    if (!deps.running() || !deps.etcd.tls()) throw new ApiError(grpc.status.FAILED_PRECONDITION, `${what}: etcd is not running on this node${deps.etcd.waiting ? ' (it waits for bronzectl bootstrap, or to join the cluster)' : ''}`);
     return deps;
   };
   const local = async <T>(what: string, fn: (d: EtcdApiDeps) => Promise<T>): Promise<T> => fn(need(what));

@@ -26,3 +26,38 @@ export function etcdSettings(configText: string | undefined): EtcdSettings | und
   }
   return { ca, extraArgs, advertisedSubnets: (etcd.advertisedSubnets ?? []).map(String), listenSubnets: (etcd.listenSubnets ?? []).map(String) };
 }
+
+/** What the cluster parts of machined read of the running configuration. */
+export interface ClusterSettings {
+  /** 'controlplane' or 'worker' (undefined: no v1alpha1 document). */
+  machineType?: string;
+  /** The host of cluster.controlPlane.endpoint. */
+  controlPlaneHost?: string;
+  etcd?: EtcdSettings;
+}
+
+/** The host of an endpoint URL (https://host:port), or the text itself when it is not a URL. */
+export function endpointHost(endpoint: string | undefined): string | undefined {
+  if (!endpoint) return undefined;
+  try {
+    return new URL(endpoint).hostname.replace(/^\[|\]$/g, '') || undefined;
+  } catch {
+    return endpoint;
+  }
+}
+
+/** Reads a configuration once per text (validation is not free, and these are read often). */
+export function clusterSettingsReader(configText: () => string | undefined): () => ClusterSettings {
+  let last: { text: string | undefined; settings: ClusterSettings } | undefined;
+  return () => {
+    const text = configText();
+    if (last && last.text === text) return last.settings;
+    let settings: ClusterSettings = {};
+    if (text) {
+      const r = validateConfig(text);
+      if (r.ok) settings = { machineType: r.config.machineType, controlPlaneHost: endpointHost(r.config.controlPlaneEndpoint), etcd: etcdSettings(text) };
+    }
+    last = { text, settings };
+    return settings;
+  };
+}

@@ -54,6 +54,11 @@ export interface EtcdServiceOptions {
   retryMs?: number;
   /** Between promotion attempts, ms (default 3000). */
   promoteEveryMs?: number;
+  /**
+   * Host runs (several nodes on one host's loopback): etcd advertises this address and listens on
+   * it alone, its metrics too, instead of every address on the standard ports.
+   */
+  pinnedAddress?: string;
 }
 
 type Pending = { kind: 'bootstrap' } | { kind: 'recover'; skipHashCheck: boolean };
@@ -83,9 +88,14 @@ export class EtcdService {
     return (this.o.hostname ?? os.hostname)();
   }
 
+  /** Where etcd listens for this node's own calls (clients and metrics). */
+  private get localHost(): string {
+    return this.o.pinnedAddress ?? '127.0.0.1';
+  }
+
   /** The local member's client endpoint. */
   get localEndpoint(): string {
-    return hostPort('127.0.0.1', ETCD_CLIENT_PORT);
+    return hostPort(this.localHost, ETCD_CLIENT_PORT);
   }
 
   /** Whether this node has etcd data (is, or was, a member). */
@@ -95,6 +105,11 @@ export class EtcdService {
     } catch {
       return false;
     }
+  }
+
+  /** The node is a control plane (runs etcd). */
+  isControlPlane(): boolean {
+    return this.o.isControlPlane();
   }
 
   /** Waiting in its pre state for `bronzectl bootstrap` or a cluster to join. */
@@ -124,7 +139,7 @@ export class EtcdService {
   private async pki(ca: CertAndKey, address: string): Promise<EtcdTls> {
     const { issuePeerCert } = await import('../../pki/certs.ts');
     const ifaces = this.o.interfaces?.();
-    const ips = [...new Set([address, ...nodeAddresses(ifaces), '127.0.0.1', '::1'])];
+    const ips = [...new Set([address, ...(this.o.pinnedAddress ? [] : nodeAddresses(ifaces)), '127.0.0.1', '::1'])];
     const cert = await issuePeerCert(ca, { commonName: this.hostname, dnsNames: [this.hostname, 'localhost'], ipAddresses: ips, ttlMs: 365 * 24 * 3600_000 });
     fs.mkdirSync(this.o.pkiDir, { recursive: true, mode: 0o700 });
     await writeFileAtomic(path.join(this.o.pkiDir, 'ca.crt'), ca.crt);
@@ -152,12 +167,13 @@ export class EtcdService {
     const peer = `https://${hostPort(address, ETCD_PEER_PORT)}`;
     const client = `https://${hostPort(address, ETCD_CLIENT_PORT)}`;
     const pki = (f: string) => path.join(this.o.pkiDir, f);
+    const listen = this.o.pinnedAddress ?? '0.0.0.0';
     const base: Record<string, string> = {
       name,
       'data-dir': this.dataDir,
-      'listen-peer-urls': `https://${hostPort('0.0.0.0', ETCD_PEER_PORT)}`,
-      'listen-client-urls': `https://${hostPort('0.0.0.0', ETCD_CLIENT_PORT)}`,
-      'listen-metrics-urls': `http://${hostPort('127.0.0.1', ETCD_METRICS_PORT)}`,
+      'listen-peer-urls': `https://${hostPort(listen, ETCD_PEER_PORT)}`,
+      'listen-client-urls': `https://${hostPort(listen, ETCD_CLIENT_PORT)}`,
+      'listen-metrics-urls': `http://${hostPort(this.localHost, ETCD_METRICS_PORT)}`,
       'advertise-client-urls': client,
       'initial-advertise-peer-urls': peer,
       'client-cert-auth': 'true',
@@ -184,7 +200,7 @@ export class EtcdService {
 
     // An address to advertise (DHCP may still be on its way).
     let address: string | undefined;
-    while (!(address = advertiseAddress(settings.advertisedSubnets, this.o.interfaces?.()))) {
+    while (!(address = this.o.pinnedAddress ?? advertiseAddress(settings.advertisedSubnets, this.o.interfaces?.()))) {
       report('Waiting for an address to advertise');
       await this.sleep(1000, signal);
     }
@@ -237,7 +253,7 @@ export class EtcdService {
   /** Where a joining node looks for the cluster: the control-plane endpoint and the known control planes. */
   private candidates(): string[] {
     const hosts = [this.o.controlPlaneHost?.(), ...(this.o.knownControlPlanes?.() ?? [])].filter((h): h is string => !!h);
-    const mine = new Set([...nodeAddresses(this.o.interfaces?.()), '127.0.0.1', '::1', 'localhost']);
+    const mine = new Set([...(this.o.pinnedAddress ? [this.o.pinnedAddress] : nodeAddresses(this.o.interfaces?.())), '127.0.0.1', '::1', 'localhost']);
     return [...new Set(hosts.filter((h) => !mine.has(h)).map((h) => hostPort(h, ETCD_CLIENT_PORT)))];
   }
 
@@ -293,6 +309,7 @@ export class EtcdService {
   /** After a learner starts, promote it once it has caught up (etcd refuses before). */
   private promoteIfLearner(): void {
     clearTimeout(this.promoting);
+    let failures = 0;
     const attempt = async (): Promise<void> => {
       const tls = this.tls();
       if (!tls) return;
@@ -301,9 +318,10 @@ export class EtcdService {
         const status = await client.status(this.localEndpoint);
         this.memberId = status.memberId;
         if (!status.isLearner) return; // a voting member: done
+        // A learner serves no MemberList (etcd 3.4): ask the voters it knows, else the ones it joined through.
         const members = await client.memberList().catch(() => [] as EtcdMember[]);
         const others = members.filter((m) => m.id !== status.memberId && !m.isLearner).flatMap((m) => m.clientURLs);
-        const cluster = new EtcdClient(others.length ? others : [this.localEndpoint], tls, { timeoutMs: 5000 });
+        const cluster = new EtcdClient([...others, ...this.candidates()], tls, { timeoutMs: 5000 });
         try {
           await cluster.memberPromote(status.memberId);
           this.o.log.info(`etcd: promoted learner ${status.memberId} to a voting member`);
@@ -311,8 +329,9 @@ export class EtcdService {
         } finally {
           cluster.close();
         }
-      } catch {
+      } catch (err) {
         // not started, or not caught up yet ("can only promote a learner member which is in sync with leader")
+        if (++failures % 10 === 0) this.o.log.info(`etcd: not promoted yet: ${(err as Error).message}`);
       } finally {
         client.close();
       }
@@ -326,7 +345,7 @@ export class EtcdService {
   // --- health ---
 
   async health(): Promise<void> {
-    const res = await fetch(`http://${hostPort('127.0.0.1', ETCD_METRICS_PORT)}/health`, { signal: AbortSignal.timeout(4000) });
+    const res = await fetch(`http://${hostPort(this.localHost, ETCD_METRICS_PORT)}/health`, { signal: AbortSignal.timeout(4000) });
     const body = (await res.json().catch(() => ({}))) as { health?: string; reason?: string };
     if (body.health !== 'true') throw new Error(`etcd is not healthy${body.reason ? `: ${body.reason}` : ''}`);
   }

@@ -1,0 +1,120 @@
+// machined's cluster parts, made from what they need: the etcd service (control planes), the
+// API's Bootstrap/Etcd* dependencies, the quorum check of Reboot and Shutdown, and the cluster
+// registry that publishes the Member resources. main.ts passes the configuration, the
+// supervisor's view of etcd, and the state; nothing else.
+import os from 'node:os';
+import path from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import type { Logger } from '../../lib/log.ts';
+import type { State } from '../../state/state.ts';
+import type { ServiceSpec } from '../supervisor.ts';
+import type { EtcdClient } from '../../etcd/client.ts';
+import type { MemberSpec } from '../../contract/resources/member.ts';
+import { ApiError } from '../api/common.ts';
+import type { EtcdApiDeps } from '../api/etcd.ts';
+import type { PowerCheck } from '../api/power.ts';
+import { EtcdService } from '../etcd/service.ts';
+import { clusterSettingsReader } from '../etcd/config.ts';
+import { nodeAddresses } from '../etcd/addresses.ts';
+import { memberHealth, quorumRefusal } from '../etcd/quorum.ts';
+import { ClusterRegistry } from './registry.ts';
+
+export interface ClusterPartsOptions {
+  log: Logger;
+  state: State;
+  configText: () => string | undefined;
+  /** Where the node's etcd certificate is written (tmpfs). */
+  secretsDir: string;
+  /** The node's stable id (SMBIOS UUID, MAC, machine id); default the hostname. */
+  nodeId: () => string | undefined;
+  osVersion: string;
+  /** The etcd service's state in the supervisor ('Running', 'Preparing', ...), undefined when absent. */
+  etcdState: () => string | undefined;
+  stopEtcd: () => Promise<void>;
+  /** Environment (host runs): BRONZE_ETCD_DIR, BRONZE_ETCD_ADDRESS, BRONZE_HOSTNAME, BRONZE_NODE_ID, BRONZE_ETCD_BIN. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface ClusterParts {
+  etcd: EtcdService;
+  etcdSpec(env: Record<string, string>): ServiceSpec;
+  api: EtcdApiDeps;
+  powerCheck: PowerCheck;
+  registry: ClusterRegistry;
+}
+
+/** Reboot and Shutdown modes that skip the etcd quorum check (Talos's RebootRequest FORCE). */
+function forced(sequence: string, req: { mode?: string | number; force?: boolean }): boolean {
+  return req.mode === 'FORCE' || req.mode === 2 || (sequence === 'shutdown' && req.force === true);
+}
+
+export function clusterParts(o: ClusterPartsOptions): ClusterParts {
+  const env = o.env ?? process.env;
+  const settings = clusterSettingsReader(o.configText);
+  const pinned = env.BRONZE_ETCD_ADDRESS || undefined;
+  const hostname = () => env.BRONZE_HOSTNAME || os.hostname();
+  const etcd = new EtcdService({
+    log: o.log,
+    isControlPlane: () => settings().machineType === 'controlplane',
+    settings: () => settings().etcd,
+    controlPlaneHost: () => settings().controlPlaneHost,
+    dataDir: env.BRONZE_ETCD_DIR || undefined,
+    pkiDir: path.join(o.secretsDir, 'etcd'),
+    etcdBin: env.BRONZE_ETCD_BIN || undefined,
+    etcdctlBin: env.BRONZE_ETCDCTL_BIN || undefined,
+    hostname,
+    pinnedAddress: pinned,
+    retryMs: Number(env.BRONZE_ETCD_RETRY_MS) || undefined,
+  });
+
+  const running = () => o.etcdState() === 'Running' && etcd.tls() !== undefined;
+
+  const powerCheck: PowerCheck = async (sequence, req) => {
+    if (forced(sequence, req) || !running() || !etcd.hasData()) return;
+    let client: EtcdClient | undefined;
+    try {
+      client = await etcd.cluster();
+      let self: string;
+      try {
+        self = (await client.status(etcd.localEndpoint, 3000)).memberId;
+      } catch {
+        return; // the local member does not answer: it holds no vote the cluster counts on now
+      }
+      const why = quorumRefusal(await memberHealth(client), self, 'absent', sequence);
+      const flag = sequence === 'reboot' ? '--mode force' : '--force';
+      if (why) throw new ApiError(grpc.status.FAILED_PRECONDITION, `${why} (${flag} does it anyway)`);
+    } finally {
+      client?.close();
+    }
+  };
+
+  const self = (): MemberSpec | undefined => {
+    const s = settings();
+    if (!s.machineType) return undefined;
+    const name = hostname();
+    return {
+      // The registry keys records by it: letters, digits, '.', '_' and '-' (a MAC's colons become '-').
+      nodeId: (env.BRONZE_NODE_ID || o.nodeId() || name).replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 128),
+      addresses: pinned ? [pinned] : nodeAddresses(),
+      hostname: name,
+      machineType: s.machineType,
+      operatingSystem: `Bronze (${o.osVersion})`,
+    };
+  };
+
+  const registry = new ClusterRegistry({
+    log: o.log,
+    state: o.state,
+    self,
+    etcd: async () => (running() ? etcd.cluster().catch(() => undefined) : undefined),
+    intervalMs: Number(env.BRONZE_REGISTRY_INTERVAL_MS) || undefined,
+  });
+
+  return {
+    etcd,
+    etcdSpec: (e) => etcd.spec(e),
+    api: { etcd, stopEtcd: o.stopEtcd, running: () => o.etcdState() === 'Running', log: (m) => o.log.info(m) },
+    powerCheck,
+    registry,
+  };
+}

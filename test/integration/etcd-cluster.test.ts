@@ -1,0 +1,166 @@
+// etcd on control planes, for real: two node processes (machined in host mode supervising apid
+// and etcd, Debian's etcd binary) on 127.0.0.50 and .51, driven by the real bronzectl over mTLS.
+// The first is bootstrapped; the second finds the cluster through the control-plane endpoint,
+// joins as a learner and is promoted. Then: members from both nodes, the Member resources, a
+// second bootstrap refused, a reboot refused for quorum, a snapshot, and a leave.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateConfigs } from '../../src/contract/genconfig.ts';
+import { generateSecrets } from '../../src/contract/secrets.ts';
+import { newClientConfig, save } from '../../src/contract/clientconfig.ts';
+import { HostNode } from '../lib/nodes.ts';
+import { freePort } from '../lib/ports.ts';
+import { bronzectl, type CliResult } from '../lib/bronzectl.ts';
+
+const ETCD = '/usr/bin/etcd';
+const haveEtcd = fs.existsSync(ETCD);
+
+/** Runs `args` until `ok` holds of the result (or the time is up); the last result. */
+async function until(args: string[], config: string, ok: (r: CliResult) => boolean, timeoutMs: number): Promise<CliResult> {
+  const deadline = Date.now() + timeoutMs;
+  let last: CliResult;
+  do {
+    last = await bronzectl(args, { config, timeoutMs: 30_000 });
+    if (ok(last)) return last;
+    await new Promise((r) => setTimeout(r, 1000));
+  } while (Date.now() < deadline);
+  return last;
+}
+
+/** The data rows of a table (header dropped), split on runs of 2+ spaces. */
+const rows = (out: string) =>
+  out
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.split(/\s{2,}/));
+
+describe.skipIf(!haveEtcd)('etcd on control planes: bootstrap, join as a learner, promote (real etcd, real mTLS)', () => {
+  const nodes: HostNode[] = [];
+  let dir: string;
+  let config: string;
+  const addr = ['127.0.0.50', '127.0.0.51'];
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-etcd-it-'));
+    const port = await freePort();
+    const secrets = await generateSecrets();
+    const cfg = generateConfigs({ clusterName: 'etcd-it', endpoint: `https://${addr[0]}:6443`, secrets });
+    expect(cfg.controlplane).toMatch(/etcd:\s*\n\s+ca:/);
+    addr.forEach((a, i) => {
+      const node = new HostNode({
+        name: `cp${i + 1}`,
+        address: a,
+        apiPort: port,
+        config: cfg.controlplane,
+        services: ['apid', 'etcd'],
+        env: {
+          BRONZE_HOSTNAME: `cp${i + 1}`,
+          BRONZE_NODE_ID: `node-cp${i + 1}`,
+          BRONZE_ETCD_ADDRESS: a,
+          BRONZE_ETCD_BIN: ETCD,
+          BRONZE_ETCD_RETRY_MS: '1000',
+          BRONZE_REGISTRY_INTERVAL_MS: '1000',
+        },
+      });
+      node.o.env!.BRONZE_ETCD_DIR = path.join(node.dir, 'etcd');
+      nodes.push(node.start());
+    });
+    await Promise.all(nodes.map((n) => n.waitFor(/serving the API on/, 60_000)));
+    config = path.join(dir, 'bronzeconfig');
+    await save(config, await newClientConfig({ contextName: 'etcd-it', endpoints: [nodes[0]!.endpoint], ca: secrets.certs.os, roles: ['os:admin'], ttlMs: 3600_000 }));
+  }, 120_000);
+
+  afterAll(async () => {
+    if (process.env.BRONZE_TEST_KEEP_LOGS) for (const n of nodes) fs.writeFileSync(path.join(process.env.BRONZE_TEST_KEEP_LOGS, `${n.o.name}.log`), n.output.join('\n'));
+    await Promise.all(nodes.map((n) => n.stop()));
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('before bootstrap, etcd waits for it on both nodes, and says so', async () => {
+    const r = await until(['-n', addr[0]!, 'service', 'etcd'], config, (r) => /Waiting for bootstrap/.test(r.stdout), 30_000);
+    expect(r.stdout).toMatch(/STATE\s+Preparing/);
+    expect(r.stdout).toMatch(/Waiting for bootstrap/);
+    const members = await bronzectl(['-n', addr[0]!, 'etcd', 'members'], { config });
+    expect(members.code).toBe(1);
+    expect(members.stderr).toMatch(/member list: etcd is not running on this node \(it waits for bronzectl bootstrap, or to join the cluster\)/);
+  });
+
+  it('bootstrap starts the cluster on cp1; cp2 joins as a learner by itself and is promoted', async () => {
+    const b = await bronzectl(['-n', addr[0]!, 'bootstrap'], { config });
+    expect(b.stderr).toBe('');
+    expect(b.code).toBe(0);
+    const promoted = (r: CliResult) => r.code === 0 && rows(r.stdout).length === 2 && rows(r.stdout).every((row) => row[5] === 'false');
+    const r = await until(['-n', addr[0]!, 'etcd', 'members'], config, promoted, 60_000);
+    expect(r.stdout.split('\n')[0]).toMatch(/^NODE\s+ID\s+HOSTNAME\s+PEER URLS\s+CLIENT URLS\s+LEARNER$/);
+    const table = rows(r.stdout);
+    expect(table.map((row) => row[2]).sort()).toEqual(['cp1', 'cp2']);
+    expect(table.map((row) => row[3]).sort()).toEqual([`https://${addr[0]}:2380`, `https://${addr[1]}:2380`]);
+    expect(promoted(r)).toBe(true);
+    // cp2 came in as a learner, then was promoted (its machined's log says both).
+    await nodes[1]!.waitFor(/etcd: added this node as learner/, 5_000);
+    await nodes[1]!.waitFor(/etcd: promoted learner/, 5_000);
+    // Asked through cp2, the same two members.
+    const via2 = await until(['-n', addr[1]!, 'etcd', 'members'], config, promoted, 30_000);
+    expect(rows(via2.stdout).map((row) => row[2]).sort()).toEqual(['cp1', 'cp2']);
+    // etcd is a healthy Running service on both.
+    for (const a of addr) {
+      const s = await until(['-n', a, 'service', 'etcd'], config, (x) => /HEALTH\s+OK/.test(x.stdout), 30_000);
+      expect(s.stdout).toMatch(/STATE\s+Running/);
+    }
+  }, 120_000);
+
+  it('a second bootstrap is refused, on the bootstrapped node and on the one that joined', async () => {
+    const again = await bronzectl(['-n', addr[0]!, 'bootstrap'], { config });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/etcd data directory is not empty/);
+    const other = await bronzectl(['-n', addr[1]!, 'bootstrap'], { config });
+    expect(other.code).toBe(1);
+    expect(other.stderr).toMatch(/etcd data directory is not empty|bootstrapped already/);
+  });
+
+  it('every node is a Member resource (the registry kept in etcd)', async () => {
+    const r = await until(['-n', addr[0]!, 'get', 'members'], config, (x) => x.code === 0 && /cp1/.test(x.stdout) && /cp2/.test(x.stdout), 20_000);
+    expect(r.stdout.split('\n')[0]).toMatch(/NODE\s+NAMESPACE\s+TYPE\s+ID\s+VERSION\s+HOSTNAME\s+MACHINE TYPE\s+OS\s+ADDRESSES/);
+    expect(r.stdout).toMatch(/cluster\s+Member\s+cp1\s+\d+\s+cp1\s+controlplane\s+Bronze \(v[^)]+\)\s+\["127\.0\.0\.50"\]/);
+    expect(r.stdout).toMatch(/cluster\s+Member\s+cp2\s+\d+\s+cp2\s+controlplane/);
+    const via2 = await until(['-n', addr[1]!, 'get', 'members'], config, (x) => /cp1/.test(x.stdout) && /cp2/.test(x.stdout), 20_000);
+    expect(via2.code).toBe(0);
+  }, 60_000);
+
+  it('etcd status and a snapshot', async () => {
+    const st = await bronzectl(['-n', addr[0]!, 'etcd', 'status'], { config });
+    expect(st.code).toBe(0);
+    expect(st.stdout).toMatch(/^NODE\s+MEMBER\s+DB SIZE\s+IN USE\s+LEADER\s+RAFT INDEX/);
+    expect(rows(st.stdout)).toHaveLength(1);
+    const file = path.join(dir, 'snap.db');
+    const snap = await bronzectl(['-n', addr[0]!, 'etcd', 'snapshot', file], { config });
+    expect(snap.stderr).toBe('');
+    expect(snap.stdout).toMatch(/etcd snapshot saved to ".*snap\.db" \(\d+ bytes\)/);
+    expect(fs.statSync(file).size % 512).toBe(32);
+  });
+
+  it('quorum: with two voters neither may reboot (refused, with the reason and the way to force it)', async () => {
+    const r = await bronzectl(['-n', addr[0]!, 'reboot'], { config });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/reboot would break etcd quorum: 1 of the other 1 voting member is healthy, 2 of 2 must stay up \(--mode force does it anyway\)/);
+    // The node is still up and serving.
+    expect((await bronzectl(['-n', addr[0]!, 'version'], { config })).code).toBe(0);
+  });
+
+  it('remove-member refuses an unknown id; leave takes cp2 out, and the last member may not leave', async () => {
+    const bad = await bronzectl(['-n', addr[0]!, 'etcd', 'remove-member', 'abc'], { config });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/etcd member abc not found \(members: /);
+    const leave = await bronzectl(['-n', addr[1]!, 'etcd', 'leave'], { config });
+    expect(leave.stderr).toBe('');
+    expect(leave.code).toBe(0);
+    const r = await until(['-n', addr[0]!, 'etcd', 'members'], config, (x) => x.code === 0 && rows(x.stdout).length === 1, 20_000);
+    expect(rows(r.stdout).map((row) => row[2])).toEqual(['cp1']);
+    const last = await bronzectl(['-n', addr[0]!, 'etcd', 'leave'], { config });
+    expect(last.code).toBe(1);
+    expect(last.stderr).toMatch(/leaving etcd would remove the only etcd member/);
+  }, 60_000);
+});

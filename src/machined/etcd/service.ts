@@ -107,6 +107,10 @@ export class EtcdService {
     }
   }
 
+  private get etcdctl(): string {
+    return this.o.etcdctlBin ?? '/usr/sbin/etcdctl';
+  }
+
   /** The node is a control plane (runs etcd). */
   isControlPlane(): boolean {
     return this.o.isControlPlane();
@@ -122,7 +126,7 @@ export class EtcdService {
     return {
       id: 'etcd',
       dependsOn: ['apid', 'networkd'],
-      command: this.o.etcdBin ?? process.env.BRONZE_ETCD_BIN ?? '/usr/bin/etcd',
+      command: this.o.etcdBin ?? '/usr/sbin/etcd',
       env: { ...env, ETCD_UNSUPPORTED_ARCH: process.arch === 'arm64' ? 'arm64' : '' },
       condition: () => this.o.isControlPlane() && this.o.settings()?.ca !== undefined,
       prepare: (signal, report) => this.prepare(signal, report),
@@ -290,7 +294,7 @@ export class EtcdService {
   /** etcdctl snapshot restore of the uploaded snapshot into the (empty) data directory. */
   private async restore(name: string, address: string, initial: string, skipHashCheck: boolean): Promise<void> {
     const snapshot = recoverySnapshotPath(this.dataDir);
-    const bin = this.o.etcdctlBin ?? process.env.BRONZE_ETCDCTL_BIN ?? '/usr/bin/etcdctl';
+    const bin = this.etcdctl;
     fs.rmSync(this.dataDir, { recursive: true, force: true });
     const args = ['snapshot', 'restore', snapshot, `--name=${name}`, `--initial-cluster=${initial}`, `--initial-advertise-peer-urls=https://${hostPort(address, ETCD_PEER_PORT)}`, `--data-dir=${this.dataDir}`];
     if (skipHashCheck) args.push('--skip-hash-check=true');
@@ -374,6 +378,9 @@ export class EtcdService {
       } finally {
         client.close();
       }
+    }
+    if (o.recover && !fs.existsSync(this.etcdctl)) {
+      throw new ApiError(grpc.status.FAILED_PRECONDITION, `etcd recovery needs etcdctl (${this.etcdctl}), which this image does not carry`);
     }
     if (o.recover && !fs.existsSync(recoverySnapshotPath(this.dataDir))) {
       throw new ApiError(grpc.status.FAILED_PRECONDITION, 'no etcd snapshot to recover from: upload one first (bronzectl bootstrap --recover-from <file>)');

@@ -102,16 +102,21 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
   let allRunningLogged = false;
   supervisor.on('event', (id: string, ev: { state: string; message: string }) => {
     log.info(`service ${id}: ${ev.state}${ev.message ? `: ${ev.message}` : ''}`);
+    // Up: Running and healthy. Not in the way: a Skipped service (etcd on a worker) and etcd
+    // waiting for bootstrap or for a cluster to join (the node itself is up; Talos likewise).
     const list = supervisor.list();
-    const allUp = list.every((s) => s.state === 'Running' && s.healthy);
+    const aside = list.filter((s) => s.state === 'Skipped' || (s.id === 'etcd' && s.state === 'Preparing' && cluster.etcd.waiting));
+    const up = list.filter((s) => !aside.includes(s));
+    const allUp = up.every((s) => s.state === 'Running' && s.healthy);
     if (allUp && !allRunningLogged) {
       allRunningLogged = true;
-      log.info(`all ${list.length} services Running (${uptime()})`);
+      const etcdNote = aside.some((s) => s.id === 'etcd' && s.state === 'Preparing') ? '; etcd waits for bootstrap or a cluster to join' : '';
+      log.info(`all ${up.length} services Running (${uptime()}${etcdNote})`);
       debugKill();
       debugMemstats();
       void lifecycle.running();
     }
-    if (!allUp && allRunningLogged && list.some((s) => s.state !== 'Running')) allRunningLogged = false;
+    if (!allUp && allRunningLogged && up.some((s) => s.state !== 'Running')) allRunningLogged = false;
   });
 
   // Test aid, only with the kernel argument `bronze.debug.kill=<service>`: once every service

@@ -43,6 +43,8 @@ import { validateMachineConfig } from './config/validation.ts';
 import { apidListenAddress, secretsDir } from '../contract/paths.ts';
 import { splitHostPort } from '../apid/router.ts';
 import { clusterParts } from './cluster/cluster.ts';
+import { quorumGuardedLifecycle } from './cluster/guard.ts';
+import { leaveCluster } from './api/etcd.ts';
 
 function uptime(): string {
   try {
@@ -256,7 +258,12 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
         requestSequence: (seq, reason, actorId) => request(seq, reason, actorId),
         generateClientConfiguration: (req) => nodeConfig.generateClientConfiguration(req),
         applyConfiguration: (req) => nodeConfig.applyConfiguration(req),
-        lifecycle,
+        lifecycle: quorumGuardedLifecycle(lifecycle, {
+          quorumCheck: cluster.quorumCheck,
+          isMember: cluster.isMember,
+          leave: () => leaveCluster(cluster.api, { check: false, operation: 'reset' }),
+          log: (m) => log.info(m),
+        }),
         etcd: cluster.api,
         powerCheck: cluster.powerCheck,
         onError: (m) => log.warn(m),

@@ -142,10 +142,14 @@ describe.skipIf(!haveEtcd)('etcd on control planes: bootstrap, join as a learner
     expect(fs.statSync(file).size % 512).toBe(32);
   });
 
-  it('quorum: with two voters neither may reboot (refused, with the reason and the way to force it)', async () => {
+  it('quorum: with two voters neither may reboot or upgrade (refused, with the reason and the way to force it)', async () => {
     const r = await bronzectl(['-n', addr[0]!, 'reboot'], { config });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/reboot would break etcd quorum: 1 of the other 1 voting member is healthy, 2 of 2 must stay up \(--mode force does it anyway\)/);
+    // An upgrade likewise, before anything is fetched or written.
+    const u = await bronzectl(['-n', addr[0]!, 'upgrade', '--image', 'http://127.0.0.1:9/never.tar'], { config });
+    expect(u.code).toBe(1);
+    expect(u.stderr).toMatch(/upgrade would break etcd quorum: 1 of the other 1 voting member is healthy, 2 of 2 must stay up \(--force does it anyway\)/);
     // The node is still up and serving.
     expect((await bronzectl(['-n', addr[0]!, 'version'], { config })).code).toBe(0);
   });

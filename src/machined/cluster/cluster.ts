@@ -16,7 +16,7 @@ import type { PowerCheck } from '../api/power.ts';
 import { EtcdService } from '../etcd/service.ts';
 import { clusterSettingsReader } from '../etcd/config.ts';
 import { nodeAddresses } from '../etcd/addresses.ts';
-import { memberHealth, quorumRefusal } from '../etcd/quorum.ts';
+import { type Disruption, memberHealth, quorumRefusal } from '../etcd/quorum.ts';
 import { ClusterRegistry } from './registry.ts';
 
 export interface ClusterPartsOptions {
@@ -40,6 +40,10 @@ export interface ClusterParts {
   etcdSpec(env: Record<string, string>): ServiceSpec;
   api: EtcdApiDeps;
   powerCheck: PowerCheck;
+  /** Throws when `operation` taking this node's etcd member away ('absent' for a while, or 'leave') would break quorum. */
+  quorumCheck(operation: string, what: Disruption, hint: string): Promise<void>;
+  /** Whether this node is an etcd member whose etcd runs. */
+  isMember(): boolean;
   registry: ClusterRegistry;
 }
 
@@ -69,8 +73,9 @@ export function clusterParts(o: ClusterPartsOptions): ClusterParts {
 
   const running = () => o.etcdState() === 'Running' && etcd.tls() !== undefined;
 
-  const powerCheck: PowerCheck = async (sequence, req) => {
-    if (forced(sequence, req) || !running() || !etcd.hasData()) return;
+  /** Throws (FAILED_PRECONDITION) when `operation` taking this member away would break quorum. */
+  const quorumCheck = async (operation: string, what: Disruption, hint: string): Promise<void> => {
+    if (!running() || !etcd.hasData()) return;
     let client: EtcdClient | undefined;
     try {
       client = await etcd.cluster();
@@ -80,12 +85,16 @@ export function clusterParts(o: ClusterPartsOptions): ClusterParts {
       } catch {
         return; // the local member does not answer: it holds no vote the cluster counts on now
       }
-      const why = quorumRefusal(await memberHealth(client), self, 'absent', sequence);
-      const flag = sequence === 'reboot' ? '--mode force' : '--force';
-      if (why) throw new ApiError(grpc.status.FAILED_PRECONDITION, `${why} (${flag} does it anyway)`);
+      const why = quorumRefusal(await memberHealth(client), self, what, operation);
+      if (why) throw new ApiError(grpc.status.FAILED_PRECONDITION, `${why}${hint ? ` (${hint})` : ''}`);
     } finally {
       client?.close();
     }
+  };
+
+  const powerCheck: PowerCheck = async (sequence, req) => {
+    if (forced(sequence, req)) return;
+    await quorumCheck(sequence, 'absent', sequence === 'reboot' ? '--mode force does it anyway' : '--force does it anyway');
   };
 
   const self = (): MemberSpec | undefined => {
@@ -115,6 +124,8 @@ export function clusterParts(o: ClusterPartsOptions): ClusterParts {
     etcdSpec: (e) => etcd.spec(e),
     api: { etcd, stopEtcd: o.stopEtcd, running: () => o.etcdState() === 'Running', log: (m) => o.log.info(m) },
     powerCheck,
+    quorumCheck,
+    isMember: () => running() && etcd.hasData(),
     registry,
   };
 }

@@ -75,6 +75,7 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
     osVersion: VERSION.tag,
     etcdState: () => supervisor.get('etcd')?.state,
     stopEtcd: () => supervisor.stopService('etcd'),
+    listenHost: splitHostPort(apidListenAddress()).host,
   });
   const daemons = serviceSpecs(serviceEnv, only?.filter((id) => id !== 'etcd'));
   const withEtcd = !only || only.includes('etcd');
@@ -265,6 +266,7 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
           log: (m) => log.info(m),
         }),
         etcd: cluster.api,
+        clusterRegistry: cluster.registryService,
         powerCheck: cluster.powerCheck,
         onError: (m) => log.warn(m),
       });

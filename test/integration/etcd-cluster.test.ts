@@ -42,6 +42,8 @@ describe.skipIf(!haveEtcd)('etcd on control planes: bootstrap, join as a learner
   let dir: string;
   let config: string;
   const addr = ['127.0.0.50', '127.0.0.51'];
+  const workerAddr = '127.0.0.52';
+  let worker: HostNode;
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-etcd-it-'));
@@ -49,13 +51,16 @@ describe.skipIf(!haveEtcd)('etcd on control planes: bootstrap, join as a learner
     const secrets = await generateSecrets();
     const cfg = generateConfigs({ clusterName: 'etcd-it', endpoint: `https://${addr[0]}:6443`, secrets });
     expect(cfg.controlplane).toMatch(/etcd:\s*\n\s+ca:/);
+    const trustdPort = await freePort();
     addr.forEach((a, i) => {
       const node = new HostNode({
         name: `cp${i + 1}`,
         address: a,
         apiPort: port,
         config: cfg.controlplane,
-        services: ['apid', 'etcd'],
+        // cp1 also runs trustd: the worker's way to its certificate and to the registry.
+        services: i === 0 ? ['apid', 'trustd', 'etcd'] : ['apid', 'etcd'],
+        ...(i === 0 ? { trustdPort } : {}),
         env: {
           BRONZE_HOSTNAME: `cp${i + 1}`,
           BRONZE_NODE_ID: `node-cp${i + 1}`,
@@ -68,6 +73,16 @@ describe.skipIf(!haveEtcd)('etcd on control planes: bootstrap, join as a learner
       node.o.env!.BRONZE_ETCD_DIR = path.join(node.dir, 'etcd');
       nodes.push(node.start());
     });
+    worker = new HostNode({
+      name: 'w1',
+      address: workerAddr,
+      apiPort: port,
+      config: cfg.worker,
+      services: ['apid'],
+      env: { BRONZE_HOSTNAME: 'w1', BRONZE_NODE_ID: 'node-w1', BRONZE_TRUSTD_PORT: String(trustdPort), BRONZE_REGISTRY_INTERVAL_MS: '1000' },
+    });
+    await nodes[0]!.waitFor(/signing certificates on/, 60_000);
+    nodes.push(worker.start());
     await Promise.all(nodes.map((n) => n.waitFor(/serving the API on/, 60_000)));
     config = path.join(dir, 'bronzeconfig');
     await save(config, await newClientConfig({ contextName: 'etcd-it', endpoints: [nodes[0]!.endpoint], ca: secrets.certs.os, roles: ['os:admin'], ttlMs: 3600_000 }));
@@ -121,13 +136,27 @@ describe.skipIf(!haveEtcd)('etcd on control planes: bootstrap, join as a learner
     expect(other.stderr).toMatch(/etcd data directory is not empty|bootstrapped already/);
   });
 
-  it('every node is a Member resource (the registry kept in etcd)', async () => {
+  it('every node is a Member resource, the worker too (the registry kept in etcd, served to workers by trustd)', async () => {
     const r = await until(['-n', addr[0]!, 'get', 'members'], config, (x) => x.code === 0 && /cp1/.test(x.stdout) && /cp2/.test(x.stdout), 20_000);
     expect(r.stdout.split('\n')[0]).toMatch(/NODE\s+NAMESPACE\s+TYPE\s+ID\s+VERSION\s+HOSTNAME\s+MACHINE TYPE\s+OS\s+ADDRESSES/);
     expect(r.stdout).toMatch(/cluster\s+Member\s+cp1\s+\d+\s+cp1\s+controlplane\s+Bronze \(v[^)]+\)\s+\["127\.0\.0\.50"\]/);
     expect(r.stdout).toMatch(/cluster\s+Member\s+cp2\s+\d+\s+cp2\s+controlplane/);
     const via2 = await until(['-n', addr[1]!, 'get', 'members'], config, (x) => /cp1/.test(x.stdout) && /cp2/.test(x.stdout), 20_000);
     expect(via2.code).toBe(0);
+    // The worker runs no etcd: it said Hello to trustd on cp1 (join token), and sees all three.
+    const all = (x: CliResult) => x.code === 0 && ['cp1', 'cp2', 'w1'].every((h) => new RegExp(`Member\\s+${h}\\s`).test(x.stdout));
+    const viaWorker = await until(['-n', workerAddr, 'get', 'members'], config, all, 20_000);
+    expect(viaWorker.stdout).toMatch(/cluster\s+Member\s+w1\s+\d+\s+w1\s+worker\s+Bronze \(v[^)]+\)\s+\["127\.0\.0\.52"\]/);
+    expect(viaWorker.stdout).toMatch(/Member\s+cp1\s+\d+\s+cp1\s+controlplane/);
+    const viaCp1 = await until(['-n', addr[0]!, 'get', 'members'], config, all, 20_000);
+    expect(all(viaCp1)).toBe(true);
+    // etcd is a control plane's: the worker says so.
+    const wm = await bronzectl(['-n', workerAddr, 'etcd', 'members'], { config });
+    expect(wm.code).toBe(1);
+    expect(wm.stderr).toMatch(/member list is only available on control plane nodes/);
+    const wb = await bronzectl(['-n', workerAddr, 'bootstrap'], { config });
+    expect(wb.code).toBe(1);
+    expect(wb.stderr).toMatch(/bootstrap is only available on control plane nodes/);
   }, 60_000);
 
   it('etcd status and a snapshot', async () => {

@@ -63,6 +63,8 @@ export interface MachinedApiDeps {
   lifecycle?: Lifecycle;
   /** The node's etcd (control planes): Bootstrap and Etcd*; absent: they answer as on a worker. */
   etcd?: EtcdApiDeps;
+  /** bronze.cluster.Registry (trustd relays workers' Hello to it); absent: not served. */
+  clusterRegistry?: grpc.UntypedServiceImplementation;
   /** Checked before a Reboot or Shutdown is accepted (etcd quorum safety); throws an ApiError to refuse. */
   powerCheck?: PowerCheck;
   /** Where failures that no caller sees are reported (e.g. a rejected sequence request). */
@@ -138,6 +140,7 @@ export async function startMachinedApi(deps: MachinedApiDeps): Promise<MachinedA
     }),
   });
   server.addService(serviceDefinition('cosi.resource.State'), resourceHandlers({ state: deps.state, registry: deps.registry }));
+  if (deps.clusterRegistry) server.addService(serviceDefinition('bronze.cluster.Registry'), deps.clusterRegistry);
 
   await new Promise<void>((resolve, reject) =>
     server.bindAsync(`unix:${socket}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())),

@@ -17,7 +17,7 @@ import { EtcdService } from '../etcd/service.ts';
 import { clusterSettingsReader } from '../etcd/config.ts';
 import { nodeAddresses } from '../etcd/addresses.ts';
 import { type Disruption, memberHealth, quorumRefusal } from '../etcd/quorum.ts';
-import { ClusterRegistry } from './registry.ts';
+import { ClusterRegistry, registryHandlers } from './registry.ts';
 
 export interface ClusterPartsOptions {
   log: Logger;
@@ -31,6 +31,8 @@ export interface ClusterPartsOptions {
   /** The etcd service's state in the supervisor ('Running', 'Preparing', ...), undefined when absent. */
   etcdState: () => string | undefined;
   stopEtcd: () => Promise<void>;
+  /** The host apid listens on: a specific address (host runs) is the node's address. */
+  listenHost?: string;
   /** Environment (host runs): BRONZE_ETCD_DIR, BRONZE_ETCD_ADDRESS, BRONZE_HOSTNAME, BRONZE_NODE_ID, BRONZE_ETCD_BIN. */
   env?: NodeJS.ProcessEnv;
 }
@@ -45,6 +47,8 @@ export interface ClusterParts {
   /** Whether this node is an etcd member whose etcd runs. */
   isMember(): boolean;
   registry: ClusterRegistry;
+  /** bronze.cluster.Registry as machined serves it on its socket (trustd relays workers' Hello to it). */
+  registryService: ReturnType<typeof registryHandlers>;
 }
 
 /** Reboot and Shutdown modes that skip the etcd quorum check (Talos's RebootRequest FORCE). */
@@ -104,7 +108,7 @@ export function clusterParts(o: ClusterPartsOptions): ClusterParts {
     return {
       // The registry keys records by it: letters, digits, '.', '_' and '-' (a MAC's colons become '-').
       nodeId: (env.BRONZE_NODE_ID || o.nodeId() || name).replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 128),
-      addresses: pinned ? [pinned] : nodeAddresses(),
+      addresses: pinned ? [pinned] : o.listenHost && !['::', '0.0.0.0'].includes(o.listenHost) ? [o.listenHost] : nodeAddresses(),
       hostname: name,
       machineType: s.machineType,
       operatingSystem: `Bronze (${o.osVersion})`,
@@ -116,6 +120,12 @@ export function clusterParts(o: ClusterPartsOptions): ClusterParts {
     state: o.state,
     self,
     etcd: async () => (running() ? etcd.cluster().catch(() => undefined) : undefined),
+    // Workers run no etcd: they ask trustd on the control-plane endpoint, with the join token.
+    worker: () => {
+      const s = settings();
+      if (s.machineType !== 'worker' || !s.controlPlaneHost || !s.token || !s.osCaCrt) return undefined;
+      return { host: s.controlPlaneHost, port: Number(env.BRONZE_TRUSTD_PORT) || 50001, token: s.token, ca: s.osCaCrt };
+    },
     intervalMs: Number(env.BRONZE_REGISTRY_INTERVAL_MS) || undefined,
   });
 
@@ -127,5 +137,6 @@ export function clusterParts(o: ClusterPartsOptions): ClusterParts {
     quorumCheck,
     isMember: () => running() && etcd.hasData(),
     registry,
+    registryService: registryHandlers({ registry, etcd: async () => (running() ? etcd.cluster().catch(() => undefined) : undefined) }),
   };
 }

@@ -34,6 +34,9 @@ export interface ClusterSettings {
   /** The host of cluster.controlPlane.endpoint. */
   controlPlaneHost?: string;
   etcd?: EtcdSettings;
+  /** machine.token and the OS CA's certificate (PEM): how a worker says Hello to trustd. */
+  token?: string;
+  osCaCrt?: string;
 }
 
 /** The host of an endpoint URL (https://host:port), or the text itself when it is not a URL. */
@@ -55,7 +58,16 @@ export function clusterSettingsReader(configText: () => string | undefined): () 
     let settings: ClusterSettings = {};
     if (text) {
       const r = validateConfig(text);
-      if (r.ok) settings = { machineType: r.config.machineType, controlPlaneHost: endpointHost(r.config.controlPlaneEndpoint), etcd: etcdSettings(text) };
+      if (r.ok) {
+        const machine = (r.config.data.v1alpha1 as { machine?: { token?: unknown; ca?: { crt?: unknown } } } | undefined)?.machine;
+        settings = {
+          machineType: r.config.machineType,
+          controlPlaneHost: endpointHost(r.config.controlPlaneEndpoint),
+          etcd: etcdSettings(text),
+          ...(machine?.token ? { token: String(machine.token) } : {}),
+          ...(machine?.ca?.crt ? { osCaCrt: fromBase64Pem(String(machine.ca.crt)) } : {}),
+        };
+      }
     }
     last = { text, settings };
     return settings;

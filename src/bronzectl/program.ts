@@ -21,6 +21,7 @@ import { register as etcd } from './commands/etcd.ts';
 import { register as events } from './commands/events.ts';
 import { register as gen } from './commands/gen.ts';
 import { register as get } from './commands/get.ts';
+import { register as health } from './commands/health.ts';
 import { register as install } from './commands/install.ts';
 import { register as list } from './commands/list.ts';
 import { register as logs } from './commands/logs.ts';
@@ -73,6 +74,7 @@ export const COMMANDS: ReadonlyArray<readonly [names: readonly string[], registe
   [['events'], events],
   [['gen'], gen],
   [['get'], get],
+  [['health'], health],
   [['install'], install],
   [['list', 'ls'], list],
   [['logs'], logs],

@@ -413,6 +413,18 @@ export class MachineAPI {
   etcdDefragment(o?: CallOptions) {
     return this.c.unary<T.Envelope<T.Done>>('/machine.MachineService/EtcdDefragment', EMPTY, o);
   }
+  /**
+   * Uploads an etcd snapshot for Bootstrap{recover_etcd} (a client stream; sent as a stream that
+   * ends with the node's one reply). Resolves with that reply.
+   */
+  async etcdRecover(chunks: AsyncIterable<Buffer>, o?: CallOptions): Promise<T.Envelope<T.Done>> {
+    async function* requests(): AsyncGenerator<{ bytes: Buffer }> {
+      for await (const bytes of chunks) yield { bytes };
+    }
+    let reply: T.Envelope<T.Done> = { messages: [] };
+    for await (const r of this.c.bidiStream<{ bytes: Buffer }, T.Envelope<T.Done>>('/machine.MachineService/EtcdRecover', requests(), o)) reply = r;
+    return reply;
+  }
   etcdSnapshot(o?: CallOptions) {
     return this.c.serverStream<T.Data>('/machine.MachineService/EtcdSnapshot', EMPTY, o);
   }

@@ -13,9 +13,12 @@ import { newClientConfig, save } from '../../src/contract/clientconfig.ts';
 import { HostNode } from '../lib/nodes.ts';
 import { freePort } from '../lib/ports.ts';
 import { bronzectl, type CliResult } from '../lib/bronzectl.ts';
+import { EtcdClient } from '../../src/etcd/client.ts';
+import { issuePeerCert } from '../../src/pki/certs.ts';
 
 const ETCD = '/usr/bin/etcd';
-const haveEtcd = fs.existsSync(ETCD);
+const ETCDCTL = '/usr/bin/etcdctl';
+const haveEtcd = fs.existsSync(ETCD) && fs.existsSync(ETCDCTL);
 
 /** Runs `args` until `ok` holds of the result (or the time is up); the last result. */
 async function until(args: string[], config: string, ok: (r: CliResult) => boolean, timeoutMs: number): Promise<CliResult> {
@@ -43,12 +46,15 @@ describe.skipIf(!haveEtcd)('etcd on control planes: bootstrap, join as a learner
   let config: string;
   const addr = ['127.0.0.50', '127.0.0.51'];
   const workerAddr = '127.0.0.52';
+  const recoverAddr = '127.0.0.53';
   let worker: HostNode;
+  let secrets: Awaited<ReturnType<typeof generateSecrets>>;
+  let port: number;
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-etcd-it-'));
-    const port = await freePort();
-    const secrets = await generateSecrets();
+    port = await freePort();
+    secrets = await generateSecrets();
     const cfg = generateConfigs({ clusterName: 'etcd-it', endpoint: `https://${addr[0]}:6443`, secrets });
     expect(cfg.controlplane).toMatch(/etcd:\s*\n\s+ca:/);
     const trustdPort = await freePort();
@@ -87,6 +93,13 @@ describe.skipIf(!haveEtcd)('etcd on control planes: bootstrap, join as a learner
     config = path.join(dir, 'bronzeconfig');
     await save(config, await newClientConfig({ contextName: 'etcd-it', endpoints: [nodes[0]!.endpoint], ca: secrets.certs.os, roles: ['os:admin'], ttlMs: 3600_000 }));
   }, 120_000);
+
+  const snapshotFile = () => path.join(dir, 'snap.db');
+  /** A client certificate from the cluster's etcd CA, as an operator with the secrets could make. */
+  const etcdClientTls = async () => {
+    const c = await issuePeerCert(secrets.certs.etcd!, { commonName: 'it', ipAddresses: ['127.0.0.1'], ttlMs: 3600_000 });
+    return { ca: secrets.certs.etcd!.crt, cert: c.crt, key: c.key };
+  };
 
   afterAll(async () => {
     if (process.env.BRONZE_TEST_KEEP_LOGS) for (const n of nodes) fs.writeFileSync(path.join(process.env.BRONZE_TEST_KEEP_LOGS, `${n.o.name}.log`), n.output.join('\n'));
@@ -169,17 +182,61 @@ describe.skipIf(!haveEtcd)('etcd on control planes: bootstrap, join as a learner
     }
   }, 100_000);
 
-  it('etcd status and a snapshot', async () => {
+  it('etcd status and a snapshot (with a marker key written straight to etcd before it)', async () => {
+    const tls = await etcdClientTls();
+    const etcd = new EtcdClient([`${addr[0]}:2379`], tls);
+    try {
+      await etcd.put('/it/marker', 'from the first cluster');
+    } finally {
+      etcd.close();
+    }
     const st = await bronzectl(['-n', addr[0]!, 'etcd', 'status'], { config });
     expect(st.code).toBe(0);
     expect(st.stdout).toMatch(/^NODE\s+MEMBER\s+DB SIZE\s+IN USE\s+LEADER\s+RAFT INDEX/);
     expect(rows(st.stdout)).toHaveLength(1);
-    const file = path.join(dir, 'snap.db');
+    const file = snapshotFile();
     const snap = await bronzectl(['-n', addr[0]!, 'etcd', 'snapshot', file], { config });
     expect(snap.stderr).toBe('');
     expect(snap.stdout).toMatch(/etcd snapshot saved to ".*snap\.db" \(\d+ bytes\)/);
     expect(fs.statSync(file).size % 512).toBe(32);
   });
+
+  it('bootstrap --recover-from: a new control plane (its own endpoint) starts a new cluster from the snapshot', async () => {
+    const cfg3 = generateConfigs({ clusterName: 'etcd-it-recovered', endpoint: `https://${recoverAddr}:6443`, secrets });
+    const cp3 = new HostNode({
+      name: 'cp3',
+      address: recoverAddr,
+      apiPort: port,
+      config: cfg3.controlplane,
+      services: ['apid', 'etcd'],
+      env: { BRONZE_HOSTNAME: 'cp3', BRONZE_NODE_ID: 'node-cp3', BRONZE_ETCD_ADDRESS: recoverAddr, BRONZE_ETCD_BIN: ETCD, BRONZE_ETCDCTL_BIN: ETCDCTL, BRONZE_REGISTRY_INTERVAL_MS: '1000' },
+    });
+    cp3.o.env!.BRONZE_ETCD_DIR = path.join(cp3.dir, 'etcd');
+    nodes.push(cp3.start());
+    await cp3.waitFor(/serving the API on/, 60_000);
+    await cp3.waitFor(/service etcd: Preparing: Waiting for bootstrap/, 30_000);
+    const missing = await bronzectl(['-n', recoverAddr, 'bootstrap', '--recover-from', path.join(dir, 'nope.db')], { config });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/--recover-from .*nope\.db: no such file/);
+    const r = await bronzectl(['-n', recoverAddr, 'bootstrap', '--recover-from', snapshotFile()], { config });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const m = await until(['-n', recoverAddr, 'etcd', 'members'], config, (x) => x.code === 0 && rows(x.stdout).length === 1, 60_000);
+    expect(rows(m.stdout)[0]![2]).toBe('cp3');
+    expect(rows(m.stdout)[0]![3]).toBe(`https://${recoverAddr}:2380`);
+    // The data is the first cluster's: the marker is there.
+    const etcd = new EtcdClient([`${recoverAddr}:2379`], await etcdClientTls());
+    try {
+      const kvs = await etcd.get('/it/marker');
+      expect(kvs.map((kv) => kv.value.toString())).toEqual(['from the first cluster']);
+    } finally {
+      etcd.close();
+    }
+    // A node that is a member refuses another upload.
+    const again = await bronzectl(['-n', recoverAddr, 'bootstrap', '--recover-from', snapshotFile()], { config });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/etcd data directory is not empty/);
+  }, 120_000);
 
   it('quorum: with two voters neither may reboot or upgrade (refused, with the reason and the way to force it)', async () => {
     const r = await bronzectl(['-n', addr[0]!, 'reboot'], { config });

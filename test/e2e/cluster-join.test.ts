@@ -4,6 +4,7 @@
 // cluster through the control-plane endpoint (cp1), joins as a learner and is promoted, with no
 // command of its own. bronzectl then sees both members from either node, both Member resources,
 // and health passes; a reboot of either is refused for quorum.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -73,6 +74,8 @@ describe('two control planes: bootstrap one, the other joins by itself', () => {
         new QemuVM(
           {
             apiPort: ports[i],
+            // Each its own SMBIOS UUID: the node's identity (their user-network MACs are the same).
+            uuid: crypto.randomUUID(),
             append: `ip=dhcp bronze.hostname=cp${i + 1} bronze.config=http://10.0.2.2:${files.port}/cp${i + 1}.yaml`,
             extraArgs: ['-netdev', `socket,id=link,${net}`, '-device', `virtio-net-pci,netdev=link,mac=${MACS[i]}`],
           },

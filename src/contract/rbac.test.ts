@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { grpcObject } from './protos.ts';
-import { RBAC, ROLES, allowed, methodsOf } from './rbac.ts';
+import { RBAC, API_ROLES, allowed, methodsOf } from './rbac.ts';
 
 const methods = methodsOf(grpcObject());
 
@@ -29,7 +29,7 @@ describe('RBAC table', () => {
     for (const [method, rule] of Object.entries(RBAC)) {
       if (rule.auth !== 'roles') continue;
       expect(rule.roles.length, method).toBeGreaterThan(0);
-      for (const r of rule.roles) expect(ROLES, method).toContain(r);
+      for (const r of rule.roles) expect(API_ROLES, method).toContain(r);
       expect(rule.roles, method).toContain('os:admin');
     }
   });
@@ -49,7 +49,7 @@ describe('RBAC table', () => {
       '/securityapi.SecurityService/Certificate',
     ]);
     expect(RBAC['/bronze.cluster.Registry/Hello']).toEqual({ auth: 'token' });
-    for (const m of notRoles) expect(allowed(m, ROLES), m).toBe(false);
+    for (const m of notRoles) expect(allowed(m, API_ROLES), m).toBe(false);
   });
 });
 

@@ -29,7 +29,7 @@ import { QemuVM } from '../../image-builder/qemu.ts';
 import { newClientConfig, save } from '../../src/contract/clientconfig.ts';
 import { generateConfigs } from '../../src/contract/genconfig.ts';
 import { generateSecrets } from '../../src/contract/secrets.ts';
-import { planLayout, partitionByName } from '../../src/install/layout.ts';
+import { planLayout, partitionByName } from '../../src/disk/layout.ts';
 import { bronzectl, bronzectlUntilOk } from '../lib/bronzectl.ts';
 import { consoleFile } from '../lib/console-log.ts';
 import { freePort } from '../lib/ports.ts';

@@ -4,7 +4,7 @@
 // the node, which says why.
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { UserError } from '../session.ts';
 
 export function register(program: Command, ctx: Ctx): void {

@@ -2,7 +2,7 @@
 // talosctl's etcd commands, their output and flags. Member ids are shown (and taken) in hex.
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { UserError } from '../session.ts';
 import { table } from '../output.ts';
 

@@ -2,10 +2,11 @@
 // starts ("waiting for ...: ...") and when it passes or gives up. The nodes come from the flags,
 // else from the Member resources the endpoint knows (Members.cluster.talos.dev).
 import YAML from 'yaml';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import type { Client, CallOptions, Envelope, Item } from '../../client/index.ts';
 import { load } from '../lazy.ts';
 import { UserError } from '../session.ts';
+import { goDurationMs } from '../../lib/duration.ts';
 
 export interface HealthFlags {
   controlPlaneNodes: string[];
@@ -13,18 +14,11 @@ export interface HealthFlags {
   waitTimeout: string;
 }
 
-/** talosctl's durations: 90s, 5m, 1h, 1m30s. */
+/** --wait-timeout: a Go duration (talosctl's), positive. */
 export function parseWait(text: string): number {
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
-  let total = 0;
-  let m: RegExpExecArray | null;
-  let end = 0;
-  while ((m = re.exec(text))) {
-    total += Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] as 'ms' | 's' | 'm' | 'h'];
-    end = re.lastIndex;
-  }
-  if (!text || end !== text.length) throw new UserError(`--wait-timeout ${JSON.stringify(text)}: expected a duration such as 30s, 5m or 1h`);
-  return total;
+  const ms = goDurationMs(text);
+  if (ms === undefined || ms <= 0) throw new UserError(`--wait-timeout ${JSON.stringify(text)}: expected a duration such as 30s, 5m or 1h`);
+  return ms;
 }
 
 interface Check {

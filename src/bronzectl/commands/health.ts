@@ -2,7 +2,7 @@
 // etcd healthy, its members consistent and the control planes, apid ready, every service Running
 // and healthy, every node a member. The work is in health-impl.ts, imported when it runs.
 import type { Command } from 'commander';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { load } from '../lazy.ts';
 import { listArg } from '../args.ts';
 

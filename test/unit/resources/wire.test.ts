@@ -27,9 +27,9 @@ import { addressId, addressSpec, linkSpec, nodeAddresses, publishedRoute, routeI
 import { MemoryState } from '../../../src/state/memory.ts';
 import { ClusterRegistry, memberFromWire, memberToWire } from '../../../src/machined/cluster/registry.ts';
 import { newResource, type Resource } from '../../../src/state/resource.ts';
-import { populate } from '../../../src/udevd/fakesys.ts';
-import { ManualUeventSource } from '../../../src/udevd/netlink.ts';
-import { buildGpt, ext4Superblock, fatImage } from '../../../src/udevd/testimages.ts';
+import { populate } from '../../../src/disk/testing-sysfs.ts';
+import { ManualUeventSource } from '../../../src/udevd/uevent-socket.ts';
+import { buildGpt, ext4Superblock, fatImage } from '../../../src/disk/testing-images.ts';
 import { Udevd } from '../../../src/udevd/udevd.ts';
 import { strictDecode, type Decoded } from '../../lib/proto-strict.ts';
 

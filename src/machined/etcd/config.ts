@@ -1,6 +1,6 @@
 // What the etcd service reads from the machine configuration: the etcd CA (cluster.etcd.ca, as
 // Talos's secrets put it there), extraArgs and the subnets that choose its addresses.
-import { validateConfig } from '../../config/validate.ts';
+import { validated } from '../config/parsed.ts';
 import { fromBase64Pem } from '../../pki/pem.ts';
 import type { CertAndKey } from '../../pki/ca.ts';
 import { ETCD_RESERVED_ARGS } from '../../config/fields.ts';
@@ -15,7 +15,7 @@ export interface EtcdSettings {
 /** The etcd settings of a configuration (undefined: no v1alpha1 document, or not valid). */
 export function etcdSettings(configText: string | undefined): EtcdSettings | undefined {
   if (!configText) return undefined;
-  const r = validateConfig(configText);
+  const r = validated(configText);
   if (!r.ok) return undefined;
   const etcd = (r.config.data.v1alpha1 as { cluster?: { etcd?: Record<string, any> } } | undefined)?.cluster?.etcd ?? {};
   let ca: CertAndKey | undefined;
@@ -57,7 +57,7 @@ export function clusterSettingsReader(configText: () => string | undefined): () 
     if (last && last.text === text) return last.settings;
     let settings: ClusterSettings = {};
     if (text) {
-      const r = validateConfig(text);
+      const r = validated(text);
       if (r.ok) {
         const machine = (r.config.data.v1alpha1 as { machine?: { token?: unknown; ca?: { crt?: unknown } } } | undefined)?.machine;
         settings = {

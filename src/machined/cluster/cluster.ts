@@ -56,6 +56,11 @@ function forced(sequence: string, req: { mode?: string | number; force?: boolean
   return req.mode === 'FORCE' || req.mode === 2 || (sequence === 'shutdown' && req.force === true);
 }
 
+/** `first` (when it is one of `all`) ahead of the others. */
+function firstOf(first: string | undefined, all: string[]): string[] {
+  return first && all.includes(first) ? [first, ...all.filter((a) => a !== first)] : all;
+}
+
 export function clusterParts(o: ClusterPartsOptions): ClusterParts {
   const env = o.env ?? process.env;
   const settings = clusterSettingsReader(o.configText);
@@ -108,7 +113,8 @@ export function clusterParts(o: ClusterPartsOptions): ClusterParts {
     return {
       // The registry keys records by it: letters, digits, '.', '_' and '-' (a MAC's colons become '-').
       nodeId: (env.BRONZE_NODE_ID || o.nodeId() || name).replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 128),
-      addresses: pinned ? [pinned] : o.listenHost && !['::', '0.0.0.0'].includes(o.listenHost) ? [o.listenHost] : nodeAddresses(),
+      // The address etcd advertises first (the cluster's network, when the node has several).
+      addresses: pinned ? [pinned] : o.listenHost && !['::', '0.0.0.0'].includes(o.listenHost) ? [o.listenHost] : firstOf(etcd.address, nodeAddresses()),
       hostname: name,
       machineType: s.machineType,
       operatingSystem: `Bronze (${o.osVersion})`,

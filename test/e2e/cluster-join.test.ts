@@ -94,6 +94,14 @@ describe('two control planes: bootstrap one, the other joins by itself', () => {
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  it('before bootstrap: etcd waits in Preparing, and the etcd API says it is not running', async () => {
+    const s = await until(['-n', IPS[0]!, 'service', 'etcd'], config, (r) => /Waiting for bootstrap/.test(r.stdout), 60_000);
+    expect(s.stdout).toMatch(/STATE\s+Preparing/);
+    const m = await bronzectl(['-n', IPS[0]!, 'etcd', 'members'], { config });
+    expect(m.code).toBe(1);
+    expect(m.stderr).toMatch(/etcd is not running on this node \(it waits for bronzectl bootstrap/);
+  }, 90_000);
+
   it('bootstrap on cp1; cp2 joins as a learner through the endpoint and is promoted', async () => {
     const b = await bronzectl(['-n', IPS[0]!, 'bootstrap'], { config });
     expect(b.stderr).toBe('');
@@ -108,6 +116,15 @@ describe('two control planes: bootstrap one, the other joins by itself', () => {
     await vms[1]!.waitFor(/etcd: promoted learner/, 5_000);
     const via2 = await until(['-n', IPS[1]!, 'etcd', 'members'], config, promoted, 60_000);
     expect(rows(via2.stdout).map((r) => r[2]).sort()).toEqual(['cp1', 'cp2']);
+    // etcd's own log, through the API: its data is on /var (EPHEMERAL).
+    const logs = await bronzectl(['-n', IPS[0]!, 'logs', 'etcd'], { config });
+    expect(logs.stdout).toMatch(/data dir = \/var\/lib\/etcd/);
+    // A second bootstrap is refused, on either node.
+    for (const ip of IPS) {
+      const again = await bronzectl(['-n', ip, 'bootstrap'], { config });
+      expect(again.code).toBe(1);
+      expect(again.stderr).toMatch(/etcd data directory is not empty/);
+    }
   }, 330_000);
 
   it('both nodes see both Member resources, and health passes', async () => {

@@ -58,6 +58,7 @@ describe('two control planes: bootstrap one, the other joins by itself', () => {
   let files: FileServer;
   let dir: string;
   let config: string;
+  let hostnames: string[] = [];
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-join-e2e-'));
@@ -76,7 +77,7 @@ describe('two control planes: bootstrap one, the other joins by itself', () => {
             apiPort: ports[i],
             // Each its own SMBIOS UUID: the node's identity (their user-network MACs are the same).
             uuid: crypto.randomUUID(),
-            append: `ip=dhcp bronze.hostname=cp${i + 1} bronze.config=http://10.0.2.2:${files.port}/cp${i + 1}.yaml`,
+            append: `ip=dhcp bronze.config=http://10.0.2.2:${files.port}/cp${i + 1}.yaml`,
             extraArgs: ['-netdev', `socket,id=link,${net}`, '-device', `virtio-net-pci,netdev=link,mac=${MACS[i]}`],
           },
           consoleFile(`join-cp${i + 1}`),
@@ -109,13 +110,15 @@ describe('two control planes: bootstrap one, the other joins by itself', () => {
     const promoted = (r: CliResult) => r.code === 0 && rows(r.stdout).length === 2 && rows(r.stdout).every((row) => row[5] === 'false');
     const m = await until(['-n', IPS[0]!, 'etcd', 'members'], config, promoted, 240_000);
     expect(promoted(m), m.stdout + m.stderr).toBe(true);
-    expect(rows(m.stdout).map((r) => r[2]).sort()).toEqual(['cp1', 'cp2']);
+    // The members are named after the nodes' hostnames (each its own, derived from its identity).
+    hostnames = rows(m.stdout).map((r) => r[2]!).sort();
+    expect(new Set(hostnames).size).toBe(2);
     expect(rows(m.stdout).map((r) => r[3]).sort()).toEqual([`https://${IPS[0]}:2380`, `https://${IPS[1]}:2380`]);
     // cp2's console: it added itself as a learner, then was promoted (no command of its own).
     await vms[1]!.waitFor(/etcd: added this node as learner/, 5_000);
     await vms[1]!.waitFor(/etcd: promoted learner/, 5_000);
     const via2 = await until(['-n', IPS[1]!, 'etcd', 'members'], config, promoted, 60_000);
-    expect(rows(via2.stdout).map((r) => r[2]).sort()).toEqual(['cp1', 'cp2']);
+    expect(rows(via2.stdout).map((r) => r[2]).sort()).toEqual(hostnames);
     // etcd's own log, through the API: its data is on /var (EPHEMERAL).
     const logs = await bronzectl(['-n', IPS[0]!, 'logs', 'etcd'], { config });
     expect(logs.stdout).toMatch(/data dir = \/var\/lib\/etcd/);
@@ -128,9 +131,11 @@ describe('two control planes: bootstrap one, the other joins by itself', () => {
   }, 330_000);
 
   it('both nodes see both Member resources, and health passes', async () => {
+    const both = (x: CliResult) => x.code === 0 && hostnames.every((h) => new RegExp(`Member\\s+${h}\\s`).test(x.stdout));
     for (const ip of IPS) {
-      const r = await until(['-n', ip, 'get', 'members'], config, (x) => x.code === 0 && /Member\s+cp1\s/.test(x.stdout) && /Member\s+cp2\s/.test(x.stdout), 60_000);
-      expect(r.stdout).toMatch(/Member\s+cp2\s+\d+\s+cp2\s+controlplane\s+Bronze \(v[^)]+\)\s+\[.*"192\.168\.50\.2".*\]/);
+      const r = await until(['-n', ip, 'get', 'members'], config, both, 60_000);
+      expect(both(r), r.stdout + r.stderr).toBe(true);
+      for (const other of IPS) expect(r.stdout).toMatch(new RegExp(`Member\\s+bronze-\\S+\\s+\\d+\\s+bronze-\\S+\\s+controlplane\\s+Bronze \\(v[^)]+\\)\\s+\\[.*"${other.replace(/\./g, '\\.')}".*\\]`));
     }
     const h = await bronzectl(['health', '--control-plane-nodes', IPS.join(','), '--wait-timeout', '2m'], { config, timeoutMs: 150_000 });
     expect(h.stderr).toBe('');

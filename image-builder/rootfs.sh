@@ -4,7 +4,8 @@
 # with ldd), the static files from rootfs/, the host's CA bundle, and the mount points. No
 # shell, no coreutils; the foreign programs are mkfs.xfs and xfs_repair (with their libraries),
 # which machined runs to install, reset, wipe and repair (no library makes or repairs an xfs
-# filesystem). Also GRUB as
+# filesystem), and Debian's etcd (etcd-server) that control planes run (a static Go binary;
+# etcdctl is left out: 17 MB for EtcdRecover's snapshot restore alone). Also GRUB as
 # built by image-builder/bootloader.sh (/usr/share/bronze/bootloader, for the installer) and
 # the public half of the image signing key (/usr/share/bronze/signing-key.pub: upgrades
 # must be signed with it). Every inode gets fixed ownership and mtime (SOURCE_DATE_EPOCH), so the
@@ -19,6 +20,7 @@ bootloader=$(realpath -m "${4:-$ROOT/_out/$arch/bootloader}")
 [ -f "$bootloader/boot-uuid" ] || { echo "rootfs.sh: $bootloader/boot-uuid missing (image-builder/bootloader.sh builds it)" >&2; exit 1; }
 mkfs_xfs=$(command -v mkfs.xfs) || { echo "rootfs.sh: mkfs.xfs missing (apt-get install xfsprogs)" >&2; exit 1; }
 xfs_repair=$(command -v xfs_repair) || { echo "rootfs.sh: xfs_repair missing (apt-get install xfsprogs)" >&2; exit 1; }
+etcd=$(command -v etcd) || { echo "rootfs.sh: etcd missing (apt-get install etcd-server)" >&2; exit 1; }
 case $arch in
   amd64) koffi_native=$ROOT/node_modules/@koromix/koffi-linux-x64/linux_x64/koffi.node ;;
   *) echo "rootfs.sh: unsupported arch '$arch'" >&2; exit 2 ;;
@@ -47,9 +49,10 @@ for name in machined apid trustd networkd timed udevd; do add "slink /sbin/$name
 
 file /usr/sbin/mkfs.xfs 0755 "$(readlink -f "$mkfs_xfs")"
 file /usr/sbin/xfs_repair 0755 "$(readlink -f "$xfs_repair")"
+file /usr/sbin/etcd 0755 "$(readlink -f "$etcd")"
 
-# Shared libraries: whatever the runtime, koffi's native module, mkfs.xfs and xfs_repair link against.
-libs=$( { ldd "$bin"; ldd "$koffi_native"; ldd "$mkfs_xfs"; ldd "$xfs_repair"; } | awk '/=>/ { print $3; next } /^[ \t]*\// { print $1 }' | sort -u)
+# Shared libraries: whatever the runtime, koffi's native module, mkfs.xfs, xfs_repair and etcd link against.
+libs=$( { ldd "$bin"; ldd "$koffi_native"; ldd "$mkfs_xfs"; ldd "$xfs_repair"; ldd "$etcd"; } | awk '/=>/ { print $3; next } /^[ \t]*\// { print $1 }' | sort -u)
 for lib in $libs; do
   [ -f "$lib" ] || { echo "rootfs.sh: library $lib not found" >&2; exit 1; }
   file "$lib" 0755 "$(readlink -f "$lib")"

@@ -10,7 +10,7 @@ PKGS=(
   linux-source-6.12
   squashfs-tools-ng zstd
   qemu-system-x86 qemu-utils
-  iproute2 dnsmasq-base chrony
+  iproute2 dnsmasq-base chrony etcd-server etcd-client
   gdisk xfsprogs dosfstools xorriso e2fsprogs util-linux
   grub-common grub2-common grub-pc-bin grub-efi-amd64-bin mtools faketime ovmf ipxe-qemu
 )

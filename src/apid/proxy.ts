@@ -110,11 +110,12 @@ export class ApiProxy {
       const implementation: grpc.UntypedServiceImplementation = {};
       for (const def of methodsOf(name)) {
         const method = def.name;
-        if (def.requestStream && !def.responseStream) continue; // client-streaming-only RPCs are not routed
+        // A client-streaming RPC (EtcdRecover) is routed as a bidi stream: on the wire they are
+        // the same, the backend's one reply is relayed as the stream's one message.
         definition[method] = {
           path: def.path,
           requestStream: def.requestStream,
-          responseStream: def.responseStream,
+          responseStream: def.responseStream || def.requestStream,
           originalName: method.charAt(0).toLowerCase() + method.slice(1),
           requestSerialize: raw,
           requestDeserialize: raw,

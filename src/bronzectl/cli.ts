@@ -23,6 +23,7 @@ setLoaders({
   get: () => import('./commands/get-impl.ts'),
   cp: () => import('./commands/cp-impl.ts'),
   pcap: () => import('./commands/pcap-impl.ts'),
+  health: () => import('./commands/health-impl.ts'),
   gen: () => import('./commands/gen-impl.ts'),
 });
 

@@ -19,6 +19,7 @@ export interface LazyModules {
   gen: typeof import('./commands/gen-impl.ts');
   cp: typeof import('./commands/cp-impl.ts');
   pcap: typeof import('./commands/pcap-impl.ts');
+  health: typeof import('./commands/health-impl.ts');
 }
 
 export type Loaders = { readonly [K in keyof LazyModules]: () => Promise<LazyModules[K]> };

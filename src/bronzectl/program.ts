@@ -13,12 +13,15 @@ import { register as applyConfig } from './commands/apply-config.ts';
 import { register as completion } from './commands/completion.ts';
 import { register as config } from './commands/config.ts';
 import { register as containers } from './commands/containers.ts';
+import { register as bootstrap } from './commands/bootstrap.ts';
 import { register as cp } from './commands/cp.ts';
 import { register as dmesg } from './commands/dmesg.ts';
 import { register as edit } from './commands/edit.ts';
+import { register as etcd } from './commands/etcd.ts';
 import { register as events } from './commands/events.ts';
 import { register as gen } from './commands/gen.ts';
 import { register as get } from './commands/get.ts';
+import { register as health } from './commands/health.ts';
 import { register as install } from './commands/install.ts';
 import { register as list } from './commands/list.ts';
 import { register as logs } from './commands/logs.ts';
@@ -55,15 +58,18 @@ type Register = (program: Command, ctx: Ctx) => void;
  */
 export const COMMANDS: ReadonlyArray<readonly [names: readonly string[], register: Register]> = [
   [['apply-config'], applyConfig],
+  [['bootstrap'], bootstrap],
   [[], completion],
   [['config'], config],
   [['containers', 'c'], containers],
   [['copy', 'cp'], cp],
   [['dmesg'], dmesg],
   [['edit'], edit],
+  [['etcd'], etcd],
   [['events'], events],
   [['gen'], gen],
   [['get'], get],
+  [['health'], health],
   [['install'], install],
   [['list', 'ls'], list],
   [['logs'], logs],

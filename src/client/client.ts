@@ -324,7 +324,7 @@ export class MachineAPI {
   serviceRestart(id: string, o?: CallOptions) {
     return this.c.unary<T.Envelope<T.ServiceAction>>('/machine.MachineService/ServiceRestart', { id }, o);
   }
-  reboot(req: { mode?: T.RebootMode } = {}, o?: CallOptions) {
+  reboot(req: { mode?: T.RebootMode | 'FORCE' } = {}, o?: CallOptions) {
     return this.c.unary<T.Envelope<T.Reboot>>('/machine.MachineService/Reboot', req, o);
   }
   shutdown(req: { force?: boolean } = {}, o?: CallOptions) {
@@ -385,6 +385,48 @@ export class MachineAPI {
   }
   packetCapture(req: T.PacketCaptureRequest, o?: CallOptions) {
     return this.c.serverStream<T.Data>('/machine.MachineService/PacketCapture', req, o);
+  }
+  bootstrap(req: { recover_etcd?: boolean; recover_skip_hash_check?: boolean } = {}, o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.Bootstrap>>('/machine.MachineService/Bootstrap', req, o);
+  }
+  etcdMemberList(req: { query_local?: boolean } = {}, o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.EtcdMembers>>('/machine.MachineService/EtcdMemberList', req, o);
+  }
+  etcdStatus(o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.EtcdStatus>>('/machine.MachineService/EtcdStatus', EMPTY, o);
+  }
+  etcdRemoveMemberByID(memberId: string, o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.Done>>('/machine.MachineService/EtcdRemoveMemberByID', { member_id: memberId }, o);
+  }
+  etcdLeaveCluster(o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.Done>>('/machine.MachineService/EtcdLeaveCluster', EMPTY, o);
+  }
+  etcdForfeitLeadership(o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.EtcdForfeitLeadership>>('/machine.MachineService/EtcdForfeitLeadership', EMPTY, o);
+  }
+  etcdAlarmList(o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.EtcdAlarm>>('/machine.MachineService/EtcdAlarmList', EMPTY, o);
+  }
+  etcdAlarmDisarm(o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.EtcdAlarm>>('/machine.MachineService/EtcdAlarmDisarm', EMPTY, o);
+  }
+  etcdDefragment(o?: CallOptions) {
+    return this.c.unary<T.Envelope<T.Done>>('/machine.MachineService/EtcdDefragment', EMPTY, o);
+  }
+  /**
+   * Uploads an etcd snapshot for Bootstrap{recover_etcd} (a client stream; sent as a stream that
+   * ends with the node's one reply). Resolves with that reply.
+   */
+  async etcdRecover(chunks: AsyncIterable<Buffer>, o?: CallOptions): Promise<T.Envelope<T.Done>> {
+    async function* requests(): AsyncGenerator<{ bytes: Buffer }> {
+      for await (const bytes of chunks) yield { bytes };
+    }
+    let reply: T.Envelope<T.Done> = { messages: [] };
+    for await (const r of this.c.bidiStream<{ bytes: Buffer }, T.Envelope<T.Done>>('/machine.MachineService/EtcdRecover', requests(), o)) reply = r;
+    return reply;
+  }
+  etcdSnapshot(o?: CallOptions) {
+    return this.c.serverStream<T.Data>('/machine.MachineService/EtcdSnapshot', EMPTY, o);
   }
   cpuFreqStats(o?: CallOptions) {
     return this.c.unary<T.Envelope<T.CPUsFreqStats>>('/machine.MachineService/CPUFreqStats', EMPTY, o);

@@ -42,6 +42,11 @@ import type { RepairRequest } from '../contract/wire/machine/RepairRequest.ts';
 import type { Version__Output } from '../contract/wire/machine/Version.ts';
 import type { VersionInfo__Output } from '../contract/wire/machine/VersionInfo.ts';
 import type { Time__Output } from '../contract/wire/time/Time.ts';
+import type { EtcdMembers__Output } from '../contract/wire/machine/EtcdMembers.ts';
+import type { EtcdStatus__Output } from '../contract/wire/machine/EtcdStatus.ts';
+import type { EtcdAlarm__Output } from '../contract/wire/machine/EtcdAlarm.ts';
+import type { EtcdForfeitLeadership__Output } from '../contract/wire/machine/EtcdForfeitLeadership.ts';
+import type { Bootstrap__Output } from '../contract/wire/machine/Bootstrap.ts';
 import type { Resource__Output } from '../contract/wire/cosi/resource/Resource.ts';
 import type { Metadata__Output as ResourceMetadataOut } from '../contract/wire/cosi/resource/Metadata.ts';
 import type { Event__Output as WatchEventOut } from '../contract/wire/cosi/resource/Event.ts';
@@ -97,6 +102,13 @@ export type AnyMessage = Any__Output;
 export type MachineEvent = MachineEventOut;
 export type FileType = _machine_ListRequest_Type__Output;
 export type FileInfo = FileInfo__Output;
+export type Bootstrap = Bootstrap__Output;
+export type EtcdMembers = EtcdMembers__Output;
+export type EtcdStatus = EtcdStatus__Output;
+export type EtcdAlarm = EtcdAlarm__Output;
+export type EtcdForfeitLeadership = EtcdForfeitLeadership__Output;
+/** The replies that carry nothing but their node's metadata (EtcdLeaveCluster, EtcdRemoveMemberByID, EtcdDefragment, EtcdRecover). */
+export type Done = Item;
 
 // ---- time.TimeService ----
 

@@ -62,7 +62,8 @@ describe('generateConfigs', () => {
       expect(c.machine.network).toEqual({});
       expect(c.machine.install).toEqual({});
       expect(c.machine.time).toEqual({});
-      expect(c.cluster).toEqual({
+      const { etcd, ...cluster } = c.cluster;
+      expect(cluster).toEqual({
         id: secrets.cluster.id,
         secret: secrets.cluster.secret,
         clusterName: 'lab',
@@ -70,6 +71,10 @@ describe('generateConfigs', () => {
         token: secrets.secrets.bootstraptoken,
       });
     }
+    // The etcd CA (cluster.etcd.ca, as Talos) is on the control plane only.
+    expect(fromBase64Pem(cp.cluster.etcd.ca.crt)).toBe(secrets.certs.etcd!.crt);
+    expect(fromBase64Pem(cp.cluster.etcd.ca.key)).toBe(secrets.certs.etcd!.key);
+    expect(w.cluster.etcd).toBeUndefined();
     // Only the control plane holds the CA key; the worker gets an empty string, as in Talos.
     expect(fromBase64Pem(cp.machine.ca.key)).toBe(secrets.certs.os.key);
     expect(w.machine.ca.key).toBe('');

@@ -83,6 +83,8 @@ function machineConfig(type: 'controlplane' | 'worker', opts: GenerateConfigsOpt
     controlPlane: { endpoint },
   };
   if (s.secrets.bootstraptoken) cluster.token = s.secrets.bootstraptoken;
+  // The etcd CA (as Talos's cluster.etcd.ca): control planes only, which run etcd.
+  if (type === 'controlplane' && s.certs.etcd) cluster.etcd = { ca: { crt: toBase64Pem(s.certs.etcd.crt), key: toBase64Pem(s.certs.etcd.key) } };
   return {
     version: 'v1alpha1',
     debug: false,

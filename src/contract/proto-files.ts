@@ -17,6 +17,10 @@ export const PROTO_FILES: readonly string[] = [
   'resource/definitions/v1alpha1/v1alpha1.proto',
   'resource/config/config.proto',
   'bronze/resource/definitions/runtime.proto',
+  'resource/definitions/cluster/cluster.proto',
+  'bronze/cluster/registry.proto',
+  'etcd/kv.proto',
+  'etcd/rpc.proto',
   'grpc/health/v1/health.proto',
 ];
 

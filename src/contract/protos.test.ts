@@ -80,6 +80,10 @@ describe('proto files', () => {
       'resource/definitions/v1alpha1/v1alpha1.proto',
       'resource/config/config.proto',
       'bronze/resource/definitions/runtime.proto',
+      'resource/definitions/cluster/cluster.proto',
+      'bronze/cluster/registry.proto',
+      'etcd/kv.proto',
+      'etcd/rpc.proto',
       'grpc/health/v1/health.proto',
     ]);
     expect(grpcObject()).toBeTruthy();
@@ -93,6 +97,8 @@ describe('proto files', () => {
     expect(names('machine.MachineService')).toEqual(
       [
         'ApplyConfiguration', 'CPUFreqStats', 'CPUInfo', 'Containers', 'Copy', 'DiskStats', 'DiskUsage', 'Dmesg', 'EtcdSnapshot', 'Events',
+        'Bootstrap', 'EtcdMemberList', 'EtcdRemoveMemberByID', 'EtcdLeaveCluster', 'EtcdForfeitLeadership', 'EtcdRecover', 'EtcdAlarmList',
+        'EtcdAlarmDisarm', 'EtcdDefragment', 'EtcdStatus',
         'GenerateClientConfiguration', 'Hostname', 'Install', 'List', 'LoadAvg', 'Logs', 'Memory', 'Mounts', 'Netstat', 'NetworkDeviceStats',
         'PacketCapture', 'Processes', 'Read', 'Reboot', 'Repair', 'Reset', 'Rollback', 'ServiceList', 'ServiceRestart', 'ServiceStart', 'ServiceStop',
         'Shutdown', 'Stats', 'SystemStat', 'Upgrade', 'UpgradeStream', 'Version',
@@ -105,7 +111,7 @@ describe('proto files', () => {
     expect(serviceDefinition('cosi.resource.State').Watch!.path).toBe('/cosi.resource.State/Watch');
   });
 
-  it('mark exactly the streaming RPCs as server streaming, and only UpgradeStream as client streaming (bidi)', () => {
+  it('mark exactly the streaming RPCs as server streaming, and only UpgradeStream (bidi) and EtcdRecover as client streaming', () => {
     const streaming = new Set([
       '/machine.MachineService/Copy',
       '/machine.MachineService/DiskUsage',
@@ -123,7 +129,8 @@ describe('proto files', () => {
       '/cosi.resource.State/Watch',
       '/grpc.health.v1.Health/Watch',
     ]);
-    const clientStreaming = new Set(['/machine.MachineService/UpgradeStream']);
+    // EtcdRecover: the client uploads a snapshot (Talos's), one reply.
+    const clientStreaming = new Set(['/machine.MachineService/UpgradeStream', '/machine.MachineService/EtcdRecover']);
     const seen = new Set<string>();
     for (const s of ['machine.MachineService', 'time.TimeService', 'securityapi.SecurityService', 'cosi.resource.State', 'grpc.health.v1.Health']) {
       for (const m of Object.values(serviceDefinition(s))) {
@@ -230,9 +237,21 @@ describe('wire contract (encoded, then read back as raw wire)', () => {
     ]);
   });
 
-  it('machine.RebootRequest: mode=1, POWERCYCLE=1', () => {
+  it('machine.RebootRequest: mode=1, POWERCYCLE=1, FORCE=2 (Talos 1.12)', () => {
     expect(wire(encode('machine.RebootRequest', { mode: 1 }))).toEqual([{ field: 1, wire: VARINT, value: 1n }]);
-    expect(protoRoot().lookupEnum('machine.RebootRequest.Mode').values).toEqual({ DEFAULT: 0, POWERCYCLE: 1 });
+    expect(protoRoot().lookupEnum('machine.RebootRequest.Mode').values).toEqual({ DEFAULT: 0, POWERCYCLE: 1, FORCE: 2 });
+  });
+
+  it('etcd messages: EtcdMember id=2..is_learner=6, EtcdMemberStatus member_id=10, BootstrapRequest recover_etcd=1', () => {
+    expect(wire(encode('machine.EtcdMember', { id: 7, hostname: 'a', peer_urls: ['p'], client_urls: ['c'], is_learner: true })).map((f) => f.field)).toEqual([2, 3, 4, 5, 6]);
+    expect(wire(encode('machine.EtcdMemberStatus', { member_id: 9, protocol_version: '3.4' })).map((f) => f.field)).toEqual([1, 10]);
+    expect(wire(encode('machine.BootstrapRequest', { recover_etcd: true, recover_skip_hash_check: true }))).toEqual([
+      { field: 1, wire: VARINT, value: 1n },
+      { field: 2, wire: VARINT, value: 1n },
+    ]);
+    // Member ids use all 64 bits: a string in, the same number on the wire.
+    const removeType = protoRoot().lookupType('machine.EtcdRemoveMemberByIDRequest');
+    expect(wire(removeType.encode(removeType.fromObject({ member_id: '18446744073709551615' })).finish())).toEqual([{ field: 1, wire: VARINT, value: 18446744073709551615n }]);
   });
 
   it('machine.ApplyConfigurationRequest: data=1, mode=4, dry_run=5, try_mode_timeout=6', () => {
@@ -395,7 +414,7 @@ describe('field numbers by name (Talos / COSI contract table)', () => {
         checked.push(m.name);
       }
     }
-    expect(checked.length).toBe(39);
+    expect(checked.length).toBe(49);
   });
 });
 

@@ -39,7 +39,16 @@ describe('RBAC table', () => {
     expect(RBAC['/grpc.health.v1.Health/Check']).toEqual({ auth: 'local' });
     expect(RBAC['/grpc.health.v1.Health/Watch']).toEqual({ auth: 'local' });
     const notRoles = Object.entries(RBAC).filter(([, r]) => r.auth !== 'roles').map(([m]) => m);
-    expect(notRoles.sort()).toEqual(['/grpc.health.v1.Health/Check', '/grpc.health.v1.Health/Watch', '/securityapi.SecurityService/Certificate']);
+    const etcd = notRoles.filter((m) => m.startsWith('/etcdserverpb.'));
+    for (const m of etcd) expect(RBAC[m], m).toEqual({ auth: 'etcd' });
+    expect(etcd.length).toBe(15);
+    expect(notRoles.filter((m) => !m.startsWith('/etcdserverpb.')).sort()).toEqual([
+      '/bronze.cluster.Registry/Hello',
+      '/grpc.health.v1.Health/Check',
+      '/grpc.health.v1.Health/Watch',
+      '/securityapi.SecurityService/Certificate',
+    ]);
+    expect(RBAC['/bronze.cluster.Registry/Hello']).toEqual({ auth: 'token' });
     for (const m of notRoles) expect(allowed(m, API_ROLES), m).toBe(false);
   });
 });
@@ -69,6 +78,9 @@ describe('allowed', () => {
         '/machine.MachineService/Containers',
         '/machine.MachineService/DiskStats',
         '/machine.MachineService/DiskUsage',
+        '/machine.MachineService/EtcdAlarmList',
+        '/machine.MachineService/EtcdMemberList',
+        '/machine.MachineService/EtcdStatus',
         '/machine.MachineService/Dmesg',
         '/machine.MachineService/Events',
         '/machine.MachineService/Hostname',
@@ -96,6 +108,8 @@ describe('allowed', () => {
   it('operator adds power, service control and packet capture to reader, and nothing that changes configuration', () => {
     const extra = grantedTo('os:operator').filter((m) => !allowed(m, ['os:reader']));
     expect(extra).toEqual([
+      '/machine.MachineService/EtcdAlarmDisarm',
+      '/machine.MachineService/EtcdDefragment',
       '/machine.MachineService/EtcdSnapshot',
       '/machine.MachineService/PacketCapture',
       '/machine.MachineService/Reboot',
@@ -109,8 +123,13 @@ describe('allowed', () => {
     }
   });
 
-  it('etcd:backup can take etcd snapshots and nothing else', () => {
-    expect(grantedTo('os:etcd:backup')).toEqual(['/machine.MachineService/EtcdSnapshot']);
+  it('etcd:backup can take etcd snapshots and read etcd status, and nothing else (as Talos)', () => {
+    expect(grantedTo('os:etcd:backup')).toEqual([
+      '/machine.MachineService/EtcdAlarmList',
+      '/machine.MachineService/EtcdMemberList',
+      '/machine.MachineService/EtcdSnapshot',
+      '/machine.MachineService/EtcdStatus',
+    ]);
   });
 
   it('any one held role is enough', () => {
@@ -122,7 +141,7 @@ describe('allowed', () => {
     expect(allowed('/machine.MachineService/Version', ['os:impersonator'])).toBe(false);
     expect(allowed('/machine.MachineService/Version', ['OS:ADMIN'])).toBe(false);
     expect(allowed('/machine.MachineService/Version', [])).toBe(false);
-    expect(allowed('/machine.MachineService/Bootstrap', ['os:admin'])).toBe(false);
+    expect(allowed('/machine.MachineService/NoSuchMethod', ['os:admin'])).toBe(false);
     expect(allowed('machine.MachineService/Version', ['os:admin'])).toBe(false);
     expect(allowed('/machine.MachineService/version', ['os:admin'])).toBe(false);
     expect(allowed('toString', ['os:admin'])).toBe(false);

@@ -8,8 +8,10 @@
 // - `token`: trustd's Certificate, authenticated by the cluster's join token (the caller has
 //   no client certificate yet), on trustd's own port;
 // - `local`: served only on the daemons' unix sockets for machined's supervisor; apid never
-//   routes them.
-// allowed() grants neither kind to any role.
+//   routes them;
+// - `etcd`: etcd's own API (protos/etcd), which Bronze only calls, as a client of the etcd it
+//   supervises, with certificates from the etcd CA; no Bronze process serves it.
+// allowed() grants none of these kinds to any role.
 
 /** gRPC metadata key in which apid passes the caller's roles to the daemons it forwards to (one value per role). */
 export const ROLE_METADATA_KEY = 'bronze-role';
@@ -25,7 +27,8 @@ export { API_ROLES, type ApiRole };
 export type Rule =
   | { readonly auth: 'roles'; readonly roles: readonly ApiRole[] }
   | { readonly auth: 'token' }
-  | { readonly auth: 'local' };
+  | { readonly auth: 'local' }
+  | { readonly auth: 'etcd' };
 
 const admin: Rule = { auth: 'roles', roles: ['os:admin'] };
 const operator: Rule = { auth: 'roles', roles: ['os:admin', 'os:operator'] };
@@ -33,6 +36,10 @@ const reader: Rule = { auth: 'roles', roles: ['os:admin', 'os:operator', 'os:rea
 const etcdBackup: Rule = { auth: 'roles', roles: ['os:admin', 'os:operator', 'os:etcd:backup'] };
 const token: Rule = { auth: 'token' };
 const local: Rule = { auth: 'local' };
+const etcdApi: Rule = { auth: 'etcd' };
+// Talos's rules for the etcd RPCs: reading the membership and status is open to readers and to
+// the backup role; changing the membership is admin only; maintenance (alarms, defrag) operator.
+const etcdReader: Rule = { auth: 'roles', roles: ['os:admin', 'os:operator', 'os:reader', 'os:etcd:backup'] };
 
 /** Every RPC in protos/, by full method path. A test fails when one is missing or extra. */
 export const RBAC: Readonly<Record<string, Rule>> = Object.freeze({
@@ -87,6 +94,18 @@ export const RBAC: Readonly<Record<string, Rule>> = Object.freeze({
   // An etcd snapshot holds every cluster secret; it has its own role.
   '/machine.MachineService/EtcdSnapshot': etcdBackup,
 
+  // The cluster's etcd (Talos's table).
+  '/machine.MachineService/Bootstrap': admin,
+  '/machine.MachineService/EtcdMemberList': etcdReader,
+  '/machine.MachineService/EtcdStatus': etcdReader,
+  '/machine.MachineService/EtcdAlarmList': etcdReader,
+  '/machine.MachineService/EtcdAlarmDisarm': operator,
+  '/machine.MachineService/EtcdDefragment': operator,
+  '/machine.MachineService/EtcdForfeitLeadership': admin,
+  '/machine.MachineService/EtcdLeaveCluster': admin,
+  '/machine.MachineService/EtcdRemoveMemberByID': admin,
+  '/machine.MachineService/EtcdRecover': admin,
+
   '/time.TimeService/Time': reader,
   '/time.TimeService/TimeCheck': reader,
 
@@ -98,6 +117,24 @@ export const RBAC: Readonly<Record<string, Rule>> = Object.freeze({
   '/cosi.resource.State/Destroy': admin,
 
   '/securityapi.SecurityService/Certificate': token,
+  // Bronze's cluster registry on trustd: workers publish themselves with the join token.
+  '/bronze.cluster.Registry/Hello': token,
+
+  '/etcdserverpb.KV/Range': etcdApi,
+  '/etcdserverpb.KV/Put': etcdApi,
+  '/etcdserverpb.KV/DeleteRange': etcdApi,
+  '/etcdserverpb.Lease/LeaseGrant': etcdApi,
+  '/etcdserverpb.Lease/LeaseRevoke': etcdApi,
+  '/etcdserverpb.Lease/LeaseKeepAlive': etcdApi,
+  '/etcdserverpb.Cluster/MemberAdd': etcdApi,
+  '/etcdserverpb.Cluster/MemberRemove': etcdApi,
+  '/etcdserverpb.Cluster/MemberList': etcdApi,
+  '/etcdserverpb.Cluster/MemberPromote': etcdApi,
+  '/etcdserverpb.Maintenance/Alarm': etcdApi,
+  '/etcdserverpb.Maintenance/Status': etcdApi,
+  '/etcdserverpb.Maintenance/Defragment': etcdApi,
+  '/etcdserverpb.Maintenance/Snapshot': etcdApi,
+  '/etcdserverpb.Maintenance/MoveLeader': etcdApi,
 
   '/grpc.health.v1.Health/Check': local,
   '/grpc.health.v1.Health/Watch': local,

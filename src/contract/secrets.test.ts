@@ -82,13 +82,24 @@ describe('serializeSecrets / parseSecrets', () => {
   it('accepts a Talos bundle: extra Talos fields dropped, ED25519 PRIVATE KEY relabelled', () => {
     const doc = YAML.parse(text);
     doc.secrets.secretboxencryptionsecret = 'abc';
-    doc.certs.etcd = { crt: 'x', key: 'y' };
     doc.certs.k8s = { crt: 'x', key: 'y' };
     doc.certs.k8saggregator = { crt: 'x', key: 'y' };
     doc.certs.k8sserviceaccount = { key: 'y' };
     const der = pemDecode(bundle.certs.os.key, ['PRIVATE KEY']).der;
     doc.certs.os.key = toBase64Pem(pemEncode('ED25519 PRIVATE KEY', der));
     expect(parseSecrets(YAML.stringify(doc))).toEqual(bundle);
+  });
+
+  it('keeps the etcd CA (Talos: a SEC1 EC key), checks it as the OS CA, and names a bad one', async () => {
+    const etcd = await talosCA('ec-p256');
+    const doc = YAML.parse(text);
+    doc.certs.etcd = { crt: toBase64Pem(etcd.crt), key: toBase64Pem(etcd.key) };
+    const parsed = parseSecrets(YAML.stringify(doc));
+    expect(parsed.certs.etcd!.crt).toBe(etcd.crt);
+    expect(parsed.certs.etcd!.key).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+    expect(parseSecrets(serializeSecrets(parsed)).certs.etcd).toEqual(parsed.certs.etcd);
+    doc.certs.etcd = { crt: 'x', key: 'y' };
+    expect(() => parseSecrets(YAML.stringify(doc))).toThrow(/certs\.etcd\.crt: not a base64-encoded PEM certificate/);
   });
 
   it('accepts a Talos bundle whose OS CA key is a SEC1 EC key (P-256) or PKCS#1 RSA key', async () => {

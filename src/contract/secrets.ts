@@ -6,9 +6,11 @@
 //   secrets:    { bootstraptoken? }
 //   trustdinfo: { token }              # the join token trustd checks: [a-z0-9]{6}.[a-z0-9]{16}
 //   certs:      { os: { crt, key } }   # the OS CA: signs apid/trustd server certs and client certs
+//               etcd: { crt, key }     # the etcd CA (cluster.etcd.ca): each control plane signs its
+//                                      # own etcd peer and server certificates with it
 //
-// Fields a Talos bundle carries that Bronze has no use for (Kubernetes and etcd CAs, encryption
-// secrets) are accepted and dropped, so `talosctl gen secrets` output can be reused.
+// Fields a Talos bundle carries that Bronze has no use for (Kubernetes CAs, encryption secrets)
+// are accepted and dropped, so `talosctl gen secrets` output can be reused.
 import { randomBytes, createPrivateKey, X509Certificate } from 'node:crypto';
 import YAML from 'yaml';
 import { newCA, type CertAndKey } from '../pki/ca.ts';
@@ -18,7 +20,8 @@ export interface SecretsBundle {
   cluster: { id: string; secret: string };
   secrets: { bootstraptoken?: string };
   trustdinfo: { token: string };
-  certs: { os: CertAndKey };
+  /** etcd: absent in bundles made before Bronze ran etcd (their control planes cannot run it). */
+  certs: { os: CertAndKey; etcd?: CertAndKey };
 }
 
 /** A validation failure in a YAML file: `path` is the dotted field path, `reason` what is wrong with it. */
@@ -70,6 +73,7 @@ export async function generateSecrets(opts: GenerateSecretsOptions = {}): Promis
     validityDays: opts.caValidityDays ?? 3650,
     ...(opts.now ? { now: opts.now } : {}),
   });
+  const etcd = await newCA({ commonName: 'etcd', organization: 'etcd', validityDays: opts.caValidityDays ?? 3650, ...(opts.now ? { now: opts.now } : {}) });
   return {
     cluster: {
       // As Talos: 32 random bytes each; the id URL-safe base64, the secret standard base64.
@@ -78,7 +82,7 @@ export async function generateSecrets(opts: GenerateSecretsOptions = {}): Promis
     },
     secrets: { bootstraptoken: generateToken() },
     trustdinfo: { token: generateToken() },
-    certs: { os },
+    certs: { os, etcd },
   };
 }
 
@@ -87,7 +91,10 @@ export function serializeSecrets(b: SecretsBundle): string {
     cluster: { id: b.cluster.id, secret: b.cluster.secret },
     secrets: b.secrets.bootstraptoken !== undefined ? { bootstraptoken: b.secrets.bootstraptoken } : {},
     trustdinfo: { token: b.trustdinfo.token },
-    certs: { os: { crt: toBase64Pem(b.certs.os.crt), key: toBase64Pem(b.certs.os.key) } },
+    certs: {
+      os: { crt: toBase64Pem(b.certs.os.crt), key: toBase64Pem(b.certs.os.key) },
+      ...(b.certs.etcd ? { etcd: { crt: toBase64Pem(b.certs.etcd.crt), key: toBase64Pem(b.certs.etcd.key) } } : {}),
+    },
   };
   return YAML.stringify(doc, { lineWidth: 0 });
 }
@@ -204,7 +211,7 @@ export function join(path: string, key: string): string {
 /** Talos secrets.yaml fields Bronze does not use. */
 const TALOS_ONLY = {
   secrets: ['secretboxencryptionsecret', 'aescbcencryptionsecret'],
-  certs: ['etcd', 'k8s', 'k8saggregator', 'k8sserviceaccount'],
+  certs: ['k8s', 'k8saggregator', 'k8sserviceaccount'],
 } as const;
 
 /** Parses and validates a secrets bundle; errors name the field, e.g. `certs.os.crt: not a PEM certificate`. */
@@ -226,17 +233,23 @@ export function parseSecrets(yamlText: string, source?: string): SecretsBundle {
   const token = f.required(trustd, 'token', 'trustdinfo');
   if (!TOKEN_PATTERN.test(token)) f.fail('trustdinfo.token', 'not a token of the form [a-z0-9]{6}.[a-z0-9]{16}');
 
-  const certs = f.object(root.certs ?? f.fail('certs', 'missing'), 'certs', ['os'], TALOS_ONLY.certs);
-  const os = f.object(certs.os ?? f.fail('certs.os', 'missing'), 'certs.os', ['crt', 'key']);
-  const crt = f.certificate(os, 'crt', 'certs.os');
-  if (!new X509Certificate(crt).ca) f.fail('certs.os.crt', 'not a CA certificate');
-  const key = f.privateKey(os, 'key', 'certs.os');
-  f.keyMatches(crt, key, 'certs.os.crt', 'certs.os.key');
+  const certs = f.object(root.certs ?? f.fail('certs', 'missing'), 'certs', ['os', 'etcd'], TALOS_ONLY.certs);
+  const caAt = (name: 'os' | 'etcd'): CertAndKey => {
+    const at = `certs.${name}`;
+    const o = f.object(certs[name] ?? f.fail(at, 'missing'), at, ['crt', 'key']);
+    const crt = f.certificate(o, 'crt', at);
+    if (!new X509Certificate(crt).ca) f.fail(`${at}.crt`, 'not a CA certificate');
+    const key = f.privateKey(o, 'key', at);
+    f.keyMatches(crt, key, `${at}.crt`, `${at}.key`);
+    return { crt, key };
+  };
+  const { crt, key } = caAt('os');
+  const etcd = certs.etcd === undefined || certs.etcd === null ? undefined : caAt('etcd');
 
   return {
     cluster: { id, secret },
     secrets: bootstraptoken !== undefined ? { bootstraptoken } : {},
     trustdinfo: { token },
-    certs: { os: { crt, key } },
+    certs: { os: { crt, key }, ...(etcd ? { etcd } : {}) },
   };
 }

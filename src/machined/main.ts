@@ -42,6 +42,9 @@ import { checkMemory, readMeminfo } from './memory-check.ts';
 import { validateMachineConfig } from './config/validation.ts';
 import { apidListenAddress, secretsDir } from '../contract/paths.ts';
 import { splitHostPort } from '../lib/hostport.ts';
+import { clusterParts } from './cluster/cluster.ts';
+import { quorumGuardedLifecycle } from './cluster/guard.ts';
+import { leaveCluster } from './api/etcd.ts';
 
 function uptime(): string {
   try {
@@ -59,14 +62,30 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
   // A host run may supervise a subset: BRONZE_SERVICES=apid,timed.
   const only = !pid1 && process.env.BRONZE_SERVICES ? process.env.BRONZE_SERVICES.split(',').filter(Boolean) : undefined;
   const serviceEnv: Record<string, string> = { ...SERVICE_ENV };
-  const supervisor = new Supervisor(serviceSpecs(serviceEnv, only), { log: (m) => log.info(m), adopt: handoff.firstServices });
+  // Resources and events: the state the API exposes, fed by controllers.
+  const state = new MemoryState();
+  let configText: string | undefined;
+  // etcd (control planes), the quorum checks and the cluster registry (Members).
+  const cluster = clusterParts({
+    log,
+    state,
+    configText: () => configText,
+    secretsDir: secretsDir(),
+    nodeId: () => readIdentity()?.value,
+    osVersion: VERSION.tag,
+    etcdState: () => supervisor.get('etcd')?.state,
+    stopEtcd: () => supervisor.stopService('etcd'),
+    listenHost: splitHostPort(apidListenAddress()).host,
+  });
+  const daemons = serviceSpecs(serviceEnv, only?.filter((id) => id !== 'etcd'));
+  const withEtcd = !only || only.includes('etcd');
+  const etcdSpec = { ...cluster.etcdSpec(serviceEnv), dependsOn: ['apid', 'networkd'].filter((d) => daemons.some((s) => s.id === d)) };
+  const supervisor = new Supervisor([...daemons, ...(withEtcd ? [etcdSpec] : [])], { log: (m) => log.info(m), adopt: handoff.firstServices });
   if (handoff.firstServices?.size) log.info(`started first, before machined loaded: ${[...handoff.firstServices.keys()].join(', ')}`);
   // Never the children libuv waits for: the daemons, and whatever machined's own work spawns.
   const children = spawnedChildren();
   const reaper = new Reaper(() => new Set([...supervisor.pids(), ...children()]), log);
 
-  // Resources and events: the state the API exposes, fed by controllers.
-  const state = new MemoryState();
   const registry = new DefinitionRegistry();
   // What machined reads of the system once: the mounted volumes and the security state.
   const systemFacts = new StatePublisher(state, 'machined');
@@ -86,16 +105,21 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
   let allRunningLogged = false;
   supervisor.on('event', (id: string, ev: { state: string; message: string }) => {
     log.info(`service ${id}: ${ev.state}${ev.message ? `: ${ev.message}` : ''}`);
+    // Up: Running and healthy. Not in the way: a Skipped service (etcd on a worker) and etcd
+    // waiting for bootstrap or for a cluster to join (the node itself is up; Talos likewise).
     const list = supervisor.list();
-    const allUp = list.every((s) => s.state === 'Running' && s.healthy);
+    const aside = list.filter((s) => s.state === 'Skipped' || (s.id === 'etcd' && s.state === 'Preparing' && cluster.etcd.waiting));
+    const up = list.filter((s) => !aside.includes(s));
+    const allUp = up.every((s) => s.state === 'Running' && s.healthy);
     if (allUp && !allRunningLogged) {
       allRunningLogged = true;
-      log.info(`all ${list.length} services Running (${uptime()})`);
+      const etcdNote = aside.some((s) => s.id === 'etcd' && s.state === 'Preparing') ? '; etcd waits for bootstrap or a cluster to join' : '';
+      log.info(`all ${up.length} services Running (${uptime()}${etcdNote})`);
       debugKill();
       debugMemstats();
       void lifecycle.running();
     }
-    if (!allUp && allRunningLogged && list.some((s) => s.state !== 'Running')) allRunningLogged = false;
+    if (!allUp && allRunningLogged && up.some((s) => s.state !== 'Running')) allRunningLogged = false;
   });
 
   // Test aid, only with the kernel argument `bronze.debug.kill=<service>`: once every service
@@ -126,7 +150,6 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
 
   let machinedApi: { close(): Promise<void> } | undefined;
   let volumes: MountedVolumes | undefined;
-  let configText: string | undefined;
   const lifecycle = new NodeLifecycle({
     log,
     state,
@@ -140,6 +163,9 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
   const activated = (text: string) => {
     configText = text;
     if (pid1 && servicesStarted) void lifecycle.maybeInstall(text);
+    // A configuration applied later may make this node a control plane: etcd's condition again.
+    if (servicesStarted && withEtcd && supervisor.get('etcd')?.state === 'Skipped') void supervisor.startService('etcd');
+    cluster.registry.poke();
   };
   let servicesStarted = false;
   const listenHost = splitHostPort(apidListenAddress()).host;
@@ -233,13 +259,22 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
         requestSequence: (seq, reason, actorId) => request(seq, reason, actorId),
         generateClientConfiguration: (req) => nodeConfig.generateClientConfiguration(req),
         applyConfiguration: (req) => nodeConfig.applyConfiguration(req),
-        lifecycle,
+        lifecycle: quorumGuardedLifecycle(lifecycle, {
+          quorumCheck: cluster.quorumCheck,
+          isMember: cluster.isMember,
+          leave: () => leaveCluster(cluster.api, { check: false, operation: 'reset' }),
+          log: (m) => log.info(m),
+        }),
+        etcd: cluster.api,
+        clusterRegistry: cluster.registryService,
+        powerCheck: cluster.powerCheck,
         onError: (m) => log.warn(m),
       });
     },
     startServices: () => {
       supervisor.start();
       servicesStarted = true;
+      cluster.registry.start();
       // A configuration from the kernel arguments may name an install disk.
       if (pid1 && configText !== undefined) void lifecycle.maybeInstall(configText);
     },
@@ -248,6 +283,8 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
       // An install or upgrade writing to the disk finishes first; no new one starts.
       await lifecycle.quiesce();
       nodeConfig.stop();
+      cluster.registry.stop();
+      cluster.etcd.stop();
       log.info('stopping services in reverse dependency order');
       await supervisor.stop();
       log.info('all services stopped');

@@ -539,3 +539,69 @@ describe('adopting processes started before the supervisor (machined as PID 1, e
     }
   });
 });
+
+describe('prepare (pre state)', () => {
+  it('stays Preparing with what prepare reports, then starts with the arguments it returns', async () => {
+    const rec = join(tmp, 'prepare-args.log');
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const { sup, seen } = supervise([
+      node('pre', 'run.mjs', ['--name', 'wrong'], {
+        prepare: async (_signal, report) => {
+          report('Waiting for bootstrap');
+          await gate;
+          return { args: [join(fixtures, 'run.mjs'), '--name', 'prepared', '--record', rec] };
+        },
+      }),
+    ]);
+    sup.start();
+    await waitFor('the reported message', () => seen.some((e) => e.state === 'Preparing' && e.message === 'Waiting for bootstrap'));
+    expect(sup.get('pre')!.state).toBe('Preparing');
+    expect(sup.get('pre')!.pid).toBeUndefined();
+    release();
+    await waitFor('running', () => sup.get('pre')!.state === 'Running');
+    await waitFor('its first line', () => sup.logs('pre').length > 0);
+    await sup.stopService('pre');
+    expect(readFileSync(rec, 'utf8')).toContain('prepared TERM');
+  });
+
+  it('a stop aborts a prepare that waits, and nothing starts', async () => {
+    let aborted = false;
+    const { sup } = supervise([
+      node('pre', 'run.mjs', [], {
+        prepare: (signal) =>
+          new Promise((_resolve, reject) =>
+            signal.addEventListener('abort', () => {
+              aborted = true;
+              reject(new Error('aborted'));
+            }),
+          ),
+      }),
+    ]);
+    sup.start();
+    await waitFor('preparing', () => sup.get('pre')!.state === 'Preparing');
+    await sup.stopService('pre');
+    expect(aborted).toBe(true);
+    await sleep(100);
+    expect(sup.get('pre')!.state).toBe('Finished');
+    expect(sup.get('pre')!.pid).toBeUndefined();
+  });
+
+  it('a failing prepare is a failed start: restarted with backoff, prepare runs again', async () => {
+    let calls = 0;
+    const { sup, seen } = supervise(
+      [
+        node('pre', 'run.mjs', [], {
+          prepare: async () => {
+            if (++calls < 2) throw new Error('no members reachable');
+          },
+        }),
+      ],
+      { backoffBase: 50 },
+    );
+    sup.start();
+    await waitFor('running after a retry', () => sup.get('pre')!.state === 'Running');
+    expect(calls).toBe(2);
+    expect(seen.some((e) => e.message.includes('pre state: no members reachable'))).toBe(true);
+  });
+});

@@ -59,6 +59,13 @@ export interface ServiceSpec {
   restart?: 'always' | 'on-failure' | 'never';
   /** false → Skipped (e.g. trustd only on control planes). Evaluated on every start request. */
   condition?: () => boolean | Promise<boolean>;
+  /**
+   * Talos's PreFunc: once the dependencies are up, the service stays Preparing until this
+   * resolves, with the arguments and environment to start with (each replaces the spec's when
+   * given); `report` sets the message Preparing shows (e.g. what it waits for). A rejection
+   * counts as a failed start (restart policy and backoff); a stop aborts `signal`.
+   */
+  prepare?: (signal: AbortSignal, report: (message: string) => void) => Promise<{ args?: string[]; env?: Record<string, string> } | void>;
 }
 
 export interface ServiceInfo {
@@ -202,6 +209,8 @@ interface Service {
   completed: boolean;
   /** Consecutive restarts: the exponent of the backoff. */
   attempt: number;
+  /** A running prepare step, aborted by a stop. */
+  preparing?: AbortController;
   run?: Run;
   restartTimer?: NodeJS.Timeout;
   /** startService callers waiting for the service to leave Waiting/Preparing. */
@@ -430,9 +439,10 @@ export class Supervisor extends EventEmitter {
       do {
         this.#rescan = false;
         for (const svc of this.#services.values()) {
-          if (!svc.pendingStart || svc.run) continue;
+          if (!svc.pendingStart || svc.run || svc.preparing) continue;
           if (svc.spec.dependsOn.every((dep) => this.#isUp(dep))) {
-            this.#spawn(svc);
+            if (svc.spec.prepare && !this.#adopt.has(svc.spec.id)) this.#prepare(svc);
+            else this.#spawn(svc);
             this.#rescan = true;
           } else {
             const message = this.#waitMessage(svc);
@@ -461,9 +471,37 @@ export class Supervisor extends EventEmitter {
     return down.length > 0 ? `Waiting for ${down.join(', ')}` : 'Dependencies are up';
   }
 
-  #spawn(svc: Service): void {
+  /** Runs the spec's prepare step, then spawns with what it returned (if still wanted). */
+  #prepare(svc: Service): void {
     svc.pendingStart = false;
-    const { command, args = [], argv0, env } = svc.spec;
+    const gen = svc.gen;
+    const abort = new AbortController();
+    svc.preparing = abort;
+    this.#record(svc, 'Preparing', 'Running pre state');
+    const report = (message: string) => {
+      if (svc.gen === gen && svc.preparing === abort && svc.events.at(-1)?.message !== message) this.#record(svc, 'Preparing', message);
+    };
+    void Promise.resolve()
+      .then(() => svc.spec.prepare!(abort.signal, report))
+      .then(
+        (got) => {
+          if (svc.preparing === abort) svc.preparing = undefined;
+          if (svc.gen !== gen || !svc.wanted) return;
+          this.#spawn(svc, got ?? undefined);
+        },
+        (err: unknown) => {
+          if (svc.preparing === abort) svc.preparing = undefined;
+          if (svc.gen !== gen || !svc.wanted) return;
+          this.#exited(svc, { error: new Error(`pre state: ${errorMessage(err)}`) });
+        },
+      );
+  }
+
+  #spawn(svc: Service, prepared?: { args?: string[]; env?: Record<string, string> }): void {
+    svc.pendingStart = false;
+    const { command, argv0 } = svc.spec;
+    const args = prepared?.args ?? svc.spec.args ?? [];
+    const env = prepared?.env ?? svc.spec.env;
     const early = this.#adopt.get(svc.spec.id);
     this.#adopt.delete(svc.spec.id);
     let child: ChildProcess;
@@ -560,6 +598,8 @@ export class Supervisor extends EventEmitter {
     svc.wanted = false;
     svc.gen++;
     svc.pendingStart = false;
+    svc.preparing?.abort();
+    svc.preparing = undefined;
     clearTimeout(svc.restartTimer);
     svc.restartTimer = undefined;
   }

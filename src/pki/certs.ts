@@ -45,7 +45,7 @@ async function leaf(
   ca: CertAndKey,
   subject: x509.JsonNameParams,
   publicKey: CryptoKey | ArrayBuffer,
-  usage: x509.ExtendedKeyUsage,
+  usage: x509.ExtendedKeyUsage | x509.ExtendedKeyUsage[],
   sans: { dnsNames?: string[] | undefined; ipAddresses?: string[] | undefined },
   ttlMs: number,
   now: Date | undefined,
@@ -65,7 +65,7 @@ async function leaf(
   const extensions: x509.Extension[] = [
     new x509.BasicConstraintsExtension(false, undefined, true),
     new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-    new x509.ExtendedKeyUsageExtension([usage]),
+    new x509.ExtendedKeyUsageExtension(Array.isArray(usage) ? usage : [usage]),
     await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey),
   ];
   if (names.length > 0) extensions.push(new x509.SubjectAlternativeNameExtension(names));
@@ -122,6 +122,17 @@ export async function issueServerCert(
   }
   const keys = await generateKeyPair();
   const crt = await leaf(ca, subject, keys.publicKey, usage, sans, opts.ttlMs, opts.now);
+  return { crt, key: await privateKeyToPem(keys.privateKey) };
+}
+
+/**
+ * A certificate for both ends of mutual TLS (serverAuth and clientAuth), with a fresh Ed25519
+ * key: what an etcd member presents to its peers and clients, and machined to etcd.
+ */
+export async function issuePeerCert(ca: CertAndKey, opts: IssueServerOptions): Promise<CertAndKey> {
+  const keys = await generateKeyPair();
+  const usages = [x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth];
+  const crt = await leaf(ca, cnName(opts.commonName), keys.publicKey, usages, { dnsNames: opts.dnsNames, ipAddresses: opts.ipAddresses }, opts.ttlMs, opts.now);
   return { crt, key: await privateKeyToPem(keys.privateKey) };
 }
 

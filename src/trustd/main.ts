@@ -2,18 +2,19 @@
 // nodes, :50001). It issues server-auth-only certificates and never a role, whatever the CSR
 // asks for. It serves health and Version on its unix socket for machined. The OS CA and the
 // token come from machined in <secrets>/trustd/ (ca.crt, ca.key, token); on nodes without
-// them (workers) trustd waits, healthy but not listening.
+// them (workers) trustd waits, healthy but not listening. It also relays workers' Hello to the
+// cluster registry (bronze.cluster.Registry) to machined, which keeps it in etcd.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import tls from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
-import { serviceDefinition } from '../contract/protos.ts';
+import { serviceClient, serviceDefinition } from '../contract/protos.ts';
 import { serveDaemon, shutdownServer } from '../daemon/serve.ts';
 import { StderrLogger, type Logger } from '../lib/log.ts';
 import { signCSR } from '../pki/certs.ts';
 import { ApidCertificateSource } from '../daemon/certs.ts';
-import { secretsDir } from '../contract/paths.ts';
+import { secretsDir, socketPath } from '../contract/paths.ts';
 
 export const CERT_TTL_MS = 24 * 3600 * 1000;
 
@@ -58,6 +59,32 @@ export function securityService(secrets: () => TrustdSecrets | undefined, log: L
   };
 }
 
+/**
+ * bronze.cluster.Registry for nodes without etcd (workers): Hello, authenticated by the join
+ * token as Certificate is, relayed to this node's machined, which keeps the registry in etcd.
+ */
+export function registryService(secrets: () => TrustdSecrets | undefined, machinedSocket: string, log: Logger): grpc.UntypedServiceImplementation {
+  const Registry = serviceClient('bronze.cluster.Registry');
+  let client: (grpc.Client & { Hello(req: unknown, md: grpc.Metadata, opts: grpc.CallOptions, cb: grpc.requestCallback<unknown>): void }) | undefined;
+  return {
+    Hello: (call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) => {
+      const s = secrets();
+      if (!s) return cb({ code: grpc.status.UNAVAILABLE, details: 'trustd has no join token yet' });
+      const token = String(call.metadata.get('token')[0] ?? '');
+      if (!token) return cb({ code: grpc.status.UNAUTHENTICATED, details: 'the join token is required (metadata "token")' });
+      if (!tokenMatches(token, s.token)) return cb({ code: grpc.status.PERMISSION_DENIED, details: 'the join token is not valid' });
+      client ??= new Registry(`unix:${machinedSocket}`, grpc.credentials.createInsecure()) as unknown as typeof client;
+      client!.Hello(call.request, new grpc.Metadata(), { deadline: Date.now() + 10_000 }, (err, res) => {
+        if (err) {
+          log.warn(`registry Hello from ${call.getPeer()}: ${err.details || err.message}`);
+          return cb({ code: err.code, details: err.details || err.message });
+        }
+        cb(null, res);
+      });
+    },
+  };
+}
+
 export async function main(): Promise<void> {
   tls.DEFAULT_MIN_VERSION = 'TLSv1.3';
   const log = new StderrLogger('trustd');
@@ -90,6 +117,7 @@ export async function main(): Promise<void> {
   const creds = grpc.experimental.createCertificateProviderServerCredentials(certs, null, false);
   server = new grpc.Server();
   server.addService(serviceDefinition('securityapi.SecurityService'), securityService(() => secrets, log));
+  server.addService(serviceDefinition('bronze.cluster.Registry'), registryService(() => secrets, socketPath('machined'), log));
   const listen = process.env.BRONZE_TRUSTD_LISTEN ?? '[::]:50001';
   await new Promise<number>((resolve, reject) => server!.bindAsync(listen, creds, (err, port) => (err ? reject(err) : resolve(port))));
   log.info(`signing certificates on ${listen}`);

@@ -1,4 +1,4 @@
-// `bronzectl reboot [--mode default|powercycle]`: asks each node to reboot. As talosctl without
+// `bronzectl reboot [--mode default|powercycle|force]` (force: skip the etcd quorum check): asks each node to reboot. As talosctl without
 // --wait, it prints nothing on success; follow the reboot with `bronzectl events`.
 import { Option, type Command } from 'commander';
 import type { Ctx } from '../session.ts';
@@ -7,9 +7,9 @@ export function register(program: Command, ctx: Ctx): void {
   program
     .command('reboot')
     .description('Reboot a node')
-    .addOption(new Option('-m, --mode <mode>', 'select the reboot mode').choices(['default', 'powercycle']).default('default'))
-    .action(async (opts: { mode: 'default' | 'powercycle' }) => {
+    .addOption(new Option('-m, --mode <mode>', 'select the reboot mode').choices(['default', 'powercycle', 'force']).default('default'))
+    .action(async (opts: { mode: 'default' | 'powercycle' | 'force' }) => {
       const s = ctx.session();
-      await s.fanOut((c, o) => c.machine.reboot({ mode: opts.mode === 'powercycle' ? 'POWERCYCLE' : 'DEFAULT' }, o));
+      await s.fanOut((c, o) => c.machine.reboot({ mode: opts.mode === 'powercycle' ? 'POWERCYCLE' : opts.mode === 'force' ? 'FORCE' : 'DEFAULT' }, o));
     });
 }

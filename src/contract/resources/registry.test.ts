@@ -28,6 +28,7 @@ const RENAMES: Array<[old: string | null, type: string, namespace: string, owner
   ['HostnameStatuses.net.bronze.dev', 'HostnameStatuses.net.talos.dev', 'network', 'networkd'],
   ['TimeServerStatuses.net.bronze.dev', 'TimeServerStatuses.net.talos.dev', 'network', 'networkd'],
   ['NodeAddresses.net.bronze.dev', 'NodeAddresses.net.talos.dev', 'network', 'networkd'],
+  [null, 'Members.cluster.talos.dev', 'cluster', 'machined'],
 ];
 
 const spec = (type: string) => definitionSpec(RESOURCE_DEFINITIONS.find((d) => d.type === type)!);

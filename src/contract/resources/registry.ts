@@ -16,6 +16,7 @@ import { kernelParamStatusDefinition } from './kernel-param-status.ts';
 import { linkStatusDefinition } from './link-status.ts';
 import { machineConfigDefinition } from './machine-config.ts';
 import { machineStatusDefinition } from './machine-status.ts';
+import { memberDefinition } from './member.ts';
 import { mountStatusDefinition } from './mount-status.ts';
 import { namespaceDefinition } from './namespace.ts';
 import { nodeAddressDefinition } from './node-address.ts';
@@ -56,6 +57,8 @@ export const RESOURCE_DEFINITIONS: readonly ResourceDefinition[] = [
   hostnameStatusDefinition,
   timeServerStatusDefinition,
   nodeAddressDefinition,
+  // cluster
+  memberDefinition,
 ];
 
 /** gRPC metadata key in which a local daemon names itself when it writes resources. */

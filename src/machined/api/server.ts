@@ -4,7 +4,8 @@
 // GenerateClientConfiguration too). Install, Upgrade, UpgradeStream, Reset and Rollback are
 // served by ./lifecycle.ts on top of the Lifecycle machined passes in (none: UNAVAILABLE).
 // The read API (Copy, DiskUsage, CPUFreqStats, Netstat, PacketCapture, Containers, Stats) has
-// a file each. EtcdSnapshot is not built yet and answers UNIMPLEMENTED.
+// a file each. Bootstrap and the Etcd* RPCs are ./etcd.ts, on the etcd service machined passes
+// in (none: a node without etcd, which answers as Talos's workers do).
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -26,7 +27,8 @@ import { type Lifecycle, lifecycleHandlers } from './lifecycle.ts';
 import { type LogSource, type ServiceLogSource, logsHandlers } from './logs.ts';
 import { netstatHandlers } from './netstat.ts';
 import { pcapHandlers } from './pcap.ts';
-import { type RequestSequence, powerHandlers } from './power.ts';
+import { type PowerCheck, type RequestSequence, powerHandlers } from './power.ts';
+import { type EtcdApiDeps, etcdHandlers } from './etcd.ts';
 import { resourceHandlers } from './resources.ts';
 import { type ServiceControl, serviceHandlers } from './services.ts';
 import { sysinfoHandlers } from './sysinfo.ts';
@@ -59,6 +61,12 @@ export interface MachinedApiDeps {
   applyConfiguration?: (req: any) => Promise<unknown>;
   /** Install, upgrade, reset and rollback (./lifecycle.ts); absent: those RPCs answer UNAVAILABLE. */
   lifecycle?: Lifecycle;
+  /** The node's etcd (control planes): Bootstrap and Etcd*; absent: they answer as on a worker. */
+  etcd?: EtcdApiDeps;
+  /** bronze.cluster.Registry (trustd relays workers' Hello to it); absent: not served. */
+  clusterRegistry?: grpc.UntypedServiceImplementation;
+  /** Checked before a Reboot or Shutdown is accepted (etcd quorum safety); throws an ApiError to refuse. */
+  powerCheck?: PowerCheck;
   /** Where failures that no caller sees are reported (e.g. a rejected sequence request). */
   onError?: (msg: string) => void;
 
@@ -118,8 +126,10 @@ export async function startMachinedApi(deps: MachinedApiDeps): Promise<MachinedA
     ...netstatHandlers({ procRoot: deps.procRoot }),
     ...containersHandlers(),
     ...pcapHandlers(),
+    ...etcdHandlers(deps.etcd),
     ...powerHandlers({
       requestSequence: deps.requestSequence,
+      check: deps.powerCheck,
       afterReplyMs: deps.powerDelayMs,
       onError: (err) => deps.onError?.(`power request failed: ${err instanceof Error ? err.message : String(err)}`),
     }),
@@ -130,6 +140,7 @@ export async function startMachinedApi(deps: MachinedApiDeps): Promise<MachinedA
     }),
   });
   server.addService(serviceDefinition('cosi.resource.State'), resourceHandlers({ state: deps.state, registry: deps.registry }));
+  if (deps.clusterRegistry) server.addService(serviceDefinition('bronze.cluster.Registry'), deps.clusterRegistry);
 
   await new Promise<void>((resolve, reject) =>
     server.bindAsync(`unix:${socket}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())),

@@ -25,6 +25,7 @@ import { readSecurityState } from '../../../src/machined/security-state.ts';
 import { RTM, decodeAddress, decodeLink, decodeRoute, splitMessages, type Link } from '../../../src/networkd/netlink.ts';
 import { addressId, addressSpec, linkSpec, nodeAddresses, publishedRoute, routeId, routeSpec } from '../../../src/networkd/resources.ts';
 import { MemoryState } from '../../../src/state/memory.ts';
+import { ClusterRegistry, memberFromWire, memberToWire } from '../../../src/machined/cluster/registry.ts';
 import { newResource, type Resource } from '../../../src/state/resource.ts';
 import { populate } from '../../../src/disk/testing-sysfs.ts';
 import { ManualUeventSource } from '../../../src/udevd/uevent-socket.ts';
@@ -117,6 +118,14 @@ beforeAll(async () => {
   put('runtime', 'BootStatuses.runtime.bronze.dev', 'live', { installed: false, booted: '', version: 'v0.1.0' });
   // timed.
   put('runtime', 'TimeStatuses.v1alpha1.talos.dev', 'node', { synced: true, epoch: 2, syncDisabled: false });
+  // The cluster registry: Members as machined publishes them (a record from a worker's Hello, and its own).
+  const members = new MemoryState();
+  const reg = new ClusterRegistry({ log: quiet, state: members, self: () => undefined, etcd: async () => undefined });
+  await reg.publish([
+    { nodeId: 'node-cp1', addresses: ['10.5.0.2', 'fd00::2'], hostname: 'cp1', machineType: 'controlplane', operatingSystem: 'Bronze (v0.1.0)' },
+    memberFromWire(memberToWire({ nodeId: 'node-w1', addresses: ['10.5.0.3'], hostname: 'w1', machineType: 'worker', operatingSystem: 'Bronze (v0.1.0)' })),
+  ]);
+  samples.push(...(await members.list('cluster', 'Members.cluster.talos.dev')));
   // The meta namespace, as machined publishes it.
   const meta = new MemoryState();
   await publishNamespaces(meta, NAMESPACES);
@@ -196,6 +205,10 @@ describe('resources on Talos\'s wire', () => {
     expect(decoded(of('MountStatuses.runtime.talos.dev')[0]!)).toEqual({ source: '/dev/vda5', target: '/system/state', filesystem_type: 'xfs', options: ['rw', 'nosuid', 'nodev'] });
     expect(decoded(of('SecurityStates.talos.dev')[0]!)).toEqual({}); // no Secure Boot, no UKI, SELinux disabled (0)
     expect(decoded(of('BootStatuses.runtime.bronze.dev')[0]!)).toMatchObject({ installed: true, booted: 'A', slots: { A: { present: true, version: 'v0.1.0' }, B: {} }, upgrade: { state: 'committed' } });
+    const [cp1, w1] = ['cp1', 'w1'].map((id) => decoded(of('Members.cluster.talos.dev').find((r) => r.metadata.id === id)!));
+    expect(cp1).toMatchObject({ node_id: 'node-cp1', hostname: 'cp1', machine_type: 2, operating_system: 'Bronze (v0.1.0)' });
+    expect((cp1!.addresses as Array<{ ip: Buffer }>).map((a) => a.ip.length)).toEqual([4, 16]);
+    expect(w1).toMatchObject({ node_id: 'node-w1', hostname: 'w1', machine_type: 3 });
     const rd = decoded(of('ResourceDefinitions.meta.cosi.dev').find((r) => r.metadata.id === 'machineconfigs.config.talos.dev')!);
     expect(rd).toMatchObject({ resource_type: 'MachineConfigs.config.talos.dev', display_type: 'MachineConfig', default_namespace: 'config', sensitivity: 1 });
     const links = decoded(of('ResourceDefinitions.meta.cosi.dev').find((r) => r.metadata.id === 'linkstatuses.net.talos.dev')!);

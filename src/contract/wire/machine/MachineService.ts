@@ -3,6 +3,8 @@
 import type { MethodDefinition } from '@grpc/proto-loader'
 import type { ApplyConfigurationRequest as _machine_ApplyConfigurationRequest, ApplyConfigurationRequest__Output as _machine_ApplyConfigurationRequest__Output } from '../machine/ApplyConfigurationRequest.ts';
 import type { ApplyConfigurationResponse as _machine_ApplyConfigurationResponse, ApplyConfigurationResponse__Output as _machine_ApplyConfigurationResponse__Output } from '../machine/ApplyConfigurationResponse.ts';
+import type { BootstrapRequest as _machine_BootstrapRequest, BootstrapRequest__Output as _machine_BootstrapRequest__Output } from '../machine/BootstrapRequest.ts';
+import type { BootstrapResponse as _machine_BootstrapResponse, BootstrapResponse__Output as _machine_BootstrapResponse__Output } from '../machine/BootstrapResponse.ts';
 import type { CPUFreqStatsResponse as _machine_CPUFreqStatsResponse, CPUFreqStatsResponse__Output as _machine_CPUFreqStatsResponse__Output } from '../machine/CPUFreqStatsResponse.ts';
 import type { CPUInfoResponse as _machine_CPUInfoResponse, CPUInfoResponse__Output as _machine_CPUInfoResponse__Output } from '../machine/CPUInfoResponse.ts';
 import type { ContainersRequest as _machine_ContainersRequest, ContainersRequest__Output as _machine_ContainersRequest__Output } from '../machine/ContainersRequest.ts';
@@ -14,7 +16,20 @@ import type { DiskUsageInfo as _machine_DiskUsageInfo, DiskUsageInfo__Output as 
 import type { DiskUsageRequest as _machine_DiskUsageRequest, DiskUsageRequest__Output as _machine_DiskUsageRequest__Output } from '../machine/DiskUsageRequest.ts';
 import type { DmesgRequest as _machine_DmesgRequest, DmesgRequest__Output as _machine_DmesgRequest__Output } from '../machine/DmesgRequest.ts';
 import type { Empty as _google_protobuf_Empty, Empty__Output as _google_protobuf_Empty__Output } from '../google/protobuf/Empty.ts';
+import type { EtcdAlarmDisarmResponse as _machine_EtcdAlarmDisarmResponse, EtcdAlarmDisarmResponse__Output as _machine_EtcdAlarmDisarmResponse__Output } from '../machine/EtcdAlarmDisarmResponse.ts';
+import type { EtcdAlarmListResponse as _machine_EtcdAlarmListResponse, EtcdAlarmListResponse__Output as _machine_EtcdAlarmListResponse__Output } from '../machine/EtcdAlarmListResponse.ts';
+import type { EtcdDefragmentResponse as _machine_EtcdDefragmentResponse, EtcdDefragmentResponse__Output as _machine_EtcdDefragmentResponse__Output } from '../machine/EtcdDefragmentResponse.ts';
+import type { EtcdForfeitLeadershipRequest as _machine_EtcdForfeitLeadershipRequest, EtcdForfeitLeadershipRequest__Output as _machine_EtcdForfeitLeadershipRequest__Output } from '../machine/EtcdForfeitLeadershipRequest.ts';
+import type { EtcdForfeitLeadershipResponse as _machine_EtcdForfeitLeadershipResponse, EtcdForfeitLeadershipResponse__Output as _machine_EtcdForfeitLeadershipResponse__Output } from '../machine/EtcdForfeitLeadershipResponse.ts';
+import type { EtcdLeaveClusterRequest as _machine_EtcdLeaveClusterRequest, EtcdLeaveClusterRequest__Output as _machine_EtcdLeaveClusterRequest__Output } from '../machine/EtcdLeaveClusterRequest.ts';
+import type { EtcdLeaveClusterResponse as _machine_EtcdLeaveClusterResponse, EtcdLeaveClusterResponse__Output as _machine_EtcdLeaveClusterResponse__Output } from '../machine/EtcdLeaveClusterResponse.ts';
+import type { EtcdMemberListRequest as _machine_EtcdMemberListRequest, EtcdMemberListRequest__Output as _machine_EtcdMemberListRequest__Output } from '../machine/EtcdMemberListRequest.ts';
+import type { EtcdMemberListResponse as _machine_EtcdMemberListResponse, EtcdMemberListResponse__Output as _machine_EtcdMemberListResponse__Output } from '../machine/EtcdMemberListResponse.ts';
+import type { EtcdRecoverResponse as _machine_EtcdRecoverResponse, EtcdRecoverResponse__Output as _machine_EtcdRecoverResponse__Output } from '../machine/EtcdRecoverResponse.ts';
+import type { EtcdRemoveMemberByIDRequest as _machine_EtcdRemoveMemberByIDRequest, EtcdRemoveMemberByIDRequest__Output as _machine_EtcdRemoveMemberByIDRequest__Output } from '../machine/EtcdRemoveMemberByIDRequest.ts';
+import type { EtcdRemoveMemberByIDResponse as _machine_EtcdRemoveMemberByIDResponse, EtcdRemoveMemberByIDResponse__Output as _machine_EtcdRemoveMemberByIDResponse__Output } from '../machine/EtcdRemoveMemberByIDResponse.ts';
 import type { EtcdSnapshotRequest as _machine_EtcdSnapshotRequest, EtcdSnapshotRequest__Output as _machine_EtcdSnapshotRequest__Output } from '../machine/EtcdSnapshotRequest.ts';
+import type { EtcdStatusResponse as _machine_EtcdStatusResponse, EtcdStatusResponse__Output as _machine_EtcdStatusResponse__Output } from '../machine/EtcdStatusResponse.ts';
 import type { Event as _machine_Event, Event__Output as _machine_Event__Output } from '../machine/Event.ts';
 import type { EventsRequest as _machine_EventsRequest, EventsRequest__Output as _machine_EventsRequest__Output } from '../machine/EventsRequest.ts';
 import type { FileInfo as _machine_FileInfo, FileInfo__Output as _machine_FileInfo__Output } from '../machine/FileInfo.ts';
@@ -60,6 +75,7 @@ import type { VersionResponse as _machine_VersionResponse, VersionResponse__Outp
 
 export interface MachineServiceDefinition {
   ApplyConfiguration: MethodDefinition<_machine_ApplyConfigurationRequest, _machine_ApplyConfigurationResponse, _machine_ApplyConfigurationRequest__Output, _machine_ApplyConfigurationResponse__Output>
+  Bootstrap: MethodDefinition<_machine_BootstrapRequest, _machine_BootstrapResponse, _machine_BootstrapRequest__Output, _machine_BootstrapResponse__Output>
   CPUFreqStats: MethodDefinition<_google_protobuf_Empty, _machine_CPUFreqStatsResponse, _google_protobuf_Empty__Output, _machine_CPUFreqStatsResponse__Output>
   CPUInfo: MethodDefinition<_google_protobuf_Empty, _machine_CPUInfoResponse, _google_protobuf_Empty__Output, _machine_CPUInfoResponse__Output>
   Containers: MethodDefinition<_machine_ContainersRequest, _machine_ContainersResponse, _machine_ContainersRequest__Output, _machine_ContainersResponse__Output>
@@ -67,7 +83,16 @@ export interface MachineServiceDefinition {
   DiskStats: MethodDefinition<_google_protobuf_Empty, _machine_DiskStatsResponse, _google_protobuf_Empty__Output, _machine_DiskStatsResponse__Output>
   DiskUsage: MethodDefinition<_machine_DiskUsageRequest, _machine_DiskUsageInfo, _machine_DiskUsageRequest__Output, _machine_DiskUsageInfo__Output>
   Dmesg: MethodDefinition<_machine_DmesgRequest, _common_Data, _machine_DmesgRequest__Output, _common_Data__Output>
+  EtcdAlarmDisarm: MethodDefinition<_google_protobuf_Empty, _machine_EtcdAlarmDisarmResponse, _google_protobuf_Empty__Output, _machine_EtcdAlarmDisarmResponse__Output>
+  EtcdAlarmList: MethodDefinition<_google_protobuf_Empty, _machine_EtcdAlarmListResponse, _google_protobuf_Empty__Output, _machine_EtcdAlarmListResponse__Output>
+  EtcdDefragment: MethodDefinition<_google_protobuf_Empty, _machine_EtcdDefragmentResponse, _google_protobuf_Empty__Output, _machine_EtcdDefragmentResponse__Output>
+  EtcdForfeitLeadership: MethodDefinition<_machine_EtcdForfeitLeadershipRequest, _machine_EtcdForfeitLeadershipResponse, _machine_EtcdForfeitLeadershipRequest__Output, _machine_EtcdForfeitLeadershipResponse__Output>
+  EtcdLeaveCluster: MethodDefinition<_machine_EtcdLeaveClusterRequest, _machine_EtcdLeaveClusterResponse, _machine_EtcdLeaveClusterRequest__Output, _machine_EtcdLeaveClusterResponse__Output>
+  EtcdMemberList: MethodDefinition<_machine_EtcdMemberListRequest, _machine_EtcdMemberListResponse, _machine_EtcdMemberListRequest__Output, _machine_EtcdMemberListResponse__Output>
+  EtcdRecover: MethodDefinition<_common_Data, _machine_EtcdRecoverResponse, _common_Data__Output, _machine_EtcdRecoverResponse__Output>
+  EtcdRemoveMemberByID: MethodDefinition<_machine_EtcdRemoveMemberByIDRequest, _machine_EtcdRemoveMemberByIDResponse, _machine_EtcdRemoveMemberByIDRequest__Output, _machine_EtcdRemoveMemberByIDResponse__Output>
   EtcdSnapshot: MethodDefinition<_machine_EtcdSnapshotRequest, _common_Data, _machine_EtcdSnapshotRequest__Output, _common_Data__Output>
+  EtcdStatus: MethodDefinition<_google_protobuf_Empty, _machine_EtcdStatusResponse, _google_protobuf_Empty__Output, _machine_EtcdStatusResponse__Output>
   Events: MethodDefinition<_machine_EventsRequest, _machine_Event, _machine_EventsRequest__Output, _machine_Event__Output>
   GenerateClientConfiguration: MethodDefinition<_machine_GenerateClientConfigurationRequest, _machine_GenerateClientConfigurationResponse, _machine_GenerateClientConfigurationRequest__Output, _machine_GenerateClientConfigurationResponse__Output>
   Hostname: MethodDefinition<_google_protobuf_Empty, _machine_HostnameResponse, _google_protobuf_Empty__Output, _machine_HostnameResponse__Output>

@@ -6,6 +6,7 @@
 export const _machine_RebootRequest_Mode = {
   DEFAULT: 'DEFAULT',
   POWERCYCLE: 'POWERCYCLE',
+  FORCE: 'FORCE',
 } as const;
 
 export type _machine_RebootRequest_Mode =
@@ -13,6 +14,8 @@ export type _machine_RebootRequest_Mode =
   | 0
   | 'POWERCYCLE'
   | 1
+  | 'FORCE'
+  | 2
 
 export type _machine_RebootRequest_Mode__Output = typeof _machine_RebootRequest_Mode[keyof typeof _machine_RebootRequest_Mode]
 

@@ -1,0 +1,11 @@
+// Original file: protos/etcd/rpc.proto
+
+import type { ResponseHeader as _etcdserverpb_ResponseHeader, ResponseHeader__Output as _etcdserverpb_ResponseHeader__Output } from '../etcdserverpb/ResponseHeader.ts';
+
+export interface MoveLeaderResponse {
+  'header'?: (_etcdserverpb_ResponseHeader | null);
+}
+
+export interface MoveLeaderResponse__Output {
+  'header': (_etcdserverpb_ResponseHeader__Output | null);
+}

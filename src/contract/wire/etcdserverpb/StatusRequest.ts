@@ -1,0 +1,8 @@
+// Original file: protos/etcd/rpc.proto
+
+
+export interface StatusRequest {
+}
+
+export interface StatusRequest__Output {
+}

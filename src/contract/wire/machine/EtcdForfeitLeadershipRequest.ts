@@ -1,0 +1,8 @@
+// Original file: protos/machine/machine.proto
+
+
+export interface EtcdForfeitLeadershipRequest {
+}
+
+export interface EtcdForfeitLeadershipRequest__Output {
+}

@@ -1,0 +1,10 @@
+// Original file: protos/machine/machine.proto
+
+
+export interface EtcdMemberListRequest {
+  'query_local'?: (boolean);
+}
+
+export interface EtcdMemberListRequest__Output {
+  'query_local': (boolean);
+}

@@ -46,7 +46,8 @@ export function selfSignedServerCert(o: SelfSignedOptions): { crt: string; key: 
   const name = seq(...(o.commonName ? [set(seq(oid(OID.commonName), utf8(o.commonName)))] : []));
   const algorithm = seq(oid(ED25519));
   const serial = crypto.randomBytes(16);
-  serial[0]! &= 0x7f; // positive, as RFC 5280 requires
+  // Positive (RFC 5280) and a full 16 bytes: a zero first byte would make DER drop it.
+  serial[0] = (serial[0]! & 0x7f) | 0x40;
   const extensions = [
     extension(OID.basicConstraints, true, seq()),
     extension(OID.keyUsage, true, bits(Buffer.from([0x80]), 7)), // digitalSignature

@@ -2,9 +2,13 @@
 // is not usable on the build machines). Used by `make run`/`make stop`, the end-to-end tests
 // and the benchmarks.
 //
-//   tsx image-builder/qemu.ts run  [--arch amd64] [--port 50000] [--append "..."]
+//   tsx image-builder/qemu.ts run  [--arch amd64|arm64] [--port 50000] [--append "..."]
 //                                  [--iso _out/amd64/bronze.iso | --disk _out/amd64/disk.raw] [--uefi]
-//   tsx image-builder/qemu.ts stop [--arch amd64]      (ACPI power button: orderly shutdown)
+//   tsx image-builder/qemu.ts stop [--arch amd64|arm64]  (power button: orderly shutdown)
+//
+// amd64 runs on q35 (SeaBIOS, or OVMF with --uefi); arm64 on `virt` with `-cpu max`: a kernel
+// boot has no firmware (QEMU loads the kernel and gives it a device tree), an ISO or disk boots
+// through AAVMF (Debian's UEFI for aarch64, qemu-efi-aarch64), the only firmware arm64 has.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -26,9 +30,52 @@ export type QemuBoot =
 
 /** OVMF (Debian's ovmf package): the firmware code, read-only, and the variable store template. */
 export const OVMF = { code: '/usr/share/OVMF/OVMF_CODE_4M.fd', vars: '/usr/share/OVMF/OVMF_VARS_4M.fd' };
+/** AAVMF (Debian's qemu-efi-aarch64): the same for arm64. */
+export const AAVMF = { code: '/usr/share/AAVMF/AAVMF_CODE.fd', vars: '/usr/share/AAVMF/AAVMF_VARS.fd' };
+
+export const QEMU_ARCHES = ['amd64', 'arm64'] as const;
+export type QemuArch = (typeof QEMU_ARCHES)[number];
+
+/** What differs between the architectures' VMs, as data. */
+interface ArchMachine {
+  bin: string;
+  machine: string;
+  /** `-cpu max`; arm64 with the implementation-defined pointer-authentication algorithm, which
+   *  TCG computes far faster than the architected QARMA (the guest sees pointer authentication
+   *  either way). */
+  cpu: string;
+  uefi: { code: string; vars: string; pkg: string };
+  /** Firmware when none is asked for: amd64 SeaBIOS; arm64 has only UEFI (a kernel boot needs none). */
+  defaultFirmware: 'bios' | 'uefi';
+  /** How a CD-ROM is attached: q35 has IDE; virt has none, so a SCSI CD on virtio-scsi. */
+  cdrom: (drive: string) => string[];
+}
+
+const MACHINES: Record<QemuArch, ArchMachine> = {
+  amd64: {
+    bin: 'qemu-system-x86_64',
+    machine: 'q35,accel=tcg',
+    cpu: 'max',
+    uefi: { ...OVMF, pkg: 'ovmf' },
+    defaultFirmware: 'bios',
+    cdrom: (drive) => ['-device', `ide-cd,drive=${drive},bus=ide.0,bootindex=0`],
+  },
+  arm64: {
+    bin: 'qemu-system-aarch64',
+    machine: 'virt,accel=tcg',
+    cpu: 'max,pauth-impdef=on',
+    uefi: { ...AAVMF, pkg: 'qemu-efi-aarch64' },
+    defaultFirmware: 'uefi',
+    cdrom: (drive) => ['-device', 'virtio-scsi-pci,id=scsi0', '-device', `scsi-cd,drive=${drive},bus=scsi0.0,bootindex=0`],
+  },
+};
+
+export function isQemuArch(a: string): a is QemuArch {
+  return (QEMU_ARCHES as readonly string[]).includes(a);
+}
 
 export interface QemuOptions {
-  arch?: 'amd64';
+  arch?: QemuArch;
   outDir?: string;
   /** Host port forwarded to the node's :50000 (loopback only). */
   apiPort?: number;
@@ -44,7 +91,8 @@ export interface QemuOptions {
   monitorSocket?: string;
   /** Default: { kind: 'kernel' }. */
   boot?: QemuBoot;
-  /** Default 'bios' (SeaBIOS). 'uefi' uses OVMF with a writable copy of its variable store. */
+  /** amd64: default 'bios' (SeaBIOS); 'uefi' uses OVMF with a writable copy of its variable store.
+   *  arm64: 'uefi' (AAVMF) for ISO and disk boots; a kernel boot has no firmware unless 'uefi' is asked for. */
   firmware?: 'bios' | 'uefi';
   /** The UEFI variable store to use (written by the firmware); default: a fresh copy in a temporary directory. */
   ovmfVars?: string;
@@ -69,28 +117,34 @@ const qemuValue = (v: string) => v.replace(/,/g, ',,');
 
 export function qemuCommand(o: QemuOptions = {}): { bin: string; args: string[]; monitor: string; tempDir?: string } {
   const arch = o.arch ?? 'amd64';
+  if (!isQemuArch(arch)) throw new Error(`unknown arch '${String(arch)}' (known: ${QEMU_ARCHES.join(', ')})`);
+  const m = MACHINES[arch];
   const out = o.outDir ?? '_out';
   const dir = path.join(out, arch);
   const boot = o.boot ?? { kind: 'kernel' };
   const monitor = o.monitorSocket ?? defaultMonitorSocket(out, arch);
   const port = o.apiPort ?? 50000;
   const hostfwd = `hostfwd=tcp:127.0.0.1:${port}-:50000`;
+  const firmware = o.firmware ?? (boot.kind === 'kernel' && arch === 'arm64' ? undefined : m.defaultFirmware);
+  if (arch === 'arm64' && firmware === 'bios') throw new Error('arm64 has no BIOS: boot it with UEFI (AAVMF), or a kernel boot without firmware');
+  if (arch === 'arm64' && boot.kind === 'pxe') throw new Error("PXE boots are amd64's here (Debian's iPXE ROMs are x86): arm64 boots a kernel, an ISO or a disk");
   const args = [
-    '-machine', 'q35,accel=tcg',
-    '-cpu', 'max',
+    '-machine', m.machine,
+    '-cpu', m.cpu,
     '-smp', String(o.cpus ?? 2),
     '-m', String(o.memoryMiB ?? DEFAULT_MEMORY_MIB),
   ];
   let tempDir: string | undefined;
-  if (o.firmware === 'uefi') {
-    for (const f of [OVMF.code, OVMF.vars]) if (!fs.existsSync(f)) throw new Error(`${f} is missing: apt-get install ovmf (scripts/deps.sh)`);
+  if (firmware === 'uefi') {
+    const fw = m.uefi;
+    for (const f of [fw.code, fw.vars]) if (!fs.existsSync(f)) throw new Error(`${f} is missing: apt-get install ${fw.pkg} (scripts/deps.sh)`);
     let vars = o.ovmfVars;
     if (!vars) {
       tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-ovmf-'));
-      vars = path.join(tempDir, 'OVMF_VARS.fd');
-      fs.copyFileSync(OVMF.vars, vars);
+      vars = path.join(tempDir, path.basename(fw.vars));
+      fs.copyFileSync(fw.vars, vars);
     }
-    args.push('-drive', `if=pflash,format=raw,unit=0,readonly=on,file=${OVMF.code}`, '-drive', `if=pflash,format=raw,unit=1,file=${qemuValue(vars)}`);
+    args.push('-drive', `if=pflash,format=raw,unit=0,readonly=on,file=${fw.code}`, '-drive', `if=pflash,format=raw,unit=1,file=${qemuValue(vars)}`);
   }
   if (boot.kind === 'kernel') {
     for (const f of ['vmlinuz', 'initramfs.xz', 'cmdline']) {
@@ -110,7 +164,7 @@ export function qemuCommand(o: QemuOptions = {}): { bin: string; args: string[];
   }
   args.push('-display', 'none', '-serial', 'stdio', '-monitor', `unix:${monitor},server,nowait`);
   if (boot.kind === 'iso') {
-    args.push('-drive', `if=none,id=cd0,media=cdrom,readonly=on,format=raw,file=${qemuValue(boot.path)}`, '-device', 'ide-cd,drive=cd0,bus=ide.0,bootindex=0');
+    args.push('-drive', `if=none,id=cd0,media=cdrom,readonly=on,format=raw,file=${qemuValue(boot.path)}`, ...m.cdrom('cd0'));
   } else if (boot.kind === 'disk') {
     args.push('-drive', `if=none,id=disk0,format=raw,file=${qemuValue(boot.path)}${boot.snapshot ? ',snapshot=on' : ''}`, '-device', 'virtio-blk-pci,drive=disk0,bootindex=0');
   }
@@ -123,7 +177,7 @@ export function qemuCommand(o: QemuOptions = {}): { bin: string; args: string[];
   args.push('-device', 'virtio-rng-pci');
   args.push(...(o.extraArgs ?? []));
   if (o.noReboot) args.push('-no-reboot');
-  return { bin: 'qemu-system-x86_64', args, monitor, ...(tempDir ? { tempDir } : {}) };
+  return { bin: m.bin, args, monitor, ...(tempDir ? { tempDir } : {}) };
 }
 
 /** Sends one command to a QEMU human monitor socket and returns what it printed. */
@@ -310,13 +364,18 @@ function parseFlags(argv: string[]): Record<string, string> {
 async function cli(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   const f = parseFlags(rest);
-  const arch = (f.arch ?? 'amd64') as 'amd64';
+  const arch = f.arch ?? 'amd64';
+  if (!isQemuArch(arch)) {
+    process.stderr.write(`bronze: unknown --arch '${arch}' (known: ${QEMU_ARCHES.join(', ')})\n`);
+    return 2;
+  }
   if (cmd === 'run') {
     // A disk image boots with its writes kept in a temporary overlay: the signed artifact stays as built.
     const boot: QemuBoot = f.iso ? { kind: 'iso', path: f.iso } : f.disk ? { kind: 'disk', path: f.disk, snapshot: true } : { kind: 'kernel' };
-    const firmware = f.uefi ? 'uefi' : 'bios';
-    const c = qemuCommand({ arch, apiPort: f.port ? Number(f.port) : 50000, append: f.append, boot, firmware });
-    process.stderr.write(`bronze: booting ${arch} (${boot.kind}, ${firmware}) under QEMU (TCG); API on 127.0.0.1:${f.port ?? 50000}; stop with \`make stop\`\n`);
+    const firmware = f.uefi ? 'uefi' : undefined;
+    const c = qemuCommand({ arch, apiPort: f.port ? Number(f.port) : 50000, append: f.append, boot, ...(firmware ? { firmware } : {}) });
+    const shown = firmware ?? (boot.kind === 'kernel' && arch === 'arm64' ? 'no firmware' : MACHINES[arch].defaultFirmware);
+    process.stderr.write(`bronze: booting ${arch} (${boot.kind}, ${shown}) under QEMU (TCG); API on 127.0.0.1:${f.port ?? 50000}; stop with \`make stop${arch === 'amd64' ? '' : ` ARCH=${arch}`}\`\n`);
     const p = spawn(c.bin, c.args, { stdio: 'inherit' });
     return new Promise((resolve) =>
       p.on('exit', (code) => {
@@ -335,7 +394,7 @@ async function cli(argv: string[]): Promise<number> {
     process.stderr.write('bronze: power button pressed; the node shuts down in order and QEMU exits\n');
     return 0;
   }
-  process.stderr.write('usage: qemu.ts run [--arch amd64] [--port N] [--append ARGS] [--iso FILE | --disk FILE] [--uefi] | stop [--arch amd64]\n');
+  process.stderr.write('usage: qemu.ts run [--arch amd64|arm64] [--port N] [--append ARGS] [--iso FILE | --disk FILE] [--uefi] | stop [--arch amd64|arm64]\n');
   return 2;
 }
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds rootfs.sqsh with squashfs-tools-ng from a generated pack file: the SEA binary as
 # /sbin/init with the daemon names linked to it, exactly the shared libraries it needs (found
-# with ldd), the static files from rootfs/, the host's CA bundle, and the mount points. No
+# with the arch's dynamic loader, `ld.so --list`, which is what ldd runs; for arm64 under QEMU
+# user emulation, with Debian's arm64 libraries from multiarch), the static files from rootfs/,
+# the host's CA bundle, and the mount points. No
 # shell, no coreutils; the one foreign program is mkfs.xfs (with its libraries), which
 # machined runs to install, reset and wipe (no library makes an xfs filesystem). Also GRUB as
 # built by image-builder/bootloader.sh (/usr/share/bronze/bootloader, for the installer) and
@@ -13,14 +15,23 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/image-builder/env.sh"
+. "$ROOT/image-builder/arch.sh"
 arch=${1:?arch}; bin=$(realpath "${2:?binary}"); out=$(realpath -m "${3:?out}")
 bootloader=$(realpath -m "${4:-$ROOT/_out/$arch/bootloader}")
 [ -f "$bootloader/boot-uuid" ] || { echo "rootfs.sh: $bootloader/boot-uuid missing (image-builder/bootloader.sh builds it)" >&2; exit 1; }
-mkfs_xfs=$(command -v mkfs.xfs) || { echo "rootfs.sh: mkfs.xfs missing (apt-get install xfsprogs)" >&2; exit 1; }
-case $arch in
-  amd64) koffi_native=$ROOT/node_modules/@koromix/koffi-linux-x64/linux_x64/koffi.node ;;
-  *) echo "rootfs.sh: unsupported arch '$arch'" >&2; exit 2 ;;
-esac
+arch_setup "$arch" || { echo "rootfs.sh: see above" >&2; exit 2; }
+arch_check || { echo "rootfs.sh: see above" >&2; exit 1; }
+koffi_native=$KOFFI_NATIVE; mkfs_xfs=$MKFS_XFS
+[ -x "$mkfs_xfs" ] || { echo "rootfs.sh: $mkfs_xfs missing (scripts/deps.sh installs xfsprogs for $arch)" >&2; exit 1; }
+[ -e "$LOADER" ] || { echo "rootfs.sh: $LOADER missing (scripts/deps.sh installs $arch's libc6)" >&2; exit 1; }
+# The file names a program of this arch loads: `ld.so --list` (ldd's own method), run as that
+# arch's program; fails on a library it cannot find.
+needed() {
+  local out
+  out=$("${TARGET_RUN[@]}" "$LOADER" --list "$1") || { echo "rootfs.sh: $LOADER --list $1 failed: $out" >&2; return 1; }
+  if grep -q 'not found' <<< "$out"; then echo "rootfs.sh: $1 needs a library that is missing: $(grep 'not found' <<< "$out")" >&2; return 1; fi
+  awk '/=>/ { print $3; next } /^[ \t]*\// { print $1 }' <<< "$out"
+}
 stage=$(dirname "$out")/rootfs.stage
 rm -rf "$stage"; mkdir -p "$stage"
 pack=$stage.pack
@@ -46,7 +57,7 @@ for name in machined apid trustd networkd timed udevd; do add "slink /sbin/$name
 file /usr/sbin/mkfs.xfs 0755 "$(readlink -f "$mkfs_xfs")"
 
 # Shared libraries: whatever the runtime, koffi's native module and mkfs.xfs link against.
-libs=$( { ldd "$bin"; ldd "$koffi_native"; ldd "$mkfs_xfs"; } | awk '/=>/ { print $3; next } /^[ \t]*\// { print $1 }' | sort -u)
+libs=$( { needed "$bin" && needed "$koffi_native" && needed "$mkfs_xfs"; } | sort -u) || exit 1
 for lib in $libs; do
   [ -f "$lib" ] || { echo "rootfs.sh: library $lib not found" >&2; exit 1; }
   file "$lib" 0755 "$(readlink -f "$lib")"

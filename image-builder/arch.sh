@@ -11,8 +11,8 @@
 #                  of the same arch, else QEMU user emulation (qemu-user), e.g. (qemu-aarch64)
 #   LOADER         the dynamic loader its programs name (PT_INTERP)
 #   TARGET_CC      a C compiler for it (preinit), and TARGET_STRIP
-#   MKFS_XFS       its mkfs.xfs (the one foreign program in the rootfs): the host's for the
-#                  host's arch; for another, Debian's xfsprogs of that arch unpacked by
+#   MKFS_XFS       its mkfs.xfs and xfs_repair (the foreign programs in the rootfs): the host's
+#   XFS_REPAIR     for the host's arch; for another, Debian's xfsprogs of that arch unpacked by
 #                  scripts/deps.sh (it cannot be installed beside the host's)
 #   BRONZE_CACHE   ~/.cache/bronze unless set
 # shellcheck disable=SC2034
@@ -32,9 +32,11 @@ arch_setup() {
   if [ "$(uname -m)" = "$uname_m" ]; then
     TARGET_RUN=(); TARGET_CC=gcc; TARGET_STRIP=strip
     MKFS_XFS=$(command -v mkfs.xfs || echo /usr/sbin/mkfs.xfs)
+    XFS_REPAIR=$(command -v xfs_repair || echo /usr/sbin/xfs_repair)
   else
     TARGET_RUN=("qemu-$uname_m"); TARGET_CC=$triplet-gcc; TARGET_STRIP=$triplet-strip
     MKFS_XFS=$BRONZE_CACHE/xfsprogs-$1/sbin/mkfs.xfs
+    XFS_REPAIR=$BRONZE_CACHE/xfsprogs-$1/sbin/xfs_repair
   fi
 }
 

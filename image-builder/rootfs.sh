@@ -3,9 +3,9 @@
 # /sbin/init with the daemon names linked to it, exactly the shared libraries it needs (found
 # with the arch's dynamic loader, `ld.so --list`, which is what ldd runs; for arm64 under QEMU
 # user emulation, with Debian's arm64 libraries from multiarch), the static files from rootfs/,
-# the host's CA bundle, and the mount points. No
-# shell, no coreutils; the one foreign program is mkfs.xfs (with its libraries), which
-# machined runs to install, reset and wipe (no library makes an xfs filesystem). Also GRUB as
+# the host's CA bundle, and the mount points. No shell, no coreutils; the foreign programs are
+# mkfs.xfs and xfs_repair (with their libraries), which machined runs to install, reset, wipe
+# and repair (no library makes or repairs an xfs filesystem). Also GRUB as
 # built by image-builder/bootloader.sh (/usr/share/bronze/bootloader, for the installer) and
 # the public half of the image signing key (/usr/share/bronze/signing-key.pub: upgrades
 # must be signed with it). Every inode gets fixed ownership and mtime (SOURCE_DATE_EPOCH), so the
@@ -21,8 +21,10 @@ bootloader=$(realpath -m "${4:-$ROOT/_out/$arch/bootloader}")
 [ -f "$bootloader/boot-uuid" ] || { echo "rootfs.sh: $bootloader/boot-uuid missing (image-builder/bootloader.sh builds it)" >&2; exit 1; }
 arch_setup "$arch" || { echo "rootfs.sh: see above" >&2; exit 2; }
 arch_check || { echo "rootfs.sh: see above" >&2; exit 1; }
-koffi_native=$KOFFI_NATIVE; mkfs_xfs=$MKFS_XFS
-[ -x "$mkfs_xfs" ] || { echo "rootfs.sh: $mkfs_xfs missing (scripts/deps.sh installs xfsprogs for $arch)" >&2; exit 1; }
+koffi_native=$KOFFI_NATIVE; mkfs_xfs=$MKFS_XFS; xfs_repair=$XFS_REPAIR
+for f in "$mkfs_xfs" "$xfs_repair"; do
+  [ -x "$f" ] || { echo "rootfs.sh: $f missing (scripts/deps.sh installs xfsprogs for $arch)" >&2; exit 1; }
+done
 [ -e "$LOADER" ] || { echo "rootfs.sh: $LOADER missing (scripts/deps.sh installs $arch's libc6)" >&2; exit 1; }
 # The file names a program of this arch loads: `ld.so --list` (ldd's own method), run as that
 # arch's program; fails on a library it cannot find.
@@ -55,9 +57,10 @@ file /sbin/init 0755 "$bin"
 for name in machined apid trustd networkd timed udevd; do add "slink /sbin/$name 0777 0 0 init"; done
 
 file /usr/sbin/mkfs.xfs 0755 "$(readlink -f "$mkfs_xfs")"
+file /usr/sbin/xfs_repair 0755 "$(readlink -f "$xfs_repair")"
 
-# Shared libraries: whatever the runtime, koffi's native module and mkfs.xfs link against.
-libs=$( { needed "$bin" && needed "$koffi_native" && needed "$mkfs_xfs"; } | sort -u) || exit 1
+# Shared libraries: whatever the runtime, koffi's native module, mkfs.xfs and xfs_repair link against.
+libs=$( { needed "$bin" && needed "$koffi_native" && needed "$mkfs_xfs" && needed "$xfs_repair"; } | sort -u) || exit 1
 for lib in $libs; do
   [ -f "$lib" ] || { echo "rootfs.sh: library $lib not found" >&2; exit 1; }
   file "$lib" 0755 "$(readlink -f "$lib")"

@@ -46,7 +46,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# arm64's mkfs.xfs, the one foreign program in the arm64 rootfs: xfsprogs:arm64 cannot be
+# arm64's mkfs.xfs and xfs_repair, the foreign programs in the arm64 rootfs: xfsprogs:arm64 cannot be
 # installed beside the host's xfsprogs, so its package (the host's version) is unpacked into
 # the cache, where image-builder/arch.sh looks for it.
 cache=${BRONZE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bronze}

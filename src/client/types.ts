@@ -1,29 +1,59 @@
-// The messages of the API as @grpc/proto-loader hands them over with the contract's loader options
-// (src/contract/protos.ts: field names as in the .proto, 64-bit integers as decimal strings,
-// enums as their names, bytes as Buffers, unset message fields as null). Only the RPCs the client
-// wraps are typed; see protos/ for the field comments.
+// The messages of the API as the client hands them over: the types generated from protos/
+// (src/contract/wire/, made at build time by image-builder/wire-types.ts), so they cannot drift
+// from the protos. Replies are the `__Output` form (src/contract/protos.ts's conversions: field
+// names as in the .proto, 64-bit integers as decimal strings, enums as their names, bytes as
+// Buffers, unset message fields as null); requests the permissive input form.
+import type { Any__Output } from '../contract/wire/google/protobuf/Any.ts';
+import type { Duration } from '../contract/wire/google/protobuf/Duration.ts';
+import type { Timestamp__Output } from '../contract/wire/google/protobuf/Timestamp.ts';
+import type { Status__Output } from '../contract/wire/google/rpc/Status.ts';
+import type { Metadata__Output } from '../contract/wire/common/Metadata.ts';
+import type { Data__Output } from '../contract/wire/common/Data.ts';
+import type { ApplyConfiguration__Output } from '../contract/wire/machine/ApplyConfiguration.ts';
+import type { ApplyConfigurationRequest, _machine_ApplyConfigurationRequest_Mode__Output } from '../contract/wire/machine/ApplyConfigurationRequest.ts';
+import type { DmesgRequest } from '../contract/wire/machine/DmesgRequest.ts';
+import type { Event__Output as MachineEventOut } from '../contract/wire/machine/Event.ts';
+import type { EventsRequest } from '../contract/wire/machine/EventsRequest.ts';
+import type { FileInfo__Output } from '../contract/wire/machine/FileInfo.ts';
+import type { GenerateClientConfiguration__Output } from '../contract/wire/machine/GenerateClientConfiguration.ts';
+import type { Hostname__Output } from '../contract/wire/machine/Hostname.ts';
+import type { InstallRequest } from '../contract/wire/machine/InstallRequest.ts';
+import type { ListRequest, _machine_ListRequest_Type__Output } from '../contract/wire/machine/ListRequest.ts';
+import type { LogsRequest } from '../contract/wire/machine/LogsRequest.ts';
+import type { MemInfo__Output } from '../contract/wire/machine/MemInfo.ts';
+import type { Memory__Output } from '../contract/wire/machine/Memory.ts';
+import type { MountStat__Output } from '../contract/wire/machine/MountStat.ts';
+import type { Mounts__Output } from '../contract/wire/machine/Mounts.ts';
+import type { Process__Output } from '../contract/wire/machine/Process.ts';
+import type { ProcessInfo__Output } from '../contract/wire/machine/ProcessInfo.ts';
+import type { Progress__Output } from '../contract/wire/machine/Progress.ts';
+import type { Reboot__Output } from '../contract/wire/machine/Reboot.ts';
+import type { Reset__Output } from '../contract/wire/machine/Reset.ts';
+import type { ResetRequest } from '../contract/wire/machine/ResetRequest.ts';
+import type { Rollback__Output } from '../contract/wire/machine/Rollback.ts';
+import type { ServiceInfo__Output } from '../contract/wire/machine/ServiceInfo.ts';
+import type { ServiceList__Output } from '../contract/wire/machine/ServiceList.ts';
+import type { ServiceStart__Output } from '../contract/wire/machine/ServiceStart.ts';
+import type { Shutdown__Output } from '../contract/wire/machine/Shutdown.ts';
+import type { Upgrade__Output } from '../contract/wire/machine/Upgrade.ts';
+import type { UpgradeRequest, _machine_UpgradeRequest_RebootMode__Output } from '../contract/wire/machine/UpgradeRequest.ts';
+import type { UpgradeStreamRequest } from '../contract/wire/machine/UpgradeStreamRequest.ts';
+import type { RepairRequest } from '../contract/wire/machine/RepairRequest.ts';
+import type { Version__Output } from '../contract/wire/machine/Version.ts';
+import type { VersionInfo__Output } from '../contract/wire/machine/VersionInfo.ts';
+import type { Time__Output } from '../contract/wire/time/Time.ts';
+import type { Resource__Output } from '../contract/wire/cosi/resource/Resource.ts';
+import type { Metadata__Output as ResourceMetadataOut } from '../contract/wire/cosi/resource/Metadata.ts';
+import type { Event__Output as WatchEventOut } from '../contract/wire/cosi/resource/Event.ts';
+import type { EventType__Output } from '../contract/wire/cosi/resource/EventType.ts';
+import type { WatchRequest as WatchRequestIn } from '../contract/wire/cosi/resource/WatchRequest.ts';
 
-export interface Timestamp {
-  seconds: string | number;
-  nanos: number;
-}
-
-export interface Duration {
-  seconds: string | number;
-  nanos?: number;
-}
-
-export interface RpcStatus {
-  code: number;
-  message: string;
-}
+export type Timestamp = Timestamp__Output;
+export type { Duration };
+export type RpcStatus = Status__Output;
 
 /** common.Metadata: field 1 of every per-node reply item and streamed message. */
-export interface NodeMetadata {
-  hostname: string;
-  error: string;
-  status?: RpcStatus | null;
-}
+export type NodeMetadata = Metadata__Output;
 
 /** A reply item: its node's metadata, and the rest unset when that node failed. */
 export interface Item {
@@ -36,275 +66,49 @@ export interface Envelope<T extends Item> {
 
 // ---- machine.MachineService ----
 
-export interface VersionInfo {
-  tag: string;
-  sha: string;
-  built: string;
-  go_version: string;
-  os: string;
-  arch: string;
-}
-
-export interface Version extends Item {
-  version: VersionInfo | null;
-  platform: { name: string; mode: string } | null;
-  features: { rbac: boolean } | null;
-}
-
-export interface MemInfo {
-  memtotal: string;
-  memfree: string;
-  memavailable: string;
-  buffers: string;
-  cached: string;
-  shmem: string;
-  [field: string]: string;
-}
-
-export interface Memory extends Item {
-  meminfo: MemInfo | null;
-}
-
-export interface MountStat {
-  filesystem: string;
-  size: string;
-  available: string;
-  mounted_on: string;
-}
-
-export interface Mounts extends Item {
-  stats: MountStat[];
-}
-
-export interface ProcessInfo {
-  pid: number;
-  ppid: number;
-  state: string;
-  threads: number;
-  cpu_time: number;
-  virtual_memory: string;
-  resident_memory: string;
-  command: string;
-  executable: string;
-  args: string;
-}
-
-export interface Processes extends Item {
-  processes: ProcessInfo[];
-}
-
-export interface ServiceEvent {
-  msg: string;
-  state: string;
-  ts: Timestamp | null;
-}
-
-export interface ServiceHealth {
-  unknown: boolean;
-  healthy: boolean;
-  last_message: string;
-  last_change: Timestamp | null;
-}
-
-export interface ServiceInfo {
-  id: string;
-  state: string;
-  events: { events: ServiceEvent[] } | null;
-  health: ServiceHealth | null;
-}
-
-export interface ServiceList extends Item {
-  services: ServiceInfo[];
-}
-
-export interface ServiceAction extends Item {
-  resp: string;
-}
-
-export interface Reboot extends Item {
-  actor_id: string;
-}
-
-export type Shutdown = Reboot;
-
-export type RebootMode = 'DEFAULT' | 'POWERCYCLE';
-
-export interface GenerateClientConfiguration extends Item {
-  ca: Buffer;
-  crt: Buffer;
-  key: Buffer;
-  talosconfig: Buffer;
-}
-
-export type ApplyMode = 'REBOOT' | 'AUTO' | 'NO_REBOOT' | 'STAGED' | 'TRY';
-
-export interface ApplyConfigurationRequest {
-  data: Buffer;
-  mode?: ApplyMode;
-  dry_run?: boolean;
-  try_mode_timeout?: Duration;
-}
-
-export interface ApplyConfiguration extends Item {
-  warnings: string[];
-  mode: ApplyMode;
-  mode_details: string;
-}
-
-export interface UpgradeRequest {
-  /** A URL (http, https) the node fetches the image from; empty when the client sends it (UpgradeStream). */
-  image: string;
-  preserve?: boolean;
-  stage?: boolean;
-  force?: boolean;
-  reboot_mode?: RebootMode;
-}
-
-export interface Upgrade extends Item {
-  ack: string;
-  actor_id: string;
-}
-
-/** One message of UpgradeStream: the first carries the request (and the size of an upload), the others the image's bytes. */
-export interface UpgradeStreamRequest {
-  request?: UpgradeRequest;
-  size?: number;
-  chunk?: Buffer;
-}
-
-export interface InstallRequest {
-  disk: string;
-  wipe?: boolean;
-  /** Empty: the media the node booted from. */
-  image?: string;
-  extra_kernel_args?: string[];
-}
-
+export type VersionInfo = VersionInfo__Output;
+export type Version = Version__Output;
+export type MemInfo = MemInfo__Output;
+export type Memory = Memory__Output;
+export type MountStat = MountStat__Output;
+export type Mounts = Mounts__Output;
+export type ProcessInfo = ProcessInfo__Output;
+export type Processes = Process__Output;
+export type ServiceInfo = ServiceInfo__Output;
+export type ServiceList = ServiceList__Output;
+/** ServiceStart, ServiceStop and ServiceRestart reply alike ({ resp }). */
+export type ServiceAction = ServiceStart__Output;
+export type Reboot = Reboot__Output;
+export type Shutdown = Shutdown__Output;
+export type RebootMode = _machine_UpgradeRequest_RebootMode__Output;
+export type GenerateClientConfiguration = GenerateClientConfiguration__Output;
+export type ApplyMode = _machine_ApplyConfigurationRequest_Mode__Output;
+export type { ApplyConfigurationRequest, UpgradeRequest, UpgradeStreamRequest, InstallRequest, RepairRequest, ResetRequest, LogsRequest, DmesgRequest, EventsRequest, ListRequest };
+export type ApplyConfiguration = ApplyConfiguration__Output;
+export type Upgrade = Upgrade__Output;
 /** One step of an install or upgrade. done and total: bytes (or steps), "0" when unknown. */
-export interface Progress extends Item {
-  stage: string;
-  message: string;
-  done: string;
-  total: string;
-}
-
-export interface ResetRequest {
-  graceful?: boolean;
-  reboot?: boolean;
-  system_partitions_to_wipe?: Array<{ label: string; wipe: boolean }>;
-}
-
-export type Reset = Reboot;
-
-export type Rollback = Item;
-
-export interface Hostname extends Item {
-  hostname: string;
-}
-
+export type Progress = Progress__Output;
+export type Reset = Reset__Output;
+export type Rollback = Rollback__Output;
+export type Hostname = Hostname__Output;
 /** common.Data: a chunk of a byte stream (logs, dmesg, file contents). */
-export interface Data extends Item {
-  bytes: Buffer;
-}
-
-export interface LogsRequest {
-  id: string;
-  namespace?: string;
-  follow?: boolean;
-  /** -1: the whole log. */
-  tail_lines?: number;
-}
-
-export interface DmesgRequest {
-  follow?: boolean;
-  tail?: boolean;
-}
-
-export interface EventsRequest {
-  tail_events?: number;
-  tail_id?: string;
-  tail_seconds?: number;
-  with_actor_id?: string;
-}
-
-export interface AnyMessage {
-  type_url: string;
-  value: Buffer;
-}
-
-export interface MachineEvent extends Item {
-  data: AnyMessage | null;
-  id: string;
-  actor_id: string;
-}
-
-export type FileType = 'REGULAR' | 'DIRECTORY' | 'SYMLINK';
-
-export interface ListRequest {
-  root?: string;
-  recurse?: boolean;
-  recursion_depth?: number;
-  types?: FileType[];
-}
-
-export interface FileInfo extends Item {
-  name: string;
-  size: string;
-  mode: number;
-  modified: string;
-  is_dir: boolean;
-  error: string;
-  link: string;
-  relative_name: string;
-  uid: number;
-  gid: number;
-}
+export type Data = Data__Output;
+export type AnyMessage = Any__Output;
+export type MachineEvent = MachineEventOut;
+export type FileType = _machine_ListRequest_Type__Output;
+export type FileInfo = FileInfo__Output;
 
 // ---- time.TimeService ----
 
-export interface Time extends Item {
-  server: string;
-  localtime: Timestamp | null;
-  remotetime: Timestamp | null;
-}
+export type Time = Time__Output;
 
 // ---- cosi.resource.State ----
 
-export interface ResourceMetadata {
-  namespace: string;
-  type: string;
-  id: string;
-  version: string;
-  owner: string;
-  phase: string;
-  created: Timestamp | null;
-  updated: Timestamp | null;
-  finalizers: string[];
-  labels: Record<string, string>;
-  annotations: Record<string, string>;
-}
-
-export interface WireResource {
-  metadata: ResourceMetadata | null;
-  spec: { proto_spec: Buffer; yaml_spec: string } | null;
-}
-
-export type WatchEventType = 'CREATED' | 'UPDATED' | 'DESTROYED' | 'BOOTSTRAPPED' | 'ERRORED' | 'NOOP';
-
-export interface WatchEvent {
-  resource: WireResource | null;
-  event_type: WatchEventType;
-  old: WireResource | null;
-  error?: string | null;
-}
-
-export interface WatchRequest {
-  namespace: string;
-  type: string;
-  id?: string;
-  options?: { bootstrap_contents?: boolean; tail_events?: number; aggregated?: boolean };
-  api_version?: number;
-}
+export type ResourceMetadata = ResourceMetadataOut;
+export type WireResource = Resource__Output;
+export type WatchEventType = EventType__Output;
+export type WatchEvent = WatchEventOut;
+export type WatchRequest = WatchRequestIn;
 
 export function timestampToDate(ts: Timestamp | null | undefined): Date | undefined {
   if (!ts) return undefined;

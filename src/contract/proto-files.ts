@@ -8,6 +8,15 @@ export const PROTO_FILES: readonly string[] = [
   'security/security.proto',
   'cosi/v1alpha1/resource.proto',
   'cosi/v1alpha1/state.proto',
+  'cosi/v1alpha1/meta.proto',
+  'resource/definitions/enums/enums.proto',
+  'resource/definitions/block/block.proto',
+  'resource/definitions/network/network.proto',
+  'resource/definitions/runtime/runtime.proto',
+  'resource/definitions/time/time.proto',
+  'resource/definitions/v1alpha1/v1alpha1.proto',
+  'resource/config/config.proto',
+  'bronze/resource/definitions/runtime.proto',
   'grpc/health/v1/health.proto',
 ];
 

@@ -1,16 +1,14 @@
 // A daemon's view of the machine configuration: the MachineConfig resource in machined's state
-// (config/MachineConfigs.config.bronze.dev/v1alpha1, spec { v1alpha1, documents }), watched
+// (config/MachineConfigs.config.talos.dev/v1alpha1, spec { v1alpha1, documents }), watched
 // through the daemon's Publisher. `select` picks the part the daemon cares about; `apply` is
 // called when that part changes (undefined when the configuration goes away).
+import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, type MachineConfigSpec } from '../contract/resources/machine-config.ts';
 import type { Logger } from '../lib/log.ts';
 import type { Publisher } from './publisher.ts';
 
-export const MACHINE_CONFIG = { namespace: 'config', type: 'MachineConfigs.config.bronze.dev', id: 'v1alpha1' } as const;
+export const MACHINE_CONFIG = { namespace: MACHINE_CONFIG_NS, type: MACHINE_CONFIG_TYPE, id: MACHINE_CONFIG_ID } as const;
 
-export interface MachineConfigView {
-  v1alpha1: Record<string, any>;
-  documents: Array<Record<string, any>>;
-}
+export type MachineConfigView = MachineConfigSpec;
 
 export async function watchMachineConfig<T>(
   publisher: Publisher,

@@ -6,7 +6,8 @@ import { KmsgLogger } from '../lib/log.ts';
 import { EventBus } from '../machined/api/events.ts';
 import { startMachinedApi } from '../machined/api/server.ts';
 import { Supervisor } from '../machined/supervisor.ts';
-import { DefinitionRegistry } from '../state/definitions.ts';
+import { LINK_STATUS_TYPE, type LinkStatusSpec } from '../contract/resources/link-status.ts';
+import { DefinitionRegistry } from '../contract/resources/registry.ts';
 import { MemoryState } from '../state/memory.ts';
 import type { WatchEvent } from '../state/state.ts';
 import { RemotePublisher } from './remote-publisher.ts';
@@ -16,7 +17,21 @@ describe('RemotePublisher against machined\'s real resource API', () => {
   let api: { socket: string; close(): Promise<void> };
   const state = new MemoryState();
   const registry = new DefinitionRegistry();
-  registry.register({ type: 'Links.net.bronze.dev', displayType: 'Link', aliases: [], defaultNamespace: 'network', printColumns: [] });
+  const link = (mtu: number): LinkStatusSpec => ({
+    index: 2,
+    type: 'ether',
+    linkIndex: 0,
+    flags: 'UP,BROADCAST,RUNNING,MULTICAST,LOWER_UP',
+    hardwareAddr: '52:54:00:12:34:56',
+    permanentAddr: '',
+    broadcastAddr: 'ff:ff:ff:ff:ff:ff',
+    mtu,
+    queueDisc: 'pfifo_fast',
+    operationalState: 'up',
+    kind: '',
+    slaveKind: '',
+    linkState: true,
+  });
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-pub-'));
@@ -40,17 +55,17 @@ describe('RemotePublisher against machined\'s real resource API', () => {
     const ctl = new AbortController();
     const seen: WatchEvent[] = [];
     const watching = (async () => {
-      for await (const ev of pub.watch('network', 'Links.net.bronze.dev', ctl.signal)) seen.push(ev);
+      for await (const ev of pub.watch('network', LINK_STATUS_TYPE, ctl.signal)) seen.push(ev);
     })();
-    await pub.apply('network', 'Links.net.bronze.dev', 'eth0', { mtu: 1500, up: true }, { physical: 'true' });
-    const v1 = (await state.get('network', 'Links.net.bronze.dev', 'eth0')).metadata.version;
-    await pub.apply('network', 'Links.net.bronze.dev', 'eth0', { mtu: 1500, up: true }, { physical: 'true' });
-    expect((await state.get('network', 'Links.net.bronze.dev', 'eth0')).metadata.version).toBe(v1);
-    await pub.apply('network', 'Links.net.bronze.dev', 'eth0', { mtu: 9000, up: true }, { physical: 'true' });
-    const listed = await pub.list<{ mtu: number }>('network', 'Links.net.bronze.dev');
+    await pub.apply('network', LINK_STATUS_TYPE, 'eth0', link(1500), { physical: 'true' });
+    const v1 = (await state.get('network', LINK_STATUS_TYPE, 'eth0')).metadata.version;
+    await pub.apply('network', LINK_STATUS_TYPE, 'eth0', link(1500), { physical: 'true' });
+    expect((await state.get('network', LINK_STATUS_TYPE, 'eth0')).metadata.version).toBe(v1);
+    await pub.apply('network', LINK_STATUS_TYPE, 'eth0', link(9000), { physical: 'true' });
+    const listed = await pub.list<{ mtu: number }>('network', LINK_STATUS_TYPE);
     expect(listed.map((r) => [r.metadata.id, r.spec.mtu, r.metadata.owner])).toEqual([['eth0', 9000, 'networkd']]);
-    await pub.destroy('network', 'Links.net.bronze.dev', 'eth0');
-    await pub.destroy('network', 'Links.net.bronze.dev', 'eth0'); // absent: no error
+    await pub.destroy('network', LINK_STATUS_TYPE, 'eth0');
+    await pub.destroy('network', LINK_STATUS_TYPE, 'eth0'); // absent: no error
     for (let i = 0; i < 50 && !seen.some((e) => e.type === 'destroyed'); i++) await new Promise((r) => setTimeout(r, 50));
     ctl.abort();
     await watching;
@@ -60,7 +75,7 @@ describe('RemotePublisher against machined\'s real resource API', () => {
 
   it('cannot write a type another daemon owns', async () => {
     const pub = new RemotePublisher('udevd', api.socket);
-    await expect(pub.apply('network', 'Links.net.bronze.dev', 'eth1', {})).rejects.toMatchObject({ details: expect.stringMatching(/udevd may not write Links/) });
+    await expect(pub.apply('network', LINK_STATUS_TYPE, 'eth1', link(1500))).rejects.toMatchObject({ details: expect.stringMatching(/udevd may not write LinkStatuses\.net\.talos\.dev \(owner: networkd\)/) });
     pub.close();
   });
 });

@@ -1,20 +1,23 @@
 // The Publisher a daemon uses in production: machined's cosi.resource.State over its unix
-// socket, naming the daemon as owner (machined allows it the types it owns, see
-// src/contract/owners.ts). Specs travel as YAML, as COSI's yaml_spec.
+// socket, naming the daemon as owner (machined allows it the types whose definition names it
+// owner, see src/contract/resources/). Specs travel as COSI's yaml_spec, in the YAML form of
+// their definition (src/contract/resources/wire.ts).
 import * as grpc from '@grpc/grpc-js';
-import YAML from 'yaml';
-import { OWNER_METADATA_KEY } from '../contract/owners.ts';
 import { socketPath } from '../contract/paths.ts';
 import { serviceClient } from '../contract/protos.ts';
 import { LOCAL_CHANNEL_OPTIONS } from './local-channel.ts';
+import { OWNER_METADATA_KEY, RESOURCE_DEFINITIONS } from '../contract/resources/registry.ts';
+import { specFromYaml, yamlSpec } from '../contract/resources/wire.ts';
+import type { Resource as WireResource, Resource__Output as WireResourceOut } from '../contract/wire/cosi/resource/Resource.ts';
+import type { Event__Output as WireEvent } from '../contract/wire/cosi/resource/Event.ts';
+import type { GetResponse__Output as GetResponse } from '../contract/wire/cosi/resource/GetResponse.ts';
+import type { ListResponse__Output as ListResponse } from '../contract/wire/cosi/resource/ListResponse.ts';
+import type { WatchResponse__Output as WatchResponse } from '../contract/wire/cosi/resource/WatchResponse.ts';
 import { jsonEqual, newResource, type Resource } from '../state/resource.ts';
 import type { WatchEvent } from '../state/state.ts';
 import type { Publisher } from './publisher.ts';
 
-interface WireResource {
-  metadata: { namespace: string; type: string; id: string; version: string; owner: string; phase: string; labels: Record<string, string>; annotations: Record<string, string>; finalizers: string[] };
-  spec: { yaml_spec: string };
-}
+const definitionOf = (type: string) => RESOURCE_DEFINITIONS.find((d) => d.type === type);
 
 type Unary = (req: object, md: grpc.Metadata, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r?: any) => void) => void;
 type Streaming = (req: object, md: grpc.Metadata, opts?: grpc.CallOptions) => grpc.ClientReadableStream<any>;
@@ -27,16 +30,17 @@ interface StateClient extends grpc.Client {
   Watch: Streaming;
 }
 
-function toResource<S>(w: WireResource): Resource<S> {
-  const m = w.metadata;
-  const r = newResource<S>(m.namespace, m.type, m.id, (w.spec.yaml_spec ? YAML.parse(w.spec.yaml_spec) : null) as S, { labels: m.labels, annotations: m.annotations });
+function toResource<S>(w: WireResourceOut | null): Resource<S> {
+  const m = w?.metadata;
+  if (!m) throw new Error('machined sent a resource without metadata');
+  const r = newResource<S>(m.namespace, m.type, m.id, specFromYaml(definitionOf(m.type), w.spec?.yaml_spec ?? '') as S, { labels: m.labels, annotations: m.annotations });
   r.metadata.version = Number(m.version);
   r.metadata.owner = m.owner;
   return r;
 }
 
-function toWire(namespace: string, type: string, id: string, spec: unknown, labels: Record<string, string>): object {
-  return { metadata: { namespace, type, id, labels }, spec: { yaml_spec: YAML.stringify(spec ?? null) } };
+function toWire(namespace: string, type: string, id: string, spec: unknown, labels: Record<string, string>): WireResource {
+  return { metadata: { namespace, type, id, labels }, spec: { yaml_spec: yamlSpec(definitionOf(type), spec) } };
 }
 
 export class RemotePublisher implements Publisher {
@@ -71,9 +75,9 @@ export class RemotePublisher implements Publisher {
   }
 
   async apply(namespace: string, type: string, id: string, spec: unknown, labels: Record<string, string> = {}): Promise<void> {
-    let current: WireResource | undefined;
+    let current: WireResourceOut | null | undefined;
     try {
-      current = (await this.unary(this.client.Get, { namespace, type, id })).resource;
+      current = ((await this.unary(this.client.Get, { namespace, type, id })) as GetResponse).resource;
     } catch (err) {
       if ((err as grpc.ServiceError).code !== grpc.status.NOT_FOUND) throw err;
     }
@@ -99,7 +103,7 @@ export class RemotePublisher implements Publisher {
     return new Promise((resolve, reject) => {
       const out: Resource<S>[] = [];
       const s = this.client.List({ namespace, type }, this.md(), { deadline: Date.now() + this.timeoutMs });
-      s.on('data', (m: { resource: WireResource }) => out.push(toResource<S>(m.resource)));
+      s.on('data', (m: ListResponse) => out.push(toResource<S>(m.resource)));
       s.on('error', reject);
       s.on('end', () => resolve(out));
     });
@@ -110,17 +114,17 @@ export class RemotePublisher implements Publisher {
     const abort = () => s.cancel();
     signal.addEventListener('abort', abort, { once: true });
     try {
-      for await (const msg of s as AsyncIterable<{ event: Array<{ event_type: string; resource?: WireResource; old?: WireResource; error?: string }> }>) {
-        for (const ev of msg.event) {
+      for await (const msg of s as AsyncIterable<WatchResponse>) {
+        for (const ev of msg.event as WireEvent[]) {
           switch (ev.event_type) {
             case 'CREATED':
-              yield { type: 'created', resource: toResource<S>(ev.resource!) };
+              yield { type: 'created', resource: toResource<S>(ev.resource) };
               break;
             case 'UPDATED':
-              yield { type: 'updated', resource: toResource<S>(ev.resource!), old: toResource<S>(ev.old ?? ev.resource!) };
+              yield { type: 'updated', resource: toResource<S>(ev.resource), old: toResource<S>(ev.old ?? ev.resource) };
               break;
             case 'DESTROYED':
-              yield { type: 'destroyed', resource: toResource<S>(ev.resource!) };
+              yield { type: 'destroyed', resource: toResource<S>(ev.resource) };
               break;
             case 'BOOTSTRAPPED':
               yield { type: 'bootstrapped' };

@@ -17,8 +17,8 @@ describe('mount table', () => {
       '22 1 0:21 / /proc rw,nosuid,nodev,noexec - proc proc rw\n' +
       '30 22 0:40 / /mnt/with\\040space rw - tmpfs tmpfs rw,size=10k\n';
     expect(parseMountinfo(text)).toEqual([
-      { target: '/proc', fstype: 'proc', source: 'proc' },
-      { target: '/mnt/with space', fstype: 'tmpfs', source: 'tmpfs' },
+      { target: '/proc', fstype: 'proc', source: 'proc', options: ['rw', 'nosuid', 'nodev', 'noexec'] },
+      { target: '/mnt/with space', fstype: 'tmpfs', source: 'tmpfs', options: ['rw', 'size=10k'] },
     ]);
   });
 });

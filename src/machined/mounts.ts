@@ -45,6 +45,8 @@ export interface MountInfo {
   target: string;
   fstype: string;
   source: string;
+  /** The mount's options and the filesystem's (mountinfo's fields 6 and 11), as written there. */
+  options: string[];
 }
 
 export function parseMountinfo(text: string): MountInfo[] {
@@ -54,7 +56,8 @@ export function parseMountinfo(text: string): MountInfo[] {
     const [left, right] = line.split(' - ');
     const l = left!.split(' ');
     const r = (right ?? '').split(' ');
-    out.push({ target: unescape(l[4]!), fstype: r[0] ?? '', source: r[1] ?? '' });
+    const options = [...new Set([...(l[5] ?? '').split(','), ...(r[2] ?? '').split(',')].filter(Boolean))];
+    out.push({ target: unescape(l[4]!), fstype: r[0] ?? '', source: unescape(r[1] ?? ''), options });
   }
   return out;
 }

@@ -1,7 +1,7 @@
 // networkd's inputs: the NetworkConfig (the shape of v1alpha1 `machine.network`, so the
 // machine configuration's section can be passed as it is) and the kernel arguments `ip=` and
 // `bronze.network.interface.ignore=`, parsed by pure functions and merged into one config.
-import { familyOf, netmaskToPrefix, parseCidr } from './ip.ts';
+import { familyOf, netmaskToPrefix, parseCidr } from '../lib/ip.ts';
 import type { VirtualLink } from './virtual-links.ts';
 
 export interface RouteConfig {

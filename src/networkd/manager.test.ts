@@ -12,7 +12,7 @@ import { BOOTREPLY, MessageType, Opt, decodePacket, encodePacket, opt } from './
 import { type RtnlOps, NetworkManager, type NetworkManagerOptions } from './manager.ts';
 import { type Address, type Link, type Route, type RtnlEvent, RTPROT } from './netlink.ts';
 import { NetlinkError, type SubscriptionHandlers } from './rtnl.ts';
-import { parseCidr } from './ip.ts';
+import { parseCidr } from '../lib/ip.ts';
 
 function mkLink(index: number, name: string, extra: Partial<Link> = {}): Link {
   return {
@@ -266,7 +266,7 @@ describe('NetworkManager', () => {
     expect(dhcp.get('eth0')!.sent[0]).toMatchObject({ type: MessageType.DISCOVER, to: 'broadcast' });
     expect(kernel.links.find((l) => l.name === 'veth0')!.up).toBe(false);
     expect(manager.status().ignored).toEqual(['eth1']);
-    expect((await ids('Links.net.bronze.dev')).sort()).toEqual(['eth0', 'eth1', 'lo', 'veth0']);
+    expect((await ids('LinkStatuses.net.talos.dev')).sort()).toEqual(['eth0', 'eth1', 'lo', 'veth0']);
   });
 
   it('applies a lease: address with its lifetime, default route, MTU, resolvers, hostname, time servers, files', async () => {
@@ -277,12 +277,12 @@ describe('NetworkManager', () => {
     expect(kernel.calls).toContain('addr eth0 192.168.7.20/24 valid 600');
     expect(kernel.calls).toContain('route 0.0.0.0/0 via 192.168.7.1 metric 1024 proto 16 src 192.168.7.20');
     expect(kernel.links.find((l) => l.name === 'eth0')!.mtu).toBe(1450);
-    expect(await spec('ResolverStatuses.net.bronze.dev', 'resolvers')).toEqual({ dnsServers: ['192.168.7.53'], searchDomains: ['lan.test'] });
-    expect(await spec('HostnameStatuses.net.bronze.dev', 'hostname')).toEqual({ hostname: 'from-dhcp', domainname: 'lan.test' });
-    expect(await spec('TimeServerStatuses.net.bronze.dev', 'timeservers')).toEqual({ timeServers: ['192.168.7.123'] });
-    expect(await spec('NodeAddresses.net.bronze.dev', 'default')).toEqual({ addresses: ['192.168.7.20/24'] });
-    expect(await spec('AddressStatuses.net.bronze.dev', 'eth0/192.168.7.20/24')).toMatchObject({ linkName: 'eth0', validLifetime: 600 });
-    expect(await spec('RouteStatuses.net.bronze.dev', 'inet4/192.168.7.1//1024')).toMatchObject({ protocol: 'dhcp', outLinkName: 'eth0' });
+    expect(await spec('ResolverStatuses.net.talos.dev', 'resolvers')).toEqual({ dnsServers: ['192.168.7.53'], searchDomains: ['lan.test'] });
+    expect(await spec('HostnameStatuses.net.talos.dev', 'hostname')).toEqual({ hostname: 'from-dhcp', domainname: 'lan.test' });
+    expect(await spec('TimeServerStatuses.net.talos.dev', 'timeservers')).toEqual({ timeServers: ['192.168.7.123'] });
+    expect(await spec('NodeAddresses.net.talos.dev', 'default')).toEqual({ addresses: ['192.168.7.20/24'] });
+    expect(await spec('AddressStatuses.net.talos.dev', 'eth0/192.168.7.20/24')).toMatchObject({ linkName: 'eth0', family: 'inet4', scope: 'global' });
+    expect(await spec('RouteStatuses.net.talos.dev', 'inet4/192.168.7.1//1024')).toMatchObject({ protocol: 'dhcp', outLinkName: 'eth0' });
     expect(names).toEqual(['bronze-abc123', 'from-dhcp']);
     expect(fs.readFileSync(path.join(dir, 'resolv.conf'), 'utf8')).toContain('nameserver 192.168.7.53\nsearch lan.test\n');
     expect(fs.readFileSync(path.join(dir, 'hosts'), 'utf8')).toContain('192.168.7.20\tfrom-dhcp.lan.test from-dhcp\n');
@@ -362,20 +362,20 @@ describe('NetworkManager', () => {
 
   it('prefers the configuration over DHCP, and DHCP over the defaults', async () => {
     await start({ config: { hostname: 'cfg-node.example.org', nameservers: ['10.0.0.53'], searchDomains: ['example.org'], ignore: ['eth1'] } });
-    expect(await spec('ResolverStatuses.net.bronze.dev', 'resolvers')).toEqual({ dnsServers: ['10.0.0.53'], searchDomains: ['example.org'] });
+    expect(await spec('ResolverStatuses.net.talos.dev', 'resolvers')).toEqual({ dnsServers: ['10.0.0.53'], searchDomains: ['example.org'] });
     dhcp.get('eth0')!.lease();
     await manager.settled();
-    expect(await spec('HostnameStatuses.net.bronze.dev', 'hostname')).toEqual({ hostname: 'cfg-node', domainname: 'example.org' });
-    expect(await spec('ResolverStatuses.net.bronze.dev', 'resolvers')).toEqual({ dnsServers: ['10.0.0.53'], searchDomains: ['example.org'] });
-    expect(await spec('TimeServerStatuses.net.bronze.dev', 'timeservers')).toEqual({ timeServers: ['192.168.7.123'] });
+    expect(await spec('HostnameStatuses.net.talos.dev', 'hostname')).toEqual({ hostname: 'cfg-node', domainname: 'example.org' });
+    expect(await spec('ResolverStatuses.net.talos.dev', 'resolvers')).toEqual({ dnsServers: ['10.0.0.53'], searchDomains: ['example.org'] });
+    expect(await spec('TimeServerStatuses.net.talos.dev', 'timeservers')).toEqual({ timeServers: ['192.168.7.123'] });
   });
 
   it('uses defaults without configuration or DHCP', async () => {
     await start({ cmdline: 'ip=off' });
     expect(dhcp.size).toBe(0);
-    expect(await spec('ResolverStatuses.net.bronze.dev', 'resolvers')).toEqual({ dnsServers: ['1.1.1.1', '8.8.8.8'], searchDomains: [] });
-    expect(await spec('HostnameStatuses.net.bronze.dev', 'hostname')).toEqual({ hostname: 'bronze-abc123', domainname: '' });
-    expect(await spec('TimeServerStatuses.net.bronze.dev', 'timeservers')).toEqual({ timeServers: ['time.cloudflare.com'] });
+    expect(await spec('ResolverStatuses.net.talos.dev', 'resolvers')).toEqual({ dnsServers: ['1.1.1.1', '8.8.8.8'], searchDomains: [] });
+    expect(await spec('HostnameStatuses.net.talos.dev', 'hostname')).toEqual({ hostname: 'bronze-abc123', domainname: '' });
+    expect(await spec('TimeServerStatuses.net.talos.dev', 'timeservers')).toEqual({ timeServers: ['time.cloudflare.com'] });
   });
 
   it('removes the address and route when the lease is released or ends', async () => {
@@ -397,7 +397,7 @@ describe('NetworkManager', () => {
     expect(dhcp.size).toBe(0);
     expect(kernel.calls).toEqual(expect.arrayContaining(['mtu eth0 9000', 'up eth0', 'addr eth0 10.0.0.2/24', 'addr eth0 10.0.1.2/24', 'route 10.9.0.0/16 via 10.0.0.254 metric 50 proto 4']));
     expect(kernel.calls).toEqual(expect.arrayContaining(['addr eth1 10.5.0.2/24', 'route default via 10.5.0.1 metric 1024 proto 4']));
-    expect(await spec('ResolverStatuses.net.bronze.dev', 'resolvers')).toMatchObject({ dnsServers: ['10.5.0.53'] });
+    expect(await spec('ResolverStatuses.net.talos.dev', 'resolvers')).toMatchObject({ dnsServers: ['10.5.0.53'] });
     const n = kernel.calls.length;
     // Idempotent: another pass changes nothing.
     manager.setConfig({ interfaces: [{ interface: 'eth0', addresses: ['10.0.0.2/24', '10.0.1.2/24'], mtu: 9000, routes: [{ network: '10.9.0.0/16', gateway: '10.0.0.254', metric: 50 }] }] });
@@ -433,7 +433,7 @@ describe('NetworkManager', () => {
   it('creates configured VLANs, and reports the kernel refusing one', async () => {
     await start({ config: { interfaces: [{ interface: 'eth0', vlans: [{ vlanId: 10, addresses: ['10.10.0.2/24'] }] }, { interface: 'eth1', vlans: [{ vlanId: 20 }] }] } });
     expect(kernel.calls).toEqual(expect.arrayContaining(['vlan eth0.10', 'addr eth0.10 10.10.0.2/24']));
-    expect(await spec('Links.net.bronze.dev', 'eth0.10')).toMatchObject({ kind: 'vlan', vlan: { vlanID: 10 } });
+    expect(await spec('LinkStatuses.net.talos.dev', 'eth0.10')).toMatchObject({ kind: 'vlan', vlan: { vlanID: 10 } });
     await manager.stop();
     kernel = new FakeRtnl();
     kernel.links = [mkLink(2, 'eth0')];
@@ -449,13 +449,13 @@ describe('NetworkManager', () => {
     await start({ cmdline: 'ip=off' });
     kernel.emit({ kind: 'address', action: 'new', address: { family: 'inet6', index: 3, address: '2001:db8::3', prefixLength: 64, scope: 0, flags: 0x80 } });
     await manager.settled();
-    expect(await spec('AddressStatuses.net.bronze.dev', 'eth1/2001:db8::3/64')).toMatchObject({ family: 'inet6', flags: 'permanent' });
+    expect(await spec('AddressStatuses.net.talos.dev', 'eth1/2001:db8::3/64')).toMatchObject({ family: 'inet6', flags: 'permanent' });
     kernel.emit({ kind: 'link', action: 'del', link: kernel.links.find((l) => l.name === 'eth1')! });
     kernel.links = kernel.links.filter((l) => l.name !== 'eth1');
     await new Promise((r) => setTimeout(r, 10));
     await manager.settled();
-    expect(await ids('Links.net.bronze.dev')).not.toContain('eth1');
-    expect(await ids('AddressStatuses.net.bronze.dev')).not.toContain('eth1/2001:db8::3/64');
+    expect(await ids('LinkStatuses.net.talos.dev')).not.toContain('eth1');
+    expect(await ids('AddressStatuses.net.talos.dev')).not.toContain('eth1/2001:db8::3/64');
   });
 
   it('survives a publisher that fails, and observes only when manage is false', async () => {
@@ -468,7 +468,7 @@ describe('NetworkManager', () => {
       watch: () => (async function* () {})(),
     };
     await start({ publisher: failing, manage: false });
-    expect(quiet.lines.some((l) => l.startsWith('warn publish Links.net.bronze.dev'))).toBe(true);
+    expect(quiet.lines.some((l) => l.startsWith('warn publish LinkStatuses.net.talos.dev'))).toBe(true);
     expect(kernel.calls).toEqual([]);
     expect(dhcp.size).toBe(0);
     expect(fs.existsSync(path.join(dir, 'resolv.conf'))).toBe(false);

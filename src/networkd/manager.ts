@@ -21,12 +21,13 @@ import {
 } from './config.ts';
 import { DhcpClient, type DhcpClientOptions, type DhcpCounters, type DhcpEvent, type DhcpState, type DhcpTransport, INFINITE_LEASE, type Lease } from './dhcp/client.ts';
 import { UdpTransport } from './dhcp/transport.ts';
-import { NETWORK_NAMESPACE } from './definitions.ts';
-import { familyOf, networkOf, parseCidr } from './ip.ts';
+import { NETWORK_NAMESPACE } from '../contract/resources/hostname-status.ts';
+import { familyOf, networkOf, parseCidr } from '../lib/ip.ts';
 import { type Address, type Attr, type Link, type Route, type RtnlEvent, RTPROT, RT_SCOPE, RT_TABLE } from './netlink.ts';
 import { type LinkPlan, planNetwork } from './plan.ts';
 import {
   type HostnameSpec,
+  type LinkSysInfo,
   type ResolverSpec,
   RESOURCE_TYPES,
   addressId,
@@ -96,6 +97,8 @@ export interface NetworkManagerOptions {
   retryMs?: number;
   /** Batch events this long before publishing. Default 20 ms. */
   debounceMs?: number;
+  /** What sysfs says of a link (driver, speed, duplex); omitted: not read. */
+  linkInfo?: (name: string) => LinkSysInfo;
 }
 
 export interface InterfaceStatus {
@@ -808,7 +811,7 @@ export class NetworkManager {
   async #syncOnce(): Promise<void> {
     const nameOf = (i: number | undefined) => (i === undefined ? '' : (this.#links.get(i)?.name ?? ''));
     const links = new Map<string, unknown>();
-    for (const l of this.#links.values()) links.set(l.name, linkSpec(l));
+    for (const l of this.#links.values()) links.set(l.name, linkSpec(l, this.#o.linkInfo?.(l.name)));
     const addresses = new Map<string, unknown>();
     for (const a of this.#addresses.values()) {
       const n = nameOf(a.index);

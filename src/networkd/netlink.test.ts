@@ -23,6 +23,7 @@ import {
   decodeRoute,
   encodeAttrs,
   encodeMessage,
+  ifaddrmsg,
   ifinfomsg,
   parseAttrs,
   routeBody,
@@ -95,13 +96,15 @@ describe('links, addresses and routes from a real kernel dump', () => {
     expect(by.lo).toMatchObject({ index: 1, loopback: true, typeName: 'loopback', up: true, mtu: 65536 });
     expect(by.eth0).toMatchObject({ mac: '52:54:00:12:34:56', mtu: 1400, kind: 'veth', up: true, typeName: 'ether', broadcast: 'ff:ff:ff:ff:ff:ff' });
     expect(by.eth0!.parent).toBe(by.eth1!.index);
-    expect(by.mv0).toMatchObject({ kind: 'macvlan', parent: by.eth0!.index, up: false });
+    expect(by.mv0).toMatchObject({ kind: 'macvlan', parent: by.eth0!.index, up: false, qdisc: 'noop' });
+    expect(by.eth0!.qdisc).toBe('noqueue');
   });
+
 
   it('addresses: local, prefix, broadcast, lifetimes', () => {
     const addrs = dump('rtm-getaddr-dump.hex', RTM.NEWADDR, decodeAddress);
     const v4 = addrs.find((a) => a.address === '192.168.50.10')!;
-    expect(v4).toMatchObject({ family: 'inet4', prefixLength: 24, scope: 0, label: 'eth0' });
+    expect(v4).toMatchObject({ family: 'inet4', prefixLength: 24, scope: 0, label: 'eth0', local: '192.168.50.10' });
     expect(v4.validLifetime).toBeLessThanOrEqual(3600);
     expect(v4.preferredLifetime).toBeLessThanOrEqual(1800);
     expect(addrs.find((a) => a.address === '2001:db8:50::10')).toMatchObject({ family: 'inet6', prefixLength: 64 });
@@ -123,7 +126,7 @@ describe('request bodies', () => {
 
   it('address requests round-trip (IPv4 with broadcast and lifetimes, IPv6)', () => {
     const a: Address = decodeAddress(asMessage(RTM.NEWADDR, addressBody({ index: 3, address: '10.0.0.2/24', validLifetime: 600, preferredLifetime: 300 })));
-    expect(a).toEqual({ family: 'inet4', index: 3, address: '10.0.0.2', prefixLength: 24, scope: 0, flags: 0, broadcast: '10.0.0.255', validLifetime: 600, preferredLifetime: 300 });
+    expect(a).toEqual({ family: 'inet4', index: 3, address: '10.0.0.2', local: '10.0.0.2', prefixLength: 24, scope: 0, flags: 0, broadcast: '10.0.0.255', validLifetime: 600, preferredLifetime: 300 });
     const v6 = decodeAddress(asMessage(RTM.NEWADDR, addressBody({ index: 4, address: '2001:db8::2/64', flags: 0x202 })));
     expect(v6).toMatchObject({ family: 'inet6', address: '2001:db8::2', prefixLength: 64, flags: 0x202 });
     const del = parseAttrs(addressBody({ index: 3, address: '10.0.0.2/24' }, true).subarray(8));
@@ -142,6 +145,23 @@ describe('request bodies', () => {
     expect(() => routeBody({ dst: '10.0.0.0/8', gateway: 'fe80::1' })).toThrow(/another family/);
     const big = parseAttrs(routeBody({ dst: '10.0.0.0/8', table: 1000 }).subarray(12));
     expect(big.get(RTA.TABLE)!.readUInt32LE(0)).toBe(1000);
+  });
+
+  it('links: alias and alternative names', () => {
+    const body = Buffer.concat([
+      ifinfomsg(0, 3),
+      encodeAttrs([
+        attr.str(IFLA.IFNAME, 'eth0'),
+        attr.str(IFLA.IFALIAS, 'uplink'),
+        attr.nested(IFLA.PROP_LIST, [attr.str(IFLA.ALT_IFNAME, 'enp0s3'), attr.str(IFLA.ALT_IFNAME, 'enx525400123456')]),
+      ]),
+    ]);
+    expect(decodeLink(asMessage(RTM.NEWLINK, body))).toMatchObject({ alias: 'uplink', altNames: ['enp0s3', 'enx525400123456'] });
+  });
+
+  it('addresses: the prefix route metric (IFA_RT_PRIORITY)', () => {
+    const body = Buffer.concat([ifaddrmsg(AF_INET, 24, 0, 0, 2), encodeAttrs([attr.ip(IFA.LOCAL, '10.0.0.2'), attr.ip(IFA.ADDRESS, '10.0.0.2'), attr.u32(IFA.RT_PRIORITY, 100)])]);
+    expect(decodeAddress(asMessage(RTM.NEWADDR, body))).toMatchObject({ address: '10.0.0.2', local: '10.0.0.2', priority: 100 });
   });
 
   it('a VLAN link request carries IFLA_LINKINFO with kind and id', () => {

@@ -6,7 +6,7 @@
 //
 // Decoding never trusts a length: every read is bounds-checked and anything inconsistent
 // throws MalformedMessageError, which callers count and drop.
-import { bytesToIp, type Family, ipToBytes, parseCidr } from './ip.ts';
+import { bytesToIp, type Family, ipToBytes, parseCidr } from '../lib/ip.ts';
 
 export class MalformedMessageError extends Error {
   override name = 'MalformedMessageError';
@@ -84,16 +84,20 @@ export const IFLA = {
   IFNAME: 3,
   MTU: 4,
   LINK: 5,
+  QDISC: 6,
   MASTER: 10,
+  IFALIAS: 20,
   OPERSTATE: 16,
   LINKINFO: 18,
+  PROP_LIST: 52,
+  ALT_IFNAME: 53,
   PERM_ADDRESS: 54,
 } as const;
 export const IFLA_INFO = { KIND: 1, DATA: 2, SLAVE_KIND: 4 } as const;
 export const IFLA_VLAN = { ID: 1, PROTOCOL: 5 } as const;
 export const IFLA_MACVLAN = { MODE: 1 } as const;
 
-export const IFA = { ADDRESS: 1, LOCAL: 2, LABEL: 3, BROADCAST: 4, CACHEINFO: 6, FLAGS: 8 } as const;
+export const IFA = { ADDRESS: 1, LOCAL: 2, LABEL: 3, BROADCAST: 4, CACHEINFO: 6, FLAGS: 8, RT_PRIORITY: 9 } as const;
 export const IFA_F = {
   SECONDARY: 0x1,
   NODAD: 0x2,
@@ -245,12 +249,19 @@ export function encodeAttrs(attrs: readonly Attr[]): Buffer {
 /** type → value (flags masked off; a repeated type keeps the last). */
 export function parseAttrs(buf: Buffer): Map<number, Buffer> {
   const out = new Map<number, Buffer>();
+  for (const [type, value] of attrList(buf)) out.set(type, value);
+  return out;
+}
+
+/** Every attribute in order, repeated types included (flags masked off). */
+export function attrList(buf: Buffer): Array<[number, Buffer]> {
+  const out: Array<[number, Buffer]> = [];
   let off = 0;
   while (off + 4 <= buf.length) {
     const len = buf.readUInt16LE(off);
     const type = buf.readUInt16LE(off + 2) & NLA_TYPE_MASK;
     if (len < 4 || len > buf.length - off) malformed(`rtattr: length ${len} at offset ${off} of ${buf.length}`);
-    out.set(type, buf.subarray(off + 4, off + len));
+    out.push([type, buf.subarray(off + 4, off + len)]);
     off += align4(len);
   }
   return out;
@@ -375,6 +386,12 @@ export interface Link {
   /** IFLA_LINK: the lower link (a VLAN's parent, a veth's peer). */
   parent?: number;
   vlan?: { id: number; protocol: string };
+  /** IFLA_QDISC: the queueing discipline ('pfifo_fast', 'noqueue', ...). */
+  qdisc?: string;
+  /** IFLA_IFALIAS: the alias an administrator gave the link. */
+  alias?: string;
+  /** IFLA_ALT_IFNAME entries of IFLA_PROP_LIST. */
+  altNames?: string[];
 }
 
 export function ifinfomsg(family: number, index: number, flags = 0, change = 0, type = 0): Buffer {
@@ -414,6 +431,18 @@ export function decodeLink(m: NlMessage): Link {
   };
   const perm = macOf(a.get(IFLA.PERM_ADDRESS));
   if (perm) link.permanentMac = perm;
+  const qdisc = str(a.get(IFLA.QDISC));
+  if (qdisc) link.qdisc = qdisc;
+  const alias = str(a.get(IFLA.IFALIAS));
+  if (alias) link.alias = alias;
+  const props = a.get(IFLA.PROP_LIST);
+  if (props) {
+    const names = attrList(props)
+      .filter(([t]) => t === IFLA.ALT_IFNAME)
+      .map(([, v]) => str(v)!)
+      .filter(Boolean);
+    if (names.length > 0) link.altNames = names;
+  }
   const master = u32(a.get(IFLA.MASTER), 'IFLA_MASTER');
   if (master) link.master = master;
   const parent = u32(a.get(IFLA.LINK), 'IFLA_LINK');
@@ -456,6 +485,10 @@ export interface Address {
   prefixLength: number;
   /** Point-to-point peer, when it differs from the local address. */
   peer?: string;
+  /** IFA_LOCAL, when the kernel sent it (always for IPv4). */
+  local?: string;
+  /** IFA_RT_PRIORITY: the metric of the prefix route the kernel adds for the address. */
+  priority?: number;
   broadcast?: string;
   label?: string;
   scope: number;
@@ -495,6 +528,9 @@ export function decodeAddress(m: NlMessage): Address {
     scope: p.readUInt8(3),
     flags: u32(a.get(IFA.FLAGS), 'IFA_FLAGS') ?? p.readUInt8(2),
   };
+  if (local !== undefined) out.local = local;
+  const prio = u32(a.get(IFA.RT_PRIORITY), 'IFA_RT_PRIORITY');
+  if (prio !== undefined) out.priority = prio;
   if (local !== undefined && address !== undefined && address !== local) out.peer = address;
   const brd = ipOf(a.get(IFA.BROADCAST), af, 'IFA_BROADCAST');
   if (brd) out.broadcast = brd;

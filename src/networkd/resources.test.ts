@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DefinitionRegistry, bronzeDefinitions, printColumnValue, registerDefinitions } from '../state/definitions.ts';
-import { HOSTNAME_STATUS_TYPE, networkDefinitions } from './definitions.ts';
+import { printColumnValue } from '../contract/resources/columns.ts';
+import { routeStatusDefinition } from '../contract/resources/route-status.ts';
 import type { Address, Link, Route } from './netlink.ts';
 import { addressId, addressSpec, linkSpec, nodeAddresses, renderHosts, renderResolvConf, routeId, routeSpec } from './resources.ts';
 
@@ -22,33 +22,61 @@ const eth0: Link = {
 const lo: Link = { ...eth0, index: 1, name: 'lo', type: 772, typeName: 'loopback', loopback: true, mac: '00:00:00:00:00:00' };
 
 describe('resource specs', () => {
-  it('links, as talosctl get links shows them', () => {
-    const s = linkSpec(eth0);
-    expect(s).toMatchObject({ index: 2, type: 'ether', kind: '', hardwareAddr: '52:54:00:12:34:56', mtu: 1500, up: true, linkState: true, operationalState: 'up', physical: true });
-    expect(s.flags).toBe('UP,BROADCAST,RUNNING,MULTICAST,LOWER_UP');
-    expect(linkSpec({ ...eth0, kind: 'vlan', parent: 2, vlan: { id: 7, protocol: '802.1Q' } })).toMatchObject({ kind: 'vlan', linkIndex: 2, physical: false, vlan: { vlanID: 7 } });
+  it('links, with Talos\'s LinkStatus keys and names, what is not known left out', () => {
+    expect(linkSpec(eth0)).toEqual({
+      index: 2,
+      type: 'ether',
+      linkIndex: 0,
+      flags: 'UP,BROADCAST,RUNNING,MULTICAST,LOWER_UP',
+      hardwareAddr: '52:54:00:12:34:56',
+      permanentAddr: '',
+      broadcastAddr: 'ff:ff:ff:ff:ff:ff',
+      mtu: 1500,
+      queueDisc: '',
+      operationalState: 'up',
+      kind: '',
+      slaveKind: '',
+      linkState: true,
+    });
+    const full = linkSpec({ ...eth0, permanentMac: '52:54:00:00:00:01', qdisc: 'fq_codel', alias: 'uplink', altNames: ['enp0s3'], master: 5 }, { driver: 'virtio_net', duplex: 'Unknown', speedMbit: 1000 });
+    expect(full).toMatchObject({ permanentAddr: '52:54:00:00:00:01', queueDisc: 'fq_codel', alias: 'uplink', altNames: ['enp0s3'], masterIndex: 5, driver: 'virtio_net', duplex: 'Unknown', speedMbit: 1000 });
+    expect(linkSpec({ ...eth0, kind: 'vlan', parent: 2, vlan: { id: 7, protocol: '802.1Q' } })).toMatchObject({ kind: 'vlan', linkIndex: 2, vlan: { vlanID: 7, vlanProtocol: '802.1q' } });
+    expect(linkSpec({ ...lo, type: 768 }).type).toBe('ipip');
   });
 
   it('addresses and routes, with Talos-style ids', () => {
-    const a: Address = { family: 'inet4', index: 2, address: '10.0.0.2', prefixLength: 24, scope: 0, flags: 0, validLifetime: 100, preferredLifetime: 100 };
+    const a: Address = { family: 'inet4', index: 2, address: '10.0.0.2', local: '10.0.0.2', prefixLength: 24, scope: 0, flags: 0x80, broadcast: '10.0.0.255', validLifetime: 100, preferredLifetime: 100 };
     expect(addressId(a, 'eth0')).toBe('eth0/10.0.0.2/24');
-    expect(addressSpec(a, 'eth0')).toEqual({ address: '10.0.0.2/24', family: 'inet4', linkIndex: 2, linkName: 'eth0', scope: 'global', flags: '', validLifetime: 100, preferredLifetime: 100 });
-    const r: Route = { family: 'inet4', dst: '0.0.0.0/0', gateway: '10.0.0.1', oif: 2, priority: 1024, table: 254, protocol: 16, scope: 0, type: 1, flags: 0, prefsrc: '10.0.0.2' };
+    expect(addressSpec(a, 'eth0')).toEqual({
+      address: '10.0.0.2/24',
+      local: '10.0.0.2',
+      broadcast: '10.0.0.255',
+      family: 'inet4',
+      linkIndex: 2,
+      linkName: 'eth0',
+      scope: 'global',
+      flags: 'permanent',
+      priority: 0,
+    });
+    const r: Route = { family: 'inet4', dst: '0.0.0.0/0', gateway: '10.0.0.1', oif: 2, priority: 1024, table: 254, protocol: 16, scope: 0, type: 1, flags: 0, prefsrc: '10.0.0.2', mtu: 1400 };
     expect(routeId(r)).toBe('inet4/10.0.0.1//1024');
     expect(routeId({ ...r, dst: '10.1.0.0/16', gateway: undefined, table: 100 })).toBe('inet4//10.1.0.0/16/1024/table100');
     expect(routeSpec(r, 'eth0')).toEqual({
       family: 'inet4',
-      destination: '',
+      dst: '',
+      src: '10.0.0.2',
       gateway: '10.0.0.1',
-      source: '10.0.0.2',
       outLinkIndex: 2,
       outLinkName: 'eth0',
       table: 'main',
       priority: 1024,
       scope: 'global',
       type: 'unicast',
+      flags: '',
       protocol: 'dhcp',
+      mtu: 1400,
     });
+    expect(routeSpec({ ...r, dst: '10.1.0.0/16', table: 100, flags: 0x200, prefsrc: undefined, mtu: undefined }, 'eth0')).toMatchObject({ dst: '10.1.0.0/16', src: '', table: '100', flags: 'cloned' });
   });
 
   it('node addresses: global, not loopback or link-local, IPv4 first', () => {
@@ -77,19 +105,8 @@ describe('resource specs', () => {
   });
 });
 
-describe('networkDefinitions', () => {
-  it('register beside Bronze’s own definitions without a name clash, and publish hostnames into the registered type', () => {
-    const registry = new DefinitionRegistry();
-    registerDefinitions(registry, bronzeDefinitions);
-    registerDefinitions(registry, networkDefinitions);
-    expect(registry.resolve('addresses').type).toBe('AddressStatuses.net.bronze.dev');
-    expect(registry.resolve('routes').type).toBe('RouteStatuses.net.bronze.dev');
-    expect(registry.resolve('links').type).toBe('Links.net.bronze.dev');
-    expect(registry.resolve('resolvers').type).toBe('ResolverStatuses.net.bronze.dev');
-    expect(registry.resolve('nodeaddresses').type).toBe('NodeAddresses.net.bronze.dev');
-    expect(registry.resolve('hostname').type).toBe(HOSTNAME_STATUS_TYPE);
-    for (const d of networkDefinitions) expect(d.defaultNamespace).toBe('network');
-    const route = networkDefinitions.find((d) => d.type === 'RouteStatuses.net.bronze.dev')!;
-    expect(route.printColumns.map((c) => printColumnValue({ destination: '', gateway: '10.0.0.1', outLinkName: 'eth0', priority: 1024 }, c))).toEqual(['', '10.0.0.1', 'eth0', '1024']);
+describe('the route columns', () => {
+  it('read the keys routeSpec writes', () => {
+    expect(routeStatusDefinition.printColumns.map((c) => printColumnValue({ dst: '', gateway: '10.0.0.1', outLinkName: 'eth0', priority: 1024, table: 'main' }, c))).toEqual(['', '10.0.0.1', 'eth0', '1024', 'main']);
   });
 });

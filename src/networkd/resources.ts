@@ -1,146 +1,68 @@
 // What networkd publishes, computed from what it observes: pure functions from the kernel's
 // links, addresses and routes (and the DHCP leases and configuration) to resource specs, and
-// the text of /etc/resolv.conf and /etc/hosts. The manager publishes their output.
-import { isLinkLocal, isLoopback } from './ip.ts';
-import {
-  ADDRESS_TYPE,
-  HOSTNAME_STATUS_TYPE,
-  LINK_TYPE,
-  NODE_ADDRESS_TYPE,
-  RESOLVER_TYPE,
-  ROUTE_TYPE,
-  TIME_SERVER_TYPE,
-} from './definitions.ts';
-import { ARPHRD_ETHER, type Address, IFA_F, IFF, type Link, RT_TABLE, type Route, protocolName, routeTypeName, scopeName } from './netlink.ts';
+// the text of /etc/resolv.conf and /etc/hosts. The manager publishes their output. The specs are
+// the contract's (src/contract/resources/), in Talos's YAML form: values named as Talos names them.
+import { type AddressStatusSpec, ADDRESS_STATUS_TYPE } from '../contract/resources/address-status.ts';
+import { type HostnameStatusSpec, HOSTNAME_STATUS_TYPE } from '../contract/resources/hostname-status.ts';
+import { type LinkStatusSpec, LINK_STATUS_TYPE } from '../contract/resources/link-status.ts';
+import { ADDRESS_FLAGS, LINK_FLAGS, LINK_TYPE, ROUTE_FLAGS, ROUTE_PROTOCOL, ROUTE_TYPE, ROUTING_TABLE, SCOPE } from '../contract/resources/net.ts';
+import { type NodeAddressSpec, NODE_ADDRESS_TYPE } from '../contract/resources/node-address.ts';
+import { type ResolverStatusSpec, RESOLVER_STATUS_TYPE } from '../contract/resources/resolver-status.ts';
+import { type RouteStatusSpec, ROUTE_STATUS_TYPE } from '../contract/resources/route-status.ts';
+import { type TimeServerStatusSpec, TIME_SERVER_STATUS_TYPE } from '../contract/resources/time-server-status.ts';
+import { isLinkLocal, isLoopback } from '../lib/ip.ts';
+import { ARPHRD_ETHER, type Address, IFA_F, type Link, RT_TABLE, type Route } from './netlink.ts';
 
-export interface LinkSpec {
-  index: number;
-  /** 'ether', 'loopback', ... */
-  type: string;
-  /** 'vlan', 'veth', 'bridge', ...; '' for hardware. */
-  kind: string;
-  hardwareAddr: string;
-  permanentAddr: string;
-  broadcastAddr: string;
-  mtu: number;
-  /** 'UP,BROADCAST,RUNNING,MULTICAST,LOWER_UP'. */
-  flags: string;
-  /** Administratively up. */
-  up: boolean;
-  /** Carrier (IFF_LOWER_UP). */
-  linkState: boolean;
-  operationalState: string;
-  /** Parent link (a VLAN's), 0 for none. */
-  linkIndex: number;
-  masterIndex: number;
-  slaveKind: string;
-  physical: boolean;
-  vlan?: { vlanID: number; protocol: string };
+export type LinkSpec = LinkStatusSpec;
+export type AddressSpec = AddressStatusSpec;
+export type RouteSpec = RouteStatusSpec;
+export type ResolverSpec = ResolverStatusSpec;
+export type HostnameSpec = HostnameStatusSpec;
+export type { NodeAddressSpec };
+export type TimeServerSpec = TimeServerStatusSpec;
+
+/** What sysfs says of a link that rtnetlink does not (see linkinfo.ts); each part only when known. */
+export interface LinkSysInfo {
+  driver?: string;
+  speedMbit?: number;
+  /** 'Full', 'Half' or 'Unknown', as Talos names ethtool's duplex. */
+  duplex?: string;
 }
-
-export interface AddressSpec {
-  /** 'a.b.c.d/n'. */
-  address: string;
-  family: 'inet4' | 'inet6';
-  linkIndex: number;
-  linkName: string;
-  scope: string;
-  flags: string;
-  broadcast?: string;
-  /** Seconds left when last seen; absent for forever. */
-  validLifetime?: number;
-  preferredLifetime?: number;
-}
-
-export interface RouteSpec {
-  family: 'inet4' | 'inet6';
-  /** '' for a default route (as talosctl shows it). */
-  destination: string;
-  gateway: string;
-  source: string;
-  outLinkIndex: number;
-  outLinkName: string;
-  table: string;
-  priority: number;
-  scope: string;
-  type: string;
-  protocol: string;
-  mtu?: number;
-}
-
-export interface ResolverSpec {
-  dnsServers: string[];
-  searchDomains: string[];
-}
-
-export interface HostnameSpec {
-  hostname: string;
-  domainname: string;
-}
-
-export interface NodeAddressSpec {
-  addresses: string[];
-}
-
-export interface TimeServerSpec {
-  timeServers: string[];
-}
-
-const FLAG_NAMES: Array<[number, string]> = [
-  [IFF.UP, 'UP'],
-  [IFF.BROADCAST, 'BROADCAST'],
-  [IFF.LOOPBACK, 'LOOPBACK'],
-  [IFF.POINTOPOINT, 'POINTOPOINT'],
-  [IFF.RUNNING, 'RUNNING'],
-  [IFF.NOARP, 'NOARP'],
-  [IFF.MULTICAST, 'MULTICAST'],
-  [IFF.LOWER_UP, 'LOWER_UP'],
-  [IFF.DORMANT, 'DORMANT'],
-];
 
 /** Plain hardware: an Ethernet link that no driver kind (veth, vlan, bridge, ...) made. */
 export function isPhysical(l: Link): boolean {
   return l.type === ARPHRD_ETHER && !l.loopback && l.kind === undefined;
 }
 
-export function linkSpec(l: Link): LinkSpec {
-  const spec: LinkSpec = {
-    index: l.index,
-    type: l.typeName,
-    kind: l.kind ?? '',
-    hardwareAddr: l.mac,
-    permanentAddr: l.permanentMac ?? l.mac,
-    broadcastAddr: l.broadcast,
-    mtu: l.mtu,
-    flags: FLAG_NAMES.filter(([bit]) => l.flags & bit)
-      .map(([, n]) => n)
-      .join(','),
-    up: l.up,
-    linkState: l.lowerUp,
-    operationalState: l.operState,
-    linkIndex: l.parent ?? 0,
-    masterIndex: l.master ?? 0,
-    slaveKind: l.slaveKind ?? '',
-    physical: isPhysical(l),
-  };
-  if (l.vlan) spec.vlan = { vlanID: l.vlan.id, protocol: l.vlan.protocol };
-  return spec;
+/** VLAN protocol as Talos names it: '802.1q', '802.1ad', or the number. */
+function vlanProtocol(p: string): string {
+  return p.startsWith('0x') ? String(parseInt(p, 16)) : p.toLowerCase();
 }
 
-function addressFlags(flags: number): string {
-  const names: Array<[number, string]> = [
-    [IFA_F.SECONDARY, 'secondary'],
-    [IFA_F.NODAD, 'nodad'],
-    [IFA_F.DADFAILED, 'dadfailed'],
-    [IFA_F.DEPRECATED, 'deprecated'],
-    [IFA_F.TENTATIVE, 'tentative'],
-    [IFA_F.PERMANENT, 'permanent'],
-    [IFA_F.NOPREFIXROUTE, 'noprefixroute'],
-  ];
-  return names
-    .filter(([bit]) => flags & bit)
-    .map(([, n]) => n)
-    .join(',');
+export function linkSpec(l: Link, sys: LinkSysInfo = {}): LinkSpec {
+  const spec: LinkSpec = {
+    index: l.index,
+    type: LINK_TYPE.name(l.type),
+    linkIndex: l.parent ?? 0,
+    flags: LINK_FLAGS.text(l.flags),
+    hardwareAddr: l.mac,
+    permanentAddr: l.permanentMac ?? '',
+    broadcastAddr: l.broadcast,
+    mtu: l.mtu,
+    queueDisc: l.qdisc ?? '',
+    operationalState: l.operState,
+    kind: l.kind ?? '',
+    slaveKind: l.slaveKind ?? '',
+    linkState: l.lowerUp,
+  };
+  if (l.alias) spec.alias = l.alias;
+  if (l.altNames?.length) spec.altNames = [...l.altNames];
+  if (l.master) spec.masterIndex = l.master;
+  if (sys.driver) spec.driver = sys.driver;
+  if (sys.speedMbit !== undefined) spec.speedMbit = sys.speedMbit;
+  if (sys.duplex !== undefined) spec.duplex = sys.duplex;
+  if (l.vlan) spec.vlan = { vlanID: l.vlan.id, vlanProtocol: vlanProtocol(l.vlan.protocol) };
+  return spec;
 }
 
 export function addressId(a: Address, linkName: string): string {
@@ -150,15 +72,15 @@ export function addressId(a: Address, linkName: string): string {
 export function addressSpec(a: Address, linkName: string): AddressSpec {
   const spec: AddressSpec = {
     address: `${a.address}/${a.prefixLength}`,
-    family: a.family,
     linkIndex: a.index,
     linkName,
-    scope: scopeName(a.scope),
-    flags: addressFlags(a.flags),
+    family: a.family,
+    scope: SCOPE.name(a.scope),
+    flags: ADDRESS_FLAGS.text(a.flags),
+    priority: a.priority ?? 0,
   };
+  if (a.local) spec.local = a.local;
   if (a.broadcast) spec.broadcast = a.broadcast;
-  if (a.validLifetime !== undefined) spec.validLifetime = a.validLifetime;
-  if (a.preferredLifetime !== undefined) spec.preferredLifetime = a.preferredLifetime;
   return spec;
 }
 
@@ -174,30 +96,31 @@ export function routeId(r: Route): string {
 }
 
 export function tableName(t: number): string {
-  return t === RT_TABLE.MAIN ? 'main' : t === RT_TABLE.LOCAL ? 'local' : String(t);
+  return ROUTING_TABLE.name(t);
 }
 
 export function routeSpec(r: Route, linkName: string): RouteSpec {
   const spec: RouteSpec = {
     family: r.family,
-    destination: isDefaultDst(r.dst) ? '' : r.dst,
+    dst: isDefaultDst(r.dst) ? '' : r.dst,
+    src: r.prefsrc ?? '',
     gateway: r.gateway ?? '',
-    source: r.prefsrc ?? '',
-    outLinkIndex: r.oif ?? 0,
-    outLinkName: linkName,
     table: tableName(r.table),
     priority: r.priority,
-    scope: scopeName(r.scope),
-    type: routeTypeName(r.type),
-    protocol: protocolName(r.protocol),
+    scope: SCOPE.name(r.scope),
+    type: ROUTE_TYPE.name(r.type),
+    flags: ROUTE_FLAGS.text(r.flags),
+    protocol: ROUTE_PROTOCOL.name(r.protocol),
   };
+  if (r.oif) spec.outLinkIndex = r.oif;
+  if (linkName) spec.outLinkName = linkName;
   if (r.mtu) spec.mtu = r.mtu;
   return spec;
 }
 
 /** The routes worth showing: every table but the kernel's local one, no multicast/cache. */
 export function publishedRoute(r: Route): boolean {
-  return r.table !== RT_TABLE.LOCAL && routeTypeName(r.type) !== 'multicast';
+  return r.table !== RT_TABLE.LOCAL && ROUTE_TYPE.name(r.type) !== 'multicast';
 }
 
 /**
@@ -251,11 +174,11 @@ export function renderHosts(h: HostnameSpec, nodeAddress: string | undefined, ex
 }
 
 export const RESOURCE_TYPES = {
-  link: LINK_TYPE,
-  address: ADDRESS_TYPE,
-  route: ROUTE_TYPE,
-  resolver: RESOLVER_TYPE,
+  link: LINK_STATUS_TYPE,
+  address: ADDRESS_STATUS_TYPE,
+  route: ROUTE_STATUS_TYPE,
+  resolver: RESOLVER_STATUS_TYPE,
   hostname: HOSTNAME_STATUS_TYPE,
   nodeAddress: NODE_ADDRESS_TYPE,
-  timeServer: TIME_SERVER_TYPE,
+  timeServer: TIME_SERVER_STATUS_TYPE,
 } as const;

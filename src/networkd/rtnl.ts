@@ -3,7 +3,7 @@
 // address and route changes. The wire format is netlink.ts.
 import { initNative } from '../lib/native.ts';
 import { SyscallError } from '../lib/sys.ts';
-import type { Family } from './ip.ts';
+import type { Family } from '../lib/ip.ts';
 import {
   AF_UNSPEC,
   type Address,

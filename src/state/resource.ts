@@ -10,7 +10,7 @@ export type Phase = 'running' | 'tearingDown';
 
 export interface Metadata {
   namespace: string;
-  /** e.g. 'Services.bronze.dev'. */
+  /** e.g. 'Services.v1alpha1.talos.dev'. */
   type: string;
   id: string;
   /** 1 after create, +1 on every update, teardown and finalizer change. */

@@ -13,8 +13,18 @@ import net from 'node:net';
 import type { Publisher } from '../daemon/publisher.ts';
 import type { Logger } from '../lib/log.ts';
 import { type Clock, type Correction, DEFAULT_STEP_THRESHOLD_MS, decideCorrection } from './clock.ts';
-import { TIME_STATUS_ID, TIME_STATUS_NAMESPACE, TIME_STATUS_TYPE, type TimeStatusSpec } from './resource.ts';
+import { TIME_STATUS_ID, TIME_STATUS_NAMESPACE, TIME_STATUS_TYPE, type TimeStatusSpec } from '../contract/resources/time-status.ts';
 import { KissOfDeathError, type Sample, SntpError, minDelaySample, parseServer, query, selectBest } from './sntp.ts';
+
+/** What timed knows of its sync: the TimeStatus it publishes (Talos's fields), and the last sync's details. */
+export interface SyncStatus extends TimeStatusSpec {
+  /** The offset measured at the last sync (ms; > 0: the clock was behind). */
+  offsetMs?: number;
+  /** The server of the last sync. */
+  server?: string;
+  /** When the last sync happened (RFC 3339, by the corrected clock). */
+  lastSync?: string;
+}
 
 /** machine.time of the v1alpha1 config. */
 export interface TimeConfig {
@@ -54,7 +64,15 @@ export interface TimeSyncOptions {
   /** Addresses used per server name. Default 3. */
   maxAddressesPerServer?: number;
   maxRootDistanceMs?: number;
+  /**
+   * Asked by a one-off check (`bronzectl time`) when neither the configuration nor DHCP names a
+   * server: Talos's default. Default DEFAULT_TIME_SERVERS.
+   */
+  defaultServers?: readonly string[];
 }
+
+/** Talos's default NTP server (machine.time.servers when nothing else is known). */
+export const DEFAULT_TIME_SERVERS: readonly string[] = ['time.cloudflare.com'];
 
 export type RoundResult =
   | { ok: true; sample: Sample; correction: Correction | undefined; nextPollMs: number }
@@ -136,8 +154,8 @@ export class TimeSync {
   #epoch = 0;
   #lastSyncMono: number | undefined;
   #holdoffs = new Map<string, Holdoff>();
-  #status: TimeStatusSpec = { synced: false, epoch: 0, syncDisabled: false };
-  #listeners = new Set<(s: TimeStatusSpec) => void>();
+  #status: SyncStatus = { synced: false, epoch: 0, syncDisabled: false };
+  #listeners = new Set<(s: SyncStatus) => void>();
   #publishing: Promise<void> = Promise.resolve();
   #publishRetry: NodeJS.Timeout | undefined;
   #warnedReadOnly = false;
@@ -160,6 +178,7 @@ export class TimeSync {
       resolve: o.resolve ?? defaultResolve,
       maxAddressesPerServer: o.maxAddressesPerServer ?? 3,
       maxRootDistanceMs: o.maxRootDistanceMs,
+      defaultServers: o.defaultServers ?? DEFAULT_TIME_SERVERS,
     };
   }
 
@@ -285,12 +304,12 @@ export class TimeSync {
 
   // ---- status ------------------------------------------------------------------------------
 
-  status(): TimeStatusSpec {
+  status(): SyncStatus {
     return { ...this.#status };
   }
 
   /** Calls fn on every status change until the returned function is called. */
-  onStatus(fn: (s: TimeStatusSpec) => void): () => void {
+  onStatus(fn: (s: SyncStatus) => void): () => void {
     this.#listeners.add(fn);
     return () => this.#listeners.delete(fn);
   }
@@ -314,8 +333,8 @@ export class TimeSync {
     });
   }
 
-  #setStatus(next: TimeStatusSpec): void {
-    const clean = Object.fromEntries(Object.entries(next).filter(([, v]) => v !== undefined)) as unknown as TimeStatusSpec;
+  #setStatus(next: SyncStatus): void {
+    const clean = Object.fromEntries(Object.entries(next).filter(([, v]) => v !== undefined)) as unknown as SyncStatus;
     if (JSON.stringify(clean) === JSON.stringify(this.#status)) return;
     this.#status = clean;
     for (const fn of this.#listeners) fn({ ...clean });
@@ -328,7 +347,9 @@ export class TimeSync {
     clearTimeout(this.#publishRetry);
     this.#publishing = this.#publishing.then(async () => {
       try {
-        await pub.apply(TIME_STATUS_NAMESPACE, TIME_STATUS_TYPE, TIME_STATUS_ID, this.#status);
+        const { synced, epoch, syncDisabled } = this.#status;
+        const spec: TimeStatusSpec = { synced, epoch, syncDisabled };
+        await pub.apply(TIME_STATUS_NAMESPACE, TIME_STATUS_TYPE, TIME_STATUS_ID, spec);
       } catch (err) {
         this.#o.log.warn(`publishing TimeStatus: ${(err as Error).message}; retrying in 5 s`);
         if (this.#running) {
@@ -498,9 +519,13 @@ export class TimeSync {
   // ---- the API's one-off query -------------------------------------------------------------
 
   /** One query to `server` (default: the first configured one), without touching the clock. */
+  /**
+   * One query to `server`, else to the first server in use (the configuration's, else DHCP's),
+   * else to the default (Talos's): the answer names the server that answered.
+   */
   async check(server?: string): Promise<Sample> {
-    const name = server?.trim() || this.servers[0];
-    if (!name) throw new NoServerError('no NTP server configured');
+    const name = server?.trim() || this.servers[0] || this.#o.defaultServers[0];
+    if (!name) throw new NoServerError('no NTP server configured, from DHCP or by default');
     const { host, port } = parseServer(name);
     const addresses = net.isIP(host) ? [host] : await this.#o.resolve(host);
     const address = addresses[0];

@@ -5,12 +5,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Publisher, StatePublisher } from '../daemon/publisher.ts';
 import type { Logger } from '../lib/log.ts';
 import { MemoryState } from '../state/memory.ts';
-import { BLOCK_DEVICE_TYPE, type BlockDeviceSpec, DISK_TYPE, type DiskSpec } from './definitions.ts';
+import { BLOCK_DEVICE_TYPE, type BlockDeviceSpec } from '../contract/resources/block-device.ts';
+import { BLOCK_SYMLINK_TYPE, type BlockSymlinkSpec } from '../contract/resources/block-symlink.ts';
+import { DISCOVERED_VOLUME_TYPE, type DiscoveredVolumeSpec } from '../contract/resources/discovered-volume.ts';
+import { DISK_TYPE, type DiskSpec } from '../contract/resources/disk.ts';
 import { addFakeDisk, populate, removeFakeDisk } from './fakesys.ts';
 import { ManualUeventSource } from './netlink.ts';
 import { buildGpt, ext4Superblock, fatImage, xfsSuperblock } from './testimages.ts';
 import { formatUevent } from './uevent.ts';
-import { Udevd } from './udevd.ts';
+import { Udevd, isNoMedium } from './udevd.ts';
 
 const ESP = 'c12a7328-f81f-11d2-ba4b-00a0c93ec93b';
 const LINUX = '0fc63daf-8483-4772-8e79-3d69d8477de4';
@@ -88,40 +91,65 @@ describe('Udevd', () => {
     expect(await ids(DISK_TYPE)).toEqual(['mmcblk0', 'nvme0n1', 'sda', 'sdb', 'sdc', 'vda']);
     expect(await ids(BLOCK_DEVICE_TYPE)).toEqual(['loop0', 'mmcblk0', 'nvme0n1', 'nvme0n1p1', 'sda', 'sdb', 'sdc', 'sr0', 'vda', 'vda1', 'vda2']);
 
+    expect(await ids(DISCOVERED_VOLUME_TYPE)).toEqual(await ids(BLOCK_DEVICE_TYPE));
+    expect(await ids(BLOCK_SYMLINK_TYPE)).toEqual(await ids(BLOCK_DEVICE_TYPE));
+
+    // Talos's DiskSpec keys; what sysfs does not give (model, wwid) is left out.
     expect(await spec<DiskSpec>(DISK_TYPE, 'vda')).toEqual({
-      devPath: path.join(nodes, 'vda'),
+      dev_path: path.join(nodes, 'vda'),
       size: 16384 * 512,
-      prettySize: '8.4 MB',
-      ioSize: 512,
-      sectorSize: 512,
+      pretty_size: '8.4 MB',
+      io_size: 512,
+      sector_size: 512,
       readonly: false,
       cdrom: false,
-      model: '',
       serial: 'BRONZE-DISK-1',
       modalias: 'virtio:d00000002v00001AF4',
-      wwid: '',
-      busPath: '/pci0000:00/0000:00:04.0/virtio2',
-      subSystem: '/sys/class/block',
+      bus_path: '/pci0000:00/0000:00:04.0/virtio2',
+      sub_system: '/sys/class/block',
       transport: 'virtio',
-      rotational: false,
-      removable: false,
       symlinks: [path.join(dev, 'disk/by-id/virtio-BRONZE-DISK-1'), path.join(dev, 'disk/by-path/pci-0000:00:04.0')],
     });
     expect(await spec<DiskSpec>(DISK_TYPE, 'sda')).toMatchObject({ transport: 'sata', model: 'QEMU HARDDISK', serial: 'QM00001', wwid: 'naa.5000C500A1B2C3D4', rotational: true });
 
-    expect(await spec<BlockDeviceSpec>(BLOCK_DEVICE_TYPE, 'vda')).toMatchObject({ type: 'disk', ptType: 'gpt', ptUuid: '6d1f0a24-3b8e-4c5b-9a0e-2f7d3c1b5a49', fsType: '' });
-    expect(await spec<BlockDeviceSpec>(BLOCK_DEVICE_TYPE, 'vda1')).toMatchObject({
+    expect(await spec<BlockDeviceSpec>(BLOCK_DEVICE_TYPE, 'vda')).toEqual({ type: 'disk', major: 252, minor: 0, devicePath: path.join(sys, paths.vda!), generation: 1 });
+    expect(await spec<BlockDeviceSpec>(BLOCK_DEVICE_TYPE, 'vda1')).toEqual({
+      type: 'partition',
+      major: 252,
+      minor: 1,
+      partitionName: 'EFI',
+      partitionNumber: 1,
+      devicePath: path.join(sys, paths.vda!, 'vda1'),
+      generation: 1,
+      parent: 'vda',
+    });
+    expect(await spec<DiscoveredVolumeSpec>(DISCOVERED_VOLUME_TYPE, 'vda')).toEqual({
+      dev_path: path.join(nodes, 'vda'),
+      type: 'disk',
+      device_path: path.join(sys, paths.vda!),
+      size: 16384 * 512,
+      pretty_size: '8.4 MB',
+      sector_size: 512,
+      io_size: 512,
+      name: 'gpt',
+      uuid: '6d1f0a24-3b8e-4c5b-9a0e-2f7d3c1b5a49',
+    });
+    expect(await spec<DiscoveredVolumeSpec>(DISCOVERED_VOLUME_TYPE, 'vda1')).toMatchObject({
       type: 'partition',
       parent: 'vda',
-      partitionNumber: 1,
-      fsType: 'vfat',
+      parent_dev_path: path.join(nodes, 'vda'),
+      name: 'vfat',
       label: 'EFI',
       uuid: 'DEAD-BEEF',
-      partLabel: 'EFI',
-      partUuid: P1,
-      partType: ESP,
+      partition_label: 'EFI',
+      partition_uuid: P1,
+      partition_type: ESP,
+      partition_index: 1,
     });
-    expect(await spec<BlockDeviceSpec>(BLOCK_DEVICE_TYPE, 'vda2')).toMatchObject({ fsType: 'ext4', label: 'STATE', uuid: EXT_UUID, partLabel: 'STATE', partUuid: P2 });
+    expect(await spec<DiscoveredVolumeSpec>(DISCOVERED_VOLUME_TYPE, 'vda2')).toMatchObject({ name: 'ext4', label: 'STATE', uuid: EXT_UUID, partition_label: 'STATE', partition_uuid: P2 });
+    expect(await spec<BlockSymlinkSpec>(BLOCK_SYMLINK_TYPE, 'vda2')).toEqual({
+      paths: expect.arrayContaining([path.join(dev, 'disk/by-label/STATE'), path.join(dev, `disk/by-uuid/${EXT_UUID}`), path.join(dev, 'disk/by-partlabel/STATE')]),
+    });
 
     expect(link('disk/by-id/virtio-BRONZE-DISK-1')).toBe('../../vda');
     expect(link('disk/by-id/virtio-BRONZE-DISK-1-part2')).toBe('../../vda2');
@@ -143,7 +171,7 @@ describe('Udevd', () => {
     source.push(formatUevent('add', devpath, { SUBSYSTEM: 'block', DEVNAME: 'vdb', DEVTYPE: 'disk', MAJOR: '252', MINOR: '16', SEQNUM: '100' }));
     await udevd!.settled();
     expect(await ids(DISK_TYPE)).toContain('vdb');
-    expect(await spec<BlockDeviceSpec>(BLOCK_DEVICE_TYPE, 'vdb')).toMatchObject({ fsType: 'xfs', label: 'hot' });
+    expect(await spec<DiscoveredVolumeSpec>(DISCOVERED_VOLUME_TYPE, 'vdb')).toMatchObject({ name: 'xfs', label: 'hot' });
     expect(link('disk/by-label/hot')).toBe('../../vdb');
     expect(link('disk/by-path/pci-0000:00:06.0')).toBe('../../vdb');
 
@@ -151,7 +179,8 @@ describe('Udevd', () => {
     fs.writeFileSync(path.join(nodes, 'vda2'), ext4Superblock({ uuid: EXT_UUID, label: 'RENAMED' }));
     source.push(formatUevent('change', `${paths.vda}/vda2`, { SUBSYSTEM: 'block', DEVNAME: 'vda2', DEVTYPE: 'partition' }));
     await udevd!.settled();
-    expect(await spec<BlockDeviceSpec>(BLOCK_DEVICE_TYPE, 'vda2')).toMatchObject({ label: 'RENAMED' });
+    expect(await spec<DiscoveredVolumeSpec>(DISCOVERED_VOLUME_TYPE, 'vda2')).toMatchObject({ label: 'RENAMED' });
+    expect((await spec<BlockDeviceSpec>(BLOCK_DEVICE_TYPE, 'vda2')).generation).toBe(2);
     expect(link('disk/by-label/RENAMED')).toBe('../../vda2');
     expect(gone('disk/by-label/STATE')).toBe(true);
 
@@ -160,6 +189,8 @@ describe('Udevd', () => {
     await udevd!.settled();
     expect(await ids(DISK_TYPE)).not.toContain('vdb');
     expect(await ids(BLOCK_DEVICE_TYPE)).not.toContain('vdb');
+    expect(await ids(DISCOVERED_VOLUME_TYPE)).not.toContain('vdb');
+    expect(await ids(BLOCK_SYMLINK_TYPE)).not.toContain('vdb');
     expect(gone('disk/by-label/hot')).toBe(true);
     expect(gone('disk/by-path/pci-0000:00:06.0')).toBe(true);
 
@@ -184,12 +215,12 @@ describe('Udevd', () => {
     add('vdy', 8);
     await udevd!.settled();
     expect(link('disk/by-label/dup')).toBe('../../vdx');
-    expect((await spec<BlockDeviceSpec>(BLOCK_DEVICE_TYPE, 'vdy')).symlinks).not.toContain(path.join(dev, 'disk/by-label/dup'));
+    expect((await spec<BlockSymlinkSpec>(BLOCK_SYMLINK_TYPE, 'vdy')).paths).not.toContain(path.join(dev, 'disk/by-label/dup'));
     removeFakeDisk(sys, x);
     source.push(formatUevent('remove', x, { SUBSYSTEM: 'block', DEVNAME: 'vdx', DEVTYPE: 'disk' }));
     await udevd!.settled();
     expect(link('disk/by-label/dup')).toBe('../../vdy');
-    expect((await spec<BlockDeviceSpec>(BLOCK_DEVICE_TYPE, 'vdy')).symlinks).toContain(path.join(dev, 'disk/by-label/dup'));
+    expect((await spec<BlockSymlinkSpec>(BLOCK_SYMLINK_TYPE, 'vdy')).paths).toContain(path.join(dev, 'disk/by-label/dup'));
   });
 
   it('counts malformed, libudev and other-subsystem messages and drops them', async () => {
@@ -208,7 +239,7 @@ describe('Udevd', () => {
     source.push(formatUevent('change', '/devices/elsewhere/vda', { SUBSYSTEM: 'block', DEVNAME: 'vda' }));
     source.push(formatUevent('change', paths.vda!, { SUBSYSTEM: 'block', DEVNAME: '../../etc/passwd' }));
     await udevd!.settled();
-    expect(await spec<BlockDeviceSpec>(BLOCK_DEVICE_TYPE, 'vda')).toMatchObject({ devPath: path.join(nodes, 'vda'), ptType: 'gpt' });
+    expect(await spec<DiscoveredVolumeSpec>(DISCOVERED_VOLUME_TYPE, 'vda')).toMatchObject({ dev_path: path.join(nodes, 'vda'), name: 'gpt' });
     expect(link('disk/by-id/virtio-BRONZE-DISK-1')).toBe('../../vda');
   });
 
@@ -256,5 +287,13 @@ describe('Udevd', () => {
     await start({ trigger: true, filter: (d) => d.name === 'sda' });
     expect(fs.readFileSync(path.join(sys, paths.sda!, 'uevent'), 'utf8')).toMatch(/^add [0-9a-f-]{36}$/);
     expect(fs.readFileSync(path.join(sys, paths.sdb!, 'uevent'), 'utf8')).toMatch(/^MAJOR=/);
+  });
+});
+
+describe('an empty drive', () => {
+  it('is recognised (ENOMEDIUM, which Node calls "Unknown system error -123"), so udevd does not warn about it', () => {
+    expect(isNoMedium(Object.assign(new Error('Unknown system error -123: Unknown system error -123, open \'/dev/sr0\''), { errno: -123, code: 'Unknown system error -123' }))).toBe(true);
+    expect(isNoMedium(Object.assign(new Error('ENOENT'), { errno: -2, code: 'ENOENT' }))).toBe(false);
+    expect(isNoMedium(new Error('short read'))).toBe(false);
   });
 });

@@ -1,5 +1,6 @@
 // udevd's core: block devices from kernel uevents and coldplug, probed for partition tables and
-// filesystems, given /dev/disk/by-* links, and published as Disks and BlockDevices resources.
+// filesystems, given /dev/disk/by-* links, and published as Disks, BlockDevices and
+// DiscoveredVolumes and BlockSymlinks resources (src/contract/resources/).
 //
 // Everything that happens to devices goes through one serial queue (coldplug first, then the
 // events in the order the kernel sent them), so a device is never probed twice at once.
@@ -10,7 +11,10 @@ import path from 'node:path';
 import type { Publisher } from '../daemon/publisher.ts';
 import type { Logger } from '../lib/log.ts';
 import { openReader } from './bytes.ts';
-import { BLOCK_DEVICE_TYPE, type BlockDeviceSpec, DEVICE_NAMESPACE, DISK_TYPE, type DiskSpec, prettySize } from './definitions.ts';
+import { BLOCK_DEVICE_TYPE, type BlockDeviceSpec } from '../contract/resources/block-device.ts';
+import { BLOCK_SYMLINK_TYPE } from '../contract/resources/block-symlink.ts';
+import { DISCOVERED_VOLUME_TYPE, type DiscoveredVolumeSpec } from '../contract/resources/discovered-volume.ts';
+import { BLOCK_NAMESPACE, DISK_TYPE, type DiskSpec, prettySize } from '../contract/resources/disk.ts';
 import { type PartitionEntry, type PartitionTable, readPartitionTable } from './gpt.ts';
 import { LinkTable, linkNames } from './links.ts';
 import { ResourceMirror } from './mirror.ts';
@@ -54,6 +58,17 @@ export interface Device {
   fs?: Filesystem;
   /** Why probing the contents failed, when it did. */
   probeError?: string;
+  /** How many times udevd has read the device (1 when first seen); BlockDevices' generation. */
+  generation: number;
+}
+
+/** ENOMEDIUM: libuv does not know it, so Node says "Unknown system error -123". */
+const ENOMEDIUM = 123;
+
+/** Whether opening or reading a device failed because it has no medium (an empty drive). */
+export function isNoMedium(err: unknown): boolean {
+  const e = err as { errno?: unknown; code?: unknown; message?: unknown } | undefined;
+  return e?.errno === -ENOMEDIUM || e?.code === 'ENOMEDIUM' || (typeof e?.message === 'string' && /Unknown system error -123\b/.test(e.message));
 }
 
 export class Udevd {
@@ -76,7 +91,7 @@ export class Udevd {
     this.#sysRoot = opts.sysRoot ?? '/sys';
     this.#nodeRoot = opts.nodeRoot ?? '/dev';
     this.#links = new LinkTable(opts.devRoot ?? '/dev', opts.log);
-    this.#mirror = new ResourceMirror(opts.publisher, DEVICE_NAMESPACE, [DISK_TYPE, BLOCK_DEVICE_TYPE], opts.log);
+    this.#mirror = new ResourceMirror(opts.publisher, BLOCK_NAMESPACE, [DISK_TYPE, BLOCK_DEVICE_TYPE, DISCOVERED_VOLUME_TYPE, BLOCK_SYMLINK_TYPE], opts.log);
     this.#source = opts.source ?? new NetlinkUeventSource();
   }
 
@@ -249,7 +264,7 @@ export class Udevd {
       this.#remove(name);
       return;
     }
-    const dev: Device = { sys };
+    const dev: Device = { sys, generation: (this.#devices.get(name)?.generation ?? 0) + 1 };
     if (sys.size > 0) {
       try {
         const r = await openReader(path.join(this.#nodeRoot, sys.devname), sys.size);
@@ -260,8 +275,13 @@ export class Udevd {
           await r.close();
         }
       } catch (err) {
-        dev.probeError = (err as Error).message;
-        this.#log.warn(`probing ${sys.devname}: ${dev.probeError}`);
+        if (isNoMedium(err)) {
+          // An empty drive (a CD-ROM without a disc): nothing to probe, nothing wrong.
+          this.#log.info(`${sys.devname}: no medium`);
+        } else {
+          dev.probeError = (err as Error).message;
+          this.#log.warn(`probing ${sys.devname}: ${dev.probeError}`);
+        }
       }
     }
     if (sys.type === 'partition') dev.entry = this.#entryFor(sys);
@@ -288,6 +308,8 @@ export class Udevd {
     this.#links.remove(name);
     this.#mirror.delete(DISK_TYPE, name);
     this.#mirror.delete(BLOCK_DEVICE_TYPE, name);
+    this.#mirror.delete(DISCOVERED_VOLUME_TYPE, name);
+    this.#mirror.delete(BLOCK_SYMLINK_TYPE, name);
     for (const other of this.#links.takeAffected(name)) {
       const o = this.#devices.get(other);
       if (o) this.#publish(o);
@@ -319,47 +341,60 @@ export class Udevd {
     const devRoot = this.#opts.devRoot ?? '/dev';
     const symlinks = this.#links.linksOf(sys.name).map((l) => path.join(devRoot, l));
     const devPath = path.join(this.#nodeRoot, sys.devname);
-    const bd: BlockDeviceSpec = {
-      type: sys.type,
-      devPath,
-      major: sys.major,
-      minor: sys.minor,
-      parent: sys.parent,
-      partitionNumber: sys.partitionNumber,
-      size: sys.size,
-      prettySize: prettySize(sys.size),
-      readonly: sys.readOnly,
-      ptType: dev.table?.type ?? '',
-      ptUuid: dev.table?.uuid ?? '',
-      fsType: dev.fs?.type ?? '',
-      label: dev.fs?.label ?? '',
-      uuid: dev.fs?.uuid ?? '',
-      partLabel: dev.entry?.name ?? '',
-      partUuid: dev.entry?.uuid ?? '',
-      partType: dev.entry?.type ?? '',
-      symlinks,
-    };
+    const devicePath = path.join(this.#sysRoot, sys.devpath);
+    const bd: BlockDeviceSpec = { type: sys.type, major: sys.major, minor: sys.minor, devicePath, generation: dev.generation };
+    if (sys.partitionName) bd.partitionName = sys.partitionName;
+    if (sys.partitionNumber) bd.partitionNumber = sys.partitionNumber;
+    if (sys.parent) bd.parent = sys.parent;
     this.#mirror.set(BLOCK_DEVICE_TYPE, sys.name, bd);
+    this.#mirror.set(BLOCK_SYMLINK_TYPE, sys.name, { paths: symlinks });
+
+    // What is on the device: a filesystem, else its partition table ('' when neither was found).
+    const dv: DiscoveredVolumeSpec = {
+      dev_path: devPath,
+      type: sys.type,
+      device_path: devicePath,
+      size: sys.size,
+      pretty_size: prettySize(sys.size),
+      name: dev.fs?.type ?? dev.table?.type ?? '',
+    };
+    if (sys.parent) {
+      dv.parent = sys.parent;
+      const parent = this.#devices.get(sys.parent);
+      if (parent) dv.parent_dev_path = path.join(this.#nodeRoot, parent.sys.devname);
+    }
+    if (sys.logicalBlockSize) dv.sector_size = sys.logicalBlockSize;
+    if (sys.ioSize) dv.io_size = sys.ioSize;
+    const uuid = dev.fs ? dev.fs.uuid : dev.table?.uuid;
+    if (uuid) dv.uuid = uuid;
+    if (dev.fs?.label) dv.label = dev.fs.label;
+    if (dev.entry) {
+      if (dev.entry.uuid) dv.partition_uuid = dev.entry.uuid;
+      if (dev.entry.type) dv.partition_type = dev.entry.type;
+      if (dev.entry.name) dv.partition_label = dev.entry.name;
+      dv.partition_index = dev.entry.number;
+    }
+    this.#mirror.set(DISCOVERED_VOLUME_TYPE, sys.name, dv);
+
     if (sys.type === 'disk' && sys.size > 0) {
       const disk: DiskSpec = {
-        devPath,
+        dev_path: devPath,
         size: sys.size,
-        prettySize: prettySize(sys.size),
-        ioSize: sys.ioSize,
-        sectorSize: sys.logicalBlockSize,
+        pretty_size: prettySize(sys.size),
+        io_size: sys.ioSize,
+        sector_size: sys.logicalBlockSize,
         readonly: sys.readOnly,
         cdrom: sys.cdrom,
-        model: sys.model,
-        serial: sys.serial,
-        modalias: sys.modalias,
-        wwid: sys.wwid,
-        busPath: sys.busPath,
-        subSystem: '/sys/class/block',
-        transport: sys.transport,
-        rotational: sys.rotational,
-        removable: sys.removable,
-        symlinks,
       };
+      if (sys.model) disk.model = sys.model;
+      if (sys.serial) disk.serial = sys.serial;
+      if (sys.modalias) disk.modalias = sys.modalias;
+      if (sys.wwid) disk.wwid = sys.wwid;
+      if (sys.busPath) disk.bus_path = sys.busPath;
+      disk.sub_system = '/sys/class/block';
+      if (sys.transport) disk.transport = sys.transport;
+      if (sys.rotational) disk.rotational = true;
+      if (symlinks.length > 0) disk.symlinks = symlinks;
       this.#mirror.set(DISK_TYPE, sys.name, disk);
     } else {
       this.#mirror.delete(DISK_TYPE, sys.name);

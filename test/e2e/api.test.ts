@@ -1,19 +1,64 @@
 // End-to-end: the real image under QEMU, configured at boot from a URL (the guest fetches it
 // from a server on the host's loopback through QEMU's user network), driven from the host with
 // bronzectl over mTLS through the forwarded API port: version, services, logs machined,
-// memory, get services, reboot (the node comes back), shutdown (the VM powers off).
+// memory, get services, every resource type of the registry (by the names completion offers;
+// table, YAML, JSON and -w; proto_spec read strictly with the copies of Talos's messages), reboot
+// (the node comes back), shutdown (the VM powers off).
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import YAML from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QemuVM } from '../../image-builder/qemu.ts';
-import { newClientConfig, save } from '../../src/contract/clientconfig.ts';
+import { connect } from '../../src/client/index.ts';
+import { load, newClientConfig, save } from '../../src/contract/clientconfig.ts';
+import { AmbiguousResourceTypeError, DefinitionRegistry, RESOURCE_DEFINITIONS } from '../../src/contract/resources/registry.ts';
 import { generateConfigs } from '../../src/contract/genconfig.ts';
 import { generateSecrets } from '../../src/contract/secrets.ts';
 import { bronzectl, bronzectlUntilOk } from '../lib/bronzectl.ts';
 import { consoleFile } from '../lib/console-log.ts';
 import { serveFiles, type FileServer } from '../lib/http-files.ts';
 import { freePort } from '../lib/ports.ts';
+import { strictDecode } from '../lib/proto-strict.ts';
+
+/** The names bash completion offers after `bronzectl get `. */
+function offeredTypeNames(script: string, dir: string): string[] {
+  const file = path.join(dir, 'bronzectl.bash');
+  fs.writeFileSync(file, script);
+  const r = spawnSync('bash', ['--norc', '-c', `source ${file}; COMP_WORDS=(bronzectl get ''); COMP_CWORD=2; _bronzectl; printf '%s\\n' "\${COMPREPLY[@]}"`], { encoding: 'utf8' });
+  return r.stdout.split('\n').filter(Boolean);
+}
+
+/** `bronzectl get <name> -w` until it has printed `rows` resources (or waitMs passed), then SIGINT. */
+function watchThenInterrupt(args: string[], rows: number, waitMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, [path.resolve('bin/bronzectl.mjs'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let sent = false;
+    const interrupt = () => {
+      if (sent) return;
+      sent = true;
+      p.kill('SIGINT');
+    };
+    const timer = setTimeout(interrupt, waitMs);
+    const kill = setTimeout(() => p.kill('SIGKILL'), waitMs + 30_000);
+    p.stdout.on('data', (d) => {
+      stdout += d;
+      if (stdout.split('\n').filter(Boolean).length > rows) setTimeout(interrupt, 500); // the header, then the rows
+    });
+    p.stderr.on('data', (d) => (stderr += d));
+    p.on('exit', (code) => {
+      clearTimeout(timer);
+      clearTimeout(kill);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Types a booted node without a disk or sysctls in its configuration may have none of. */
+const MAY_BE_EMPTY = new Set(['MountStatuses.runtime.talos.dev', 'KernelParamStatuses.runtime.talos.dev']);
 
 const BOOT = 300_000;
 
@@ -83,6 +128,75 @@ describe('a node driven by bronzectl', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/apid\s+\d+\s+true\s+true/);
   });
+
+  it('lists every type in the registry by a name completion offers: table, YAML and JSON', async () => {
+    const registry = new DefinitionRegistry();
+    const offered = offeredTypeNames((await bronzectl(['completion', 'bash'])).stdout, dir);
+    for (const def of RESOURCE_DEFINITIONS) {
+      const name = offered.find((n) => {
+        try {
+          return registry.resolve(n).type === def.type;
+        } catch (e) {
+          if (e instanceof AmbiguousResourceTypeError) return false;
+          throw e;
+        }
+      });
+      expect(name, `completion offers a name for ${def.type}`).toBeDefined();
+      const table = await bronzectl(['get', name!], { config });
+      expect(table.code, `get ${name}: ${table.stderr}`).toBe(0);
+      expect(table.stderr).toBe('');
+      const rows = table.stdout.split('\n').filter(Boolean);
+      if (!MAY_BE_EMPTY.has(def.type)) {
+        expect(rows.length, `${def.type} has resources`).toBeGreaterThan(1);
+        expect(rows[0]).toMatch(/^NODE\s+NAMESPACE\s+TYPE\s+ID\s+VERSION/);
+        expect(rows[1]).toContain(def.displayType);
+      }
+      const y = await bronzectl(['get', name!, '-o', 'yaml'], { config });
+      expect(y.code, y.stderr).toBe(0);
+      const docs = YAML.parseAllDocuments(y.stdout).map((d) => d.toJS() as { metadata: { type: string; namespace: string }; spec: unknown } | null).filter(Boolean);
+      expect(docs.length).toBe(rows.length === 0 ? 0 : rows.length - 1);
+      for (const d of docs) expect(d!.metadata).toMatchObject({ type: def.type, namespace: def.defaultNamespace });
+      const j = await bronzectl(['get', name!, '-o', 'json'], { config });
+      expect(j.code, j.stderr).toBe(0);
+      const objs = j.stdout.trim() === '' ? [] : j.stdout.split(/\n(?=\{)/).map((t) => JSON.parse(t) as { metadata: { type: string }; spec: unknown });
+      expect(objs.map((o) => o.metadata.type)).toEqual(docs.map((d) => d!.metadata.type));
+    }
+  }, 600_000);
+
+  it('serves every resource on Talos\'s wire: proto_spec reads strictly with the copies of Talos\'s messages', async () => {
+    const cfg = await load(config);
+    const ctx = cfg.contexts[cfg.context]!;
+    const client = connect({ endpoints: ctx.endpoints, ca: ctx.ca, crt: ctx.crt, key: ctx.key });
+    try {
+      for (const def of RESOURCE_DEFINITIONS) {
+        let n = 0;
+        for await (const r of client.state.list(def.defaultNamespace, def.type)) {
+          n++;
+          expect(r.metadata).toMatchObject({ type: def.type, namespace: def.defaultNamespace });
+          const bytes = r.spec!.proto_spec;
+          expect(() => strictDecode(def.proto!.message, bytes), `${def.type}/${r.metadata!.id}`).not.toThrow();
+        }
+        if (!MAY_BE_EMPTY.has(def.type)) expect(n, def.type).toBeGreaterThan(0);
+      }
+    } finally {
+      client.close();
+    }
+  }, 300_000);
+
+  it('watches every type: the current resources, then a clean end on SIGINT', async () => {
+    for (const def of RESOURCE_DEFINITIONS) {
+      const table = await bronzectl(['get', def.type], { config });
+      const want = Math.max(0, table.stdout.split('\n').filter(Boolean).length - 1);
+      const w = await watchThenInterrupt(['--bronzeconfig', config, 'get', def.type, '-w'], want, want > 0 ? 60_000 : 5000);
+      expect(w.code, `get ${def.type} -w: ${w.stderr}`).toBe(0);
+      const rows = w.stdout.split('\n').filter(Boolean);
+      if (want > 0) {
+        expect(rows[0]).toMatch(/^NODE\s+\*\s+NAMESPACE\s+TYPE\s+ID\s+VERSION/);
+        expect(rows.slice(1).length).toBeGreaterThanOrEqual(want);
+        for (const r of rows.slice(1, want + 1)) expect(r).toMatch(/^\S+\s+\+\s+/);
+      }
+    }
+  }, 900_000);
 
   it('reboots, and the node comes back', async () => {
     const before = vm.lines.length;

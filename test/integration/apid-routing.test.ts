@@ -212,8 +212,9 @@ describe('node routing through two real apids', () => {
             for (const m of r.stdout.matchAll(/"phase": "([^"]*)"/g)) expect(m[1]).toBe('running');
           }
         }
-        // -w: the current contents, then changes, until stopped (here: killed after 4 s).
-        const w = await bronzectl(['-n', b.o.address, 'get', type, '-w', '-o', 'json'], { config, timeoutMs: 4000 });
+        // -w: the current contents, then changes, until stopped (here: killed after 10 s: a score of
+        // bronzectl processes start at once on a small machine).
+        const w = await bronzectl(['-n', b.o.address, 'get', type, '-w', '-o', 'json'], { config, timeoutMs: 10_000 });
         expect([type, w.stderr]).toEqual([type, '']);
         for (const m of w.stdout.matchAll(/"node": "([^"]*)"/g)) {
           expect(m[1]).toBe(b.o.address);

@@ -8,7 +8,8 @@
 // Each script finds the command path typed so far (skipping flags and the values of flags that
 // take one) and offers that command's subcommands, flags or flag values.
 import { Argument, type Command, type Option } from 'commander';
-import { allAliases, bronzeDefinitions } from '../../state/definitions.ts';
+import { definitionSpec } from '../../contract/resources/definition.ts';
+import { RESOURCE_DEFINITIONS } from '../../contract/resources/registry.ts';
 import type { Ctx } from '../program.ts';
 
 interface Flag {
@@ -39,9 +40,9 @@ function flagOf(o: Option): Flag {
   };
 }
 
-/** Resource names worth offering to `get`: each known type's plural, display type and aliases. */
-function resourceNames(): string[] {
-  return bronzeDefinitions.flatMap((d) => allAliases(d).filter((n) => !n.includes('.'))).sort();
+/** Resource names worth offering to `get`: every name of every type in the registry but the dotted ones (the plural, display type, aliases). */
+export function resourceNames(): string[] {
+  return [...new Set(RESOURCE_DEFINITIONS.flatMap((d) => definitionSpec(d).allAliases.filter((n) => !n.includes('.'))))].sort();
 }
 
 export function commandTree(cmd: Command, parent = ''): Node {

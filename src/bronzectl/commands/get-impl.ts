@@ -4,14 +4,11 @@ import YAML from 'yaml';
 import type { CallOptions, Client } from '../../client/client.ts';
 import { node as nodeMetadata } from '../../client/metadata.ts';
 import { timestampToDate, type WatchEventType, type WireResource } from '../../client/types.ts';
-import {
-  DefinitionRegistry,
-  META_NAMESPACE,
-  RESOURCE_DEFINITION_TYPE,
-  UnknownResourceTypeError,
-  printColumnValue,
-  type ResourceDefinition,
-} from '../../state/definitions.ts';
+import { printColumnValue } from '../../contract/resources/columns.ts';
+import type { ResourceDefinitionSpec } from '../../contract/resources/definition.ts';
+import { META_NAMESPACE } from '../../contract/resources/namespace.ts';
+import { AmbiguousResourceTypeError, UnknownResourceTypeError, resolveDefinition } from '../../contract/resources/registry.ts';
+import { RESOURCE_DEFINITION_TYPE } from '../../contract/resources/resource-definition.ts';
 import type { Ctx } from '../program.ts';
 import { StreamTable, sortedJSON, table } from '../output.ts';
 import { UserError, type Session } from '../session.ts';
@@ -26,6 +23,16 @@ export function specOf(r: WireResource): unknown {
   } catch {
     return y;
   }
+}
+
+/**
+ * The NODE of a reply when no node was named: the endpoint answered for itself, and NODE names
+ * that node, by its address as talosctl shows nodes, not the endpoint's host:port (issue 17).
+ */
+export function nodeOfEndpoint(endpoint: string): string {
+  const v6 = /^\[([^\]]+)\](?::\d+)?$/.exec(endpoint);
+  if (v6) return v6[1]!;
+  return endpoint.replace(/:\d+$/, '');
 }
 
 /** A resource as talosctl prints it in YAML/JSON: metadata then spec. */
@@ -47,17 +54,18 @@ export function resourceDoc(r: WireResource): { metadata: Record<string, unknown
   return { metadata: meta, spec: specOf(r) };
 }
 
-/** The definitions the node publishes, or undefined when it cannot list them. */
-async function fetchDefinitions(client: Client, o: CallOptions): Promise<ResourceDefinition[] | undefined> {
+/** The definitions the node publishes (COSI's ResourceDefinitionSpec), or undefined when it cannot list them. */
+async function fetchDefinitions(client: Client, o: CallOptions): Promise<ResourceDefinitionSpec[] | undefined> {
   try {
-    const out: ResourceDefinition[] = [];
+    const out: ResourceDefinitionSpec[] = [];
     for await (const r of client.state.list(META_NAMESPACE, RESOURCE_DEFINITION_TYPE, o)) {
-      const spec = specOf(r) as Partial<ResourceDefinition> | null;
+      const spec = specOf(r) as Partial<ResourceDefinitionSpec> | null;
       if (spec && typeof spec.type === 'string') {
         out.push({
           type: spec.type,
           displayType: spec.displayType ?? spec.type.split('.')[0]!,
           aliases: spec.aliases ?? [],
+          allAliases: spec.allAliases ?? spec.aliases ?? [],
           defaultNamespace: spec.defaultNamespace ?? '',
           printColumns: spec.printColumns ?? [],
         });
@@ -69,23 +77,12 @@ async function fetchDefinitions(client: Client, o: CallOptions): Promise<Resourc
   }
 }
 
-/** Resolves the user's type name against the node's definitions; throws a UserError naming close matches. */
-export function resolveType(name: string, defs: ResourceDefinition[]): ResourceDefinition {
-  const reg = new DefinitionRegistry();
-  for (const d of defs) {
-    if (d.type === RESOURCE_DEFINITION_TYPE) continue;
-    try {
-      reg.register(d);
-    } catch {
-      // A definition this client cannot take (odd names): matched below by type only.
-    }
-  }
+/** Resolves the user's type name against the node's definitions as a Talos client does; throws a UserError naming close matches or the ambiguity. */
+export function resolveType(name: string, defs: ResourceDefinitionSpec[]): ResourceDefinitionSpec {
   try {
-    return reg.resolve(name);
+    return resolveDefinition(name, defs);
   } catch (e) {
-    const exact = defs.find((d) => d.type.toLowerCase() === name.toLowerCase());
-    if (exact) return exact;
-    if (e instanceof UnknownResourceTypeError) throw new UserError(e.message);
+    if (e instanceof UnknownResourceTypeError || e instanceof AmbiguousResourceTypeError) throw new UserError(e.message);
     throw e;
   }
 }
@@ -98,7 +95,7 @@ class Output {
   constructor(
     private readonly s: Session,
     private readonly format: Format,
-    private readonly def: ResourceDefinition | undefined,
+    private readonly def: ResourceDefinitionSpec | undefined,
     private readonly watch: boolean,
   ) {}
 
@@ -125,8 +122,7 @@ class Output {
         this.#rows.push(row);
         return;
       }
-      this.#stream ??= new StreamTable(this.#header(), (x) => this.s.out(x));
-      this.#stream.row(row);
+      this.#table().row(row);
       return;
     }
     const doc = resourceDoc(r);
@@ -137,6 +133,17 @@ class Output {
     }
     const text = YAML.stringify({ node, ...ev, ...doc }, { indent: 4, lineWidth: 0 });
     this.s.out((this.#docs++ > 0 ? '---\n' : '') + text);
+  }
+
+  /** A watch's table: its initial contents are held until bootstrapped(), to go out aligned. */
+  #table(): StreamTable {
+    this.#stream ??= new StreamTable(this.#header(), (x) => this.s.out(x), 3, { hold: true });
+    return this.#stream;
+  }
+
+  /** A watch has sent its initial contents: print them as one aligned table. */
+  bootstrapped(): void {
+    if (this.format === 'table' && this.watch) this.#table().release();
   }
 
   /** Prints a collected table. */
@@ -150,7 +157,7 @@ export async function get(ctx: Ctx, typeName: string, id: string | undefined, op
   const s = ctx.session();
   s.insecure = !!opts.insecure;
   // The definitions come from the first node (or the endpoint itself).
-  let defs: ResourceDefinition[] | undefined;
+  let defs: ResourceDefinitionSpec[] | undefined;
   if (s.insecure) {
     const t = s.insecureTargets()[0]!;
     defs = await fetchDefinitions(await s.insecureClient(t), s.callOptions());
@@ -168,12 +175,14 @@ export async function get(ctx: Ctx, typeName: string, id: string | undefined, op
     await s.perNode(async (c, o, target) => {
       const req = { namespace, type, ...(id !== undefined ? { id } : {}), options: { bootstrap_contents: id === undefined }, api_version: 1 };
       for await (const ev of c.state.watch(req, o)) {
-        const node = target ?? c.currentEndpoint;
+        const node = target ?? nodeOfEndpoint(c.currentEndpoint);
         if (ev.event_type === 'ERRORED') s.fail(node, ev.error || 'watch error');
+        else if (ev.event_type === 'BOOTSTRAPPED') out.bootstrapped();
         else if (ev.resource && (ev.event_type === 'CREATED' || ev.event_type === 'UPDATED' || ev.event_type === 'DESTROYED')) {
           out.write(node, ev.resource, ev.event_type);
         }
       }
+      out.bootstrapped(); // a watch that ended before its bootstrap still shows what it got
     });
     return;
   }
@@ -183,7 +192,7 @@ export async function get(ctx: Ctx, typeName: string, id: string | undefined, op
     const resources: WireResource[] = [];
     if (id !== undefined) resources.push(await c.state.get(namespace, type, id, o));
     else for await (const r of c.state.list(namespace, type, o)) resources.push(r);
-    results.push({ node: target ?? c.currentEndpoint, target, resources });
+    results.push({ node: target ?? nodeOfEndpoint(c.currentEndpoint), target, resources });
   });
   const order = s.insecure ? s.insecureTargets() : await s.nodes();
   results.sort((a, b) => order.indexOf(a.target ?? '') - order.indexOf(b.target ?? ''));

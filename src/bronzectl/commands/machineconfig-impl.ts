@@ -13,8 +13,15 @@ import type { Ctx } from '../program.ts';
 import { UserError } from '../session.ts';
 import { MACHINE_CONFIG } from './machineconfig.ts';
 
-/** A YAML stream from the resource's spec: the v1alpha1 document (if any), then each typed document. */
+/**
+ * A YAML stream from the resource's spec: the configuration's text as Talos sends it (one YAML
+ * string), or, from a node that sends the parsed form, the v1alpha1 document then each kind document.
+ */
 export function configStream(spec: unknown): string {
+  if (typeof spec === 'string') {
+    if (spec.trim() === '') throw new Error('the node has no machine configuration');
+    return spec;
+  }
   const s = spec as { v1alpha1?: unknown; documents?: unknown } | null;
   const v1 = s?.v1alpha1;
   const hasV1 = typeof v1 === 'object' && v1 !== null && Object.keys(v1).length > 0;

@@ -4,22 +4,24 @@
 // with every problem listed, and nothing is written.
 //
 // Also what `patch machineconfig` and `edit machineconfig` share: fetching a node's running
-// configuration (config/MachineConfigs.config.bronze.dev/v1alpha1) back into a YAML stream,
+// configuration (config/MachineConfigs.config.talos.dev/v1alpha1) back into a YAML stream,
 // validating, and applying it with a mode. The parts that need YAML, the patcher or the validator
 // are in machineconfig-impl.ts, imported when a command runs.
 import { Option, type Command } from 'commander';
 import type { CallOptions, Client } from '../../client/client.ts';
 import type { ApplyConfiguration, ApplyMode } from '../../client/types.ts';
+import { definitionSpec } from '../../contract/resources/definition.ts';
+import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, machineConfigDefinition } from '../../contract/resources/machine-config.ts';
 import type { Ctx } from '../program.ts';
 import { load } from '../lazy.ts';
 import { parseGoDuration } from '../output.ts';
 import { UserError, type Session } from '../session.ts';
 
-/** The running configuration's resource on a node (machined's MachineConfig definition). */
-export const MACHINE_CONFIG = { namespace: 'config', type: 'MachineConfigs.config.bronze.dev', id: 'v1alpha1' } as const;
+/** The running configuration's resource on a node (the MachineConfig definition). */
+export const MACHINE_CONFIG = { namespace: MACHINE_CONFIG_NS, type: MACHINE_CONFIG_TYPE, id: MACHINE_CONFIG_ID } as const;
 
-/** The names `patch` and `edit` take for it: the type, its display type, plural and aliases, any case. */
-const MACHINE_CONFIG_NAMES = new Set(['machineconfigs.config.bronze.dev', 'machineconfig', 'machineconfigs', 'mc']);
+/** The names `patch` and `edit` take for it: the type and every alias, any case. */
+const MACHINE_CONFIG_NAMES = new Set([MACHINE_CONFIG_TYPE.toLowerCase(), ...definitionSpec(machineConfigDefinition).allAliases]);
 
 /** Checks the `<type> [id]` arguments of patch/edit: only the machine configuration can be changed. */
 export function checkMachineConfigTarget(typeName: string, id: string | undefined): void {

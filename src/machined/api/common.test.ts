@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
-import { UnknownResourceTypeError } from '../../state/definitions.ts';
+import { UnknownResourceTypeError } from '../../contract/resources/registry.ts';
 import { ConflictError, NotFoundError, OwnerConflictError } from '../../state/resource.ts';
 import { ApiError, PUSH_LIMIT, fromTimestamp, serverStream, toServiceError, toTimestamp } from './common.ts';
 import { callStream } from './testing.ts';

@@ -1,19 +1,22 @@
 import * as grpc from '@grpc/grpc-js';
 import YAML from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { DefinitionRegistry, bronzeDefinitions, publishDefinitions, registerDefinitions } from '../../state/definitions.ts';
+import { LINK_STATUS_TYPE } from '../../contract/resources/link-status.ts';
+import { DefinitionRegistry, RESOURCE_DEFINITIONS } from '../../contract/resources/registry.ts';
+import { publishDefinitions } from '../meta.ts';
 import { MemoryState } from '../../state/memory.ts';
 import { newResource } from '../../state/resource.ts';
 import { ROLE_METADATA_KEY, matchTerm, resourceFilter, resourceHandlers, toWireResource } from './resources.ts';
 import { callStream, callUnary, collect } from './testing.ts';
 
-const SVC = 'Services.bronze.dev';
+const SVC = 'Services.v1alpha1.talos.dev';
 
 async function setup() {
   const state = new MemoryState();
-  const registry = new DefinitionRegistry();
-  registerDefinitions(registry, bronzeDefinitions);
-  registry.register({ type: 'Secrets.bronze.dev', displayType: 'Secret', aliases: [], defaultNamespace: 'secrets', printColumns: [], sensitive: true });
+  const registry = new DefinitionRegistry([
+    ...RESOURCE_DEFINITIONS,
+    { type: 'Secrets.bronze.dev', displayType: 'Secret', aliases: [], defaultNamespace: 'secrets', owner: 'machined', printColumns: [], sensitivity: 'sensitive' },
+  ]);
   await publishDefinitions(state, registry);
   const put = (id: string, spec: unknown, labels: Record<string, string> = {}) =>
     state.create(newResource('runtime', SVC, id, spec, { labels }), { owner: 'ServiceController' });
@@ -23,14 +26,20 @@ async function setup() {
 }
 
 describe('wire resources', () => {
-  it('metadata with the version as a string, the spec as YAML and an empty proto_spec', async () => {
-    const { state } = await setup();
+  it('metadata with the version as a string, the spec as YAML and as its proto message', async () => {
+    const { state, registry } = await setup();
     const r = await state.get('runtime', SVC, 'apid');
-    const w = toWireResource(r);
+    const w = toWireResource(r, registry.get(SVC));
     expect(w.metadata).toMatchObject({ namespace: 'runtime', type: SVC, id: 'apid', version: '1', owner: 'ServiceController', phase: 'running', labels: { tier: 'api' } });
-    expect(w.metadata.created).toEqual({ seconds: Math.floor(r.metadata.created.getTime() / 1000), nanos: (r.metadata.created.getTime() % 1000) * 1e6 });
-    expect(YAML.parse(w.spec.yaml_spec)).toEqual({ running: true, healthy: true, unknown: false });
-    expect(w.spec.proto_spec.length).toBe(0);
+    expect(w.metadata!.created).toEqual({ seconds: Math.floor(r.metadata.created.getTime() / 1000), nanos: (r.metadata.created.getTime() % 1000) * 1e6 });
+    expect(YAML.parse(w.spec!.yaml_spec!)).toEqual({ running: true, healthy: true, unknown: false });
+    // ServiceSpec { running = 1, healthy = 2, unknown = 3 }: true, true, false (left out).
+    expect([...(w.spec!.proto_spec as Buffer)]).toEqual([0x08, 1, 0x10, 1]);
+  });
+
+  it('a type without a definition goes as YAML only', async () => {
+    const w = toWireResource(newResource('runtime', 'Others.bronze.dev', 'x', { a: 1 }), undefined);
+    expect(w.spec).toEqual({ yaml_spec: 'a: 1\n', proto_spec: Buffer.alloc(0) });
   });
 });
 
@@ -46,7 +55,7 @@ describe('label and id queries', () => {
     expect(matchTerm(labels, { key: 'rank', op: 'LT_NUMERIC', value: ['9'] })).toBe(false);
     expect(matchTerm(labels, { key: 'rank', op: 'LTE_NUMERIC', value: ['10'] })).toBe(true);
     expect(matchTerm(labels, { key: 'missing', op: 'LT', value: ['z'] })).toBe(false);
-    expect(matchTerm(labels, { key: 'x', op: 1 })).toBe(false); // numeric enum: EQUAL
+    expect(matchTerm(labels, { key: 'x', op: 1 as never })).toBe(false); // numeric enum: EQUAL
   });
 
   it('an invalid id regexp is INVALID_ARGUMENT', () => {
@@ -72,7 +81,7 @@ describe('cosi.resource.State handlers', () => {
     expect(ids(await collect(h.List, { namespace: 'runtime', type: 'svc' }))).toEqual(['apid', 'udevd']);
     expect(ids(await collect(h.List, { type: 'svc', options: { label_query: [{ terms: [{ key: 'tier', op: 'EQUAL', value: ['base'] }] }] } }))).toEqual(['udevd']);
     expect(ids(await collect(h.List, { type: 'svc', options: { id_query: { regexp: '^a' } } }))).toEqual(['apid']);
-    expect(ids(await collect(h.List, { type: 'rd' }))).toContain('services.bronze.dev');
+    expect(ids(await collect(h.List, { type: 'rd' }))).toContain('services.v1alpha1.talos.dev');
     expect(await collect(h.List, { namespace: 'other', type: 'svc' })).toEqual([]);
   });
 
@@ -84,15 +93,17 @@ describe('cosi.resource.State handlers', () => {
       if (roles) m.set('bronze-role', roles);
       return m;
     };
-    const link = { metadata: { namespace: 'network', type: 'Links.net.bronze.dev', id: 'eth0', labels: { a: 'b' } }, spec: { yaml_spec: 'mtu: 1500\n' } };
+    const spec = (mtu: number) => ({ index: 2, type: 'ether', linkIndex: 0, flags: 'UP', hardwareAddr: '', permanentAddr: '', broadcastAddr: '', mtu, queueDisc: '', operationalState: 'up', kind: '', slaveKind: '', linkState: true });
+    const link = { metadata: { namespace: 'network', type: LINK_STATUS_TYPE, id: 'eth0', labels: { a: 'b' } }, spec: { yaml_spec: YAML.stringify(spec(1500)) } };
     await callUnary(h.Create, { resource: link }, md('networkd'));
-    expect((await state.get('network', 'Links.net.bronze.dev', 'eth0')).spec).toEqual({ mtu: 1500 });
-    await callUnary(h.Update, { new_resource: { ...link, spec: { yaml_spec: 'mtu: 9000\n' } } }, md('networkd'));
-    expect((await state.get('network', 'Links.net.bronze.dev', 'eth0')).spec).toEqual({ mtu: 9000 });
-    await expect(callUnary(h.Update, { new_resource: link }, md('udevd'))).rejects.toMatchObject({ code: 7, message: expect.stringMatching(/udevd may not write Links/) });
+    expect((await state.get('network', LINK_STATUS_TYPE, 'eth0')).spec).toEqual(spec(1500));
+    await callUnary(h.Update, { new_resource: { ...link, spec: { yaml_spec: YAML.stringify(spec(9000)) } } }, md('networkd'));
+    expect((await state.get('network', LINK_STATUS_TYPE, 'eth0')).spec).toEqual(spec(9000));
+    await expect(callUnary(h.Update, { new_resource: link }, md('udevd'))).rejects.toMatchObject({ code: 7, message: expect.stringMatching(/udevd may not write LinkStatuses/) });
     await expect(callUnary(h.Create, { resource: link }, md('networkd', 'os:admin'))).rejects.toMatchObject({ code: 7, message: 'resources are read-only through the API' });
-    await callUnary(h.Destroy, { namespace: 'network', type: 'Links.net.bronze.dev', id: 'eth0' }, md('networkd'));
-    await expect(state.get('network', 'Links.net.bronze.dev', 'eth0')).rejects.toThrow(/not found/);
+    await expect(callUnary(h.Create, { resource: { ...link, metadata: { ...link.metadata, type: SVC } } }, md('machined'))).rejects.toMatchObject({ code: 7 });
+    await callUnary(h.Destroy, { namespace: 'network', type: LINK_STATUS_TYPE, id: 'eth0' }, md('networkd'));
+    await expect(state.get('network', LINK_STATUS_TYPE, 'eth0')).rejects.toThrow(/not found/);
   });
 
   it('writes without a daemon owner are PERMISSION_DENIED', async () => {
@@ -185,7 +196,6 @@ describe('cosi.resource.State handlers', () => {
   it('Watch: a watcher that falls behind gets ERRORED and the call ends ABORTED', async () => {
     const state = new MemoryState({ watchQueueSize: 2 });
     const registry = new DefinitionRegistry();
-    registerDefinitions(registry, bronzeDefinitions);
     const h = resourceHandlers({ state, registry });
     const s = callStream(h.Watch, { type: 'svc', options: { bootstrap_contents: true }, api_version: 1 });
     while (state.watcherCount() === 0) await new Promise((r) => setImmediate(r));

@@ -1,10 +1,11 @@
 // cosi.resource.State over machined's State: Get, List and Watch; the writes are refused
 // (resources are read-only through the API; daemons write through their own channel).
 //
-// The requested type is resolved through the DefinitionRegistry, so any name `get` accepts
-// works ('svc', 'services', 'Service', 'Services.bronze.dev'); an empty namespace means the
-// type's default one. Replies carry the canonical type, the version as a decimal string, and
-// the spec as YAML text (yaml_spec) with an empty proto_spec.
+// The requested type is resolved through the DefinitionRegistry as a Talos client resolves it,
+// so any name `get` accepts works ('svc', 'services', 'Service', 'Services.v1alpha1.talos.dev');
+// an empty namespace means the type's default one. Replies carry the canonical type, the version
+// as a decimal string, and the spec both ways Talos sends it: yaml_spec, the YAML form, and
+// proto_spec, the spec encoded with its definition's message (src/contract/resources/).
 //
 // Watch follows COSI: a watch of one id sends that resource's current state first (a
 // DESTROYED tombstone when it does not exist), a kind watch sends the current resources only
@@ -14,40 +15,37 @@
 // the bootstrap in one reply. Label and id queries filter List and kind watches (an update that
 // moves a resource out of, or into, the selection is sent as DESTROYED, or CREATED).
 //
-// Sensitive types (definition.sensitive) are shown only to admins: apid passes the caller's
+// Sensitive types (definition.sensitivity) are shown only to admins: apid passes the caller's
 // roles in the `bronze-role` call metadata; a call without it comes over machined's local
 // socket and is trusted as admin, as Talos does for its local callers.
 
 import * as grpc from '@grpc/grpc-js';
-import YAML from 'yaml';
-import type { DefinitionRegistry, ResourceDefinition } from '../../state/definitions.ts';
+import type { ResourceDefinition } from '../../contract/resources/definition.ts';
+import { AmbiguousResourceTypeError, type DefinitionRegistry, OWNER_METADATA_KEY } from '../../contract/resources/registry.ts';
+import { protoSpec, specFromYaml, yamlSpec } from '../../contract/resources/wire.ts';
+import type { Resource as WireResource } from '../../contract/wire/cosi/resource/Resource.ts';
+import type { Event as WireEvent } from '../../contract/wire/cosi/resource/Event.ts';
+import type { ListRequest__Output as ListRequest } from '../../contract/wire/cosi/resource/ListRequest.ts';
+import type { GetRequest__Output as GetRequest } from '../../contract/wire/cosi/resource/GetRequest.ts';
+import type { WatchRequest__Output as WatchRequest } from '../../contract/wire/cosi/resource/WatchRequest.ts';
+import type { CreateRequest__Output as CreateRequest } from '../../contract/wire/cosi/resource/CreateRequest.ts';
+import type { UpdateRequest__Output as UpdateRequest } from '../../contract/wire/cosi/resource/UpdateRequest.ts';
+import type { DestroyRequest__Output as DestroyRequest } from '../../contract/wire/cosi/resource/DestroyRequest.ts';
+import type { Resource__Output as WireResourceIn } from '../../contract/wire/cosi/resource/Resource.ts';
+import type { LabelTerm__Output as WireLabelTerm } from '../../contract/wire/cosi/resource/LabelTerm.ts';
+import type { LabelQuery__Output as WireLabelQuery } from '../../contract/wire/cosi/resource/LabelQuery.ts';
 import { ConflictError, NotFoundError, OwnerConflictError, PhaseConflictError, newResource, type Resource } from '../../state/resource.ts';
 import type { State, WatchEvent } from '../../state/state.ts';
-import { ApiError, invalidArgument, permissionDenied, serverStream, toTimestamp, unary, type Timestamp } from './common.ts';
-import { OWNER_METADATA_KEY, TYPE_OWNERS, mayWrite } from '../../contract/owners.ts';
+import { ApiError, invalidArgument, permissionDenied, serverStream, toTimestamp, unary } from './common.ts';
+
+export type { WireResource };
 
 /** gRPC metadata key in which apid passes the caller's roles (one value per role). */
 export const ROLE_METADATA_KEY = 'bronze-role';
 export const READ_ONLY_MESSAGE = 'resources are read-only through the API';
 
-export interface WireResource {
-  metadata: {
-    namespace: string;
-    type: string;
-    id: string;
-    version: string;
-    owner: string;
-    phase: string;
-    created?: Timestamp;
-    updated?: Timestamp;
-    finalizers: string[];
-    labels: Record<string, string>;
-    annotations: Record<string, string>;
-  };
-  spec: { proto_spec: Buffer; yaml_spec: string };
-}
-
-export function toWireResource(r: Resource): WireResource {
+/** A resource as COSI sends it; `def` is its type's definition (none: YAML only). */
+export function toWireResource(r: Resource, def: ResourceDefinition | undefined): WireResource {
   const m = r.metadata;
   return {
     metadata: {
@@ -61,9 +59,9 @@ export function toWireResource(r: Resource): WireResource {
       updated: toTimestamp(m.updated),
       finalizers: [...m.finalizers],
       labels: { ...m.labels },
-      annotations: { ...m.annotations },
+      annotations: { ...def?.annotations, ...m.annotations },
     },
-    spec: { proto_spec: Buffer.alloc(0), yaml_spec: YAML.stringify(r.spec ?? null) },
+    spec: { proto_spec: protoSpec(def, r.spec), yaml_spec: yamlSpec(def, r.spec) },
   };
 }
 
@@ -78,20 +76,9 @@ function tombstone(namespace: string, type: string, id: string): WireResource {
 // ---------------------------------------------------------------------------------------------
 // Label and id queries (COSI semantics).
 
-export interface WireLabelTerm {
-  key?: string;
-  op?: string | number;
-  value?: string[];
-  invert?: boolean;
-}
-
-export interface WireLabelQuery {
-  terms?: WireLabelTerm[];
-}
-
 const OPS = ['EXISTS', 'EQUAL', 'NOT_EXISTS', 'IN', 'LT', 'LTE', 'LT_NUMERIC', 'LTE_NUMERIC'] as const;
 
-export function matchTerm(labels: Record<string, string>, term: WireLabelTerm): boolean {
+export function matchTerm(labels: Record<string, string>, term: Partial<WireLabelTerm> & { op?: string | number }): boolean {
   const op = typeof term.op === 'number' ? OPS[term.op] : (term.op ?? 'EXISTS');
   const key = term.key ?? '';
   const has = Object.hasOwn(labels, key);
@@ -131,7 +118,7 @@ export function matchTerm(labels: Record<string, string>, term: WireLabelTerm): 
 }
 
 /** A filter from List/Watch options: every term of a query must hold; any query may. */
-export function resourceFilter(opts: { label_query?: WireLabelQuery[] | WireLabelQuery; id_query?: { regexp?: string } | null } | null | undefined): (r: Resource) => boolean {
+export function resourceFilter(opts: { label_query?: Array<Partial<WireLabelQuery>> | Partial<WireLabelQuery>; id_query?: { regexp?: string } | null } | null | undefined): (r: Resource) => boolean {
   const raw = opts?.label_query;
   const queries = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
   const nonEmpty = queries.filter((q) => (q.terms ?? []).length > 0);
@@ -165,15 +152,6 @@ function callerRoles(call: { metadata?: grpc.Metadata }): string[] | undefined {
   return values.flatMap((v) => String(v).split(',')).map((r) => r.trim());
 }
 
-const EVENT_TYPE = { created: 'CREATED', updated: 'UPDATED', destroyed: 'DESTROYED', bootstrapped: 'BOOTSTRAPPED', errored: 'ERRORED' } as const;
-
-interface WireEvent {
-  resource?: WireResource;
-  event_type: (typeof EVENT_TYPE)[keyof typeof EVENT_TYPE];
-  old?: WireResource;
-  error?: string;
-}
-
 export interface ResourceHandlers extends grpc.UntypedServiceImplementation {
   Get: grpc.handleUnaryCall<any, any>;
   List: grpc.handleServerStreamingCall<any, any>;
@@ -188,16 +166,23 @@ export function resourceHandlers(deps: ResourceApiDeps): ResourceHandlers {
 
   const resolve = (type: string | undefined, namespace: string | undefined, call: { metadata?: grpc.Metadata }): { def: ResourceDefinition; namespace: string } => {
     if (!type) throw invalidArgument('resource type is required');
-    const def = registry.resolve(type);
-    if (def.sensitive) {
+    let def: ResourceDefinition;
+    try {
+      def = registry.resolve(type);
+    } catch (err) {
+      if (err instanceof AmbiguousResourceTypeError) throw invalidArgument(err.message);
+      throw err;
+    }
+    if (def.sensitivity === 'sensitive') {
       const roles = callerRoles(call);
       if (roles !== undefined && !roles.includes('os:admin')) throw permissionDenied(`resources of type ${def.type} are only shown to os:admin`);
     }
     return { def, namespace: namespace || def.defaultNamespace };
   };
+  const wire = (r: Resource): WireResource => toWireResource(r, registry.get(r.metadata.type));
 
   // Writes: never through apid (which always sets the caller's roles); a local daemon names
-  // itself and may write only the types it owns (src/contract/owners.ts).
+  // itself and may write only the types it owns (the definitions' owner).
   const writerOf = (call: { metadata?: grpc.Metadata }): string => {
     const owner = String(call.metadata?.get(OWNER_METADATA_KEY)[0] ?? '');
     if (callerRoles(call) !== undefined || !owner) throw permissionDenied(READ_ONLY_MESSAGE);
@@ -205,14 +190,14 @@ export function resourceHandlers(deps: ResourceApiDeps): ResourceHandlers {
   };
   const mayWriteType = (owner: string, type: string | undefined): void => {
     if (!type) throw invalidArgument('resource type is required');
-    if (!mayWrite(owner, type)) throw permissionDenied(`${owner} may not write ${type} (owner: ${TYPE_OWNERS[type] ?? 'none'})`);
+    if (!registry.mayWrite(owner, type)) throw permissionDenied(`${owner} may not write ${type} (owner: ${registry.ownerOf(type) ?? 'none'})`);
   };
-  const fromWire = (w: Partial<WireResource> | undefined): { namespace: string; type: string; id: string; labels: Record<string, string>; spec: unknown } => {
+  const fromWire = (w: Partial<WireResourceIn> | null | undefined): { namespace: string; type: string; id: string; labels: Record<string, string>; spec: unknown } => {
     const m = w?.metadata;
     if (!m?.namespace || !m.type || !m.id) throw invalidArgument('resource metadata needs namespace, type and id');
     let spec: unknown = null;
     try {
-      spec = w?.spec?.yaml_spec ? YAML.parse(w.spec.yaml_spec) : null;
+      spec = specFromYaml(registry.get(m.type), w?.spec?.yaml_spec ?? '');
     } catch (err) {
       throw invalidArgument(`spec: not YAML: ${(err as Error).message}`);
     }
@@ -225,33 +210,23 @@ export function resourceHandlers(deps: ResourceApiDeps): ResourceHandlers {
   };
 
   return {
-    Get: unary(async (req: { namespace?: string; type?: string; id?: string }, call) => {
+    Get: unary(async (req: Partial<GetRequest>, call) => {
       const { def, namespace } = resolve(req.type, req.namespace, call);
       if (!req.id) throw invalidArgument('resource id is required');
-      return { resource: toWireResource(await state.get(namespace, def.type, req.id)) };
+      return { resource: wire(await state.get(namespace, def.type, req.id)) };
     }),
 
-    List: serverStream(async (req: { namespace?: string; type?: string; options?: { label_query?: WireLabelQuery[]; id_query?: { regexp?: string } } }, stream, call) => {
+    List: serverStream(async (req: Partial<ListRequest>, stream, call) => {
       const { def, namespace } = resolve(req.type, req.namespace, call);
       const keep = resourceFilter(req.options);
       for (const r of await state.list(namespace, def.type)) {
         if (stream.closed) return;
-        if (keep(r)) await stream.send({ resource: toWireResource(r) });
+        if (keep(r)) await stream.send({ resource: wire(r) });
       }
     }),
 
     Watch: serverStream(
-      async (
-        req: {
-          namespace?: string;
-          type?: string;
-          id?: string | null;
-          options?: { bootstrap_contents?: boolean; tail_events?: number; aggregated?: boolean; label_query?: WireLabelQuery[]; id_query?: { regexp?: string }; start_from_bookmark?: Buffer | null } | null;
-          api_version?: number;
-        },
-        stream,
-        call,
-      ) => {
+      async (req: Partial<Omit<WatchRequest, 'options'>> & { options?: Partial<NonNullable<WatchRequest['options']>> | null }, stream, call) => {
         const { def, namespace } = resolve(req.type, req.namespace, call);
         const opts = req.options ?? {};
         if ((opts.tail_events ?? 0) !== 0) throw new ApiError(grpc.status.UNIMPLEMENTED, 'tail_events is not supported: machined keeps no resource event history');
@@ -280,18 +255,18 @@ export function resourceHandlers(deps: ResourceApiDeps): ResourceHandlers {
             case 'created':
               if (keep(ev.resource)) {
                 sentInitial = true;
-                await emit({ resource: toWireResource(ev.resource), event_type: 'CREATED' });
+                await emit({ resource: wire(ev.resource), event_type: 'CREATED' });
               }
               break;
             case 'destroyed':
-              if (keep(ev.resource)) await emit({ resource: toWireResource(ev.resource), event_type: 'DESTROYED' });
+              if (keep(ev.resource)) await emit({ resource: wire(ev.resource), event_type: 'DESTROYED' });
               break;
             case 'updated': {
               const was = keep(ev.old);
               const is = keep(ev.resource);
-              if (was && is) await emit({ resource: toWireResource(ev.resource), old: toWireResource(ev.old), event_type: 'UPDATED' });
-              else if (is) await emit({ resource: toWireResource(ev.resource), event_type: 'CREATED' });
-              else if (was) await emit({ resource: toWireResource(ev.old), event_type: 'DESTROYED' });
+              if (was && is) await emit({ resource: wire(ev.resource), old: wire(ev.old), event_type: 'UPDATED' });
+              else if (is) await emit({ resource: wire(ev.resource), event_type: 'CREATED' });
+              else if (was) await emit({ resource: wire(ev.old), event_type: 'DESTROYED' });
               break;
             }
             case 'bootstrapped':
@@ -311,22 +286,22 @@ export function resourceHandlers(deps: ResourceApiDeps): ResourceHandlers {
       },
     ),
 
-    Create: unary(async (req: { resource?: WireResource }, call) => {
+    Create: unary(async (req: Partial<CreateRequest>, call) => {
       const owner = writerOf(call);
       const r = fromWire(req.resource);
       mayWriteType(owner, r.type);
       const created = await state.create(newResource(r.namespace, r.type, r.id, r.spec, { labels: r.labels }), { owner }).catch(asApiError);
-      return { resource: toWireResource(created) };
+      return { resource: wire(created) };
     }),
-    Update: unary(async (req: { new_resource?: WireResource }, call) => {
+    Update: unary(async (req: Partial<UpdateRequest>, call) => {
       const owner = writerOf(call);
       const r = fromWire(req.new_resource);
       mayWriteType(owner, r.type);
       const current = await state.get(r.namespace, r.type, r.id).catch(asApiError);
       const updated = await state.update({ ...current, spec: r.spec, metadata: { ...current.metadata, labels: r.labels } }, { owner }).catch(asApiError);
-      return { resource: toWireResource(updated) };
+      return { resource: wire(updated) };
     }),
-    Destroy: unary(async (req: { namespace?: string; type?: string; id?: string }, call) => {
+    Destroy: unary(async (req: Partial<DestroyRequest>, call) => {
       const owner = writerOf(call);
       mayWriteType(owner, req.type);
       if (!req.namespace || !req.id) throw invalidArgument('namespace and id are required');

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceClient } from '../../contract/protos.ts';
 import { healthChecker } from '../../daemon/health-client.ts';
 import { ControllerRuntime } from '../../state/controller.ts';
-import { DefinitionRegistry, bronzeDefinitions, publishDefinitions, registerDefinitions } from '../../state/definitions.ts';
+import { DefinitionRegistry } from '../../contract/resources/registry.ts';
+import { publishDefinitions } from '../meta.ts';
 import { MemoryState } from '../../state/memory.ts';
 import { serviceController } from '../controllers/services.ts';
 import { Supervisor } from '../supervisor.ts';
@@ -134,7 +135,6 @@ describe('machined API over a real unix socket', () => {
 
     const state = new MemoryState();
     const registry = new DefinitionRegistry();
-    registerDefinitions(registry, bronzeDefinitions);
     await publishDefinitions(state, registry);
     runtime = new ControllerRuntime(state, { log: { info() {}, warn() {}, error() {} } });
     runtime.register(serviceController(supervisor));
@@ -306,7 +306,7 @@ describe('machined API over a real unix socket', () => {
   it('cosi List of "services" by alias; Get; writes refused', async () => {
     const list = await collect(cosi, 'List', { namespace: 'runtime', type: 'services' });
     expect(list.map((r) => r.resource.metadata.id)).toEqual(['machined', 'sleeper', 'ticker']);
-    expect(list[2].resource.metadata).toMatchObject({ type: 'Services.bronze.dev', owner: 'ServiceController', phase: 'running' });
+    expect(list[2].resource.metadata).toMatchObject({ type: 'Services.v1alpha1.talos.dev', owner: 'ServiceController', phase: 'running' });
     expect(YAML.parse(list[2].resource.spec.yaml_spec)).toEqual({ running: true, healthy: true, unknown: false });
     const got = await unary(cosi, 'Get', { namespace: 'runtime', type: 'svc', id: 'ticker' });
     expect(got.resource.metadata.id).toBe('ticker');

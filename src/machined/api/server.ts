@@ -12,7 +12,7 @@ import * as grpc from '@grpc/grpc-js';
 import { serviceDefinition } from '../../contract/protos.ts';
 import { socketPath } from '../../contract/paths.ts';
 import { versionReply } from '../../daemon/serve.ts';
-import type { DefinitionRegistry } from '../../state/definitions.ts';
+import type { DefinitionRegistry } from '../../contract/resources/registry.ts';
 import type { State } from '../../state/state.ts';
 import { unary, unavailable } from './common.ts';
 import { containersHandlers } from './containers.ts';
@@ -104,7 +104,10 @@ export async function startMachinedApi(deps: MachinedApiDeps): Promise<MachinedA
       return { messages: [await deps.generateClientConfiguration(req)] };
     }),
     ...sysinfoHandlers({ procRoot: deps.procRoot }),
-    ...serviceHandlers(deps.supervisor),
+    ...serviceHandlers(deps.supervisor, {
+      afterReplyMs: deps.powerDelayMs,
+      onError: (err) => deps.onError?.(`service request failed: ${err instanceof Error ? err.message : String(err)}`),
+    }),
     ...logsHandlers({ supervisor: deps.supervisor, log: deps.log }),
     ...dmesgHandlers({ kmsgPath: deps.kmsgPath }),
     ...eventsHandlers(deps.events),

@@ -6,8 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ControllerRuntime } from '../../state/controller.ts';
 import { MemoryState } from '../../state/memory.ts';
 import { newResource } from '../../state/resource.ts';
+import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, type MachineConfigSpec } from '../../contract/resources/machine-config.ts';
+import { machineConfigSpec } from '../../contract/resources/machine-config-text.ts';
 import YAML from 'yaml';
-import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, type MachineConfigSpec } from './machineconfig.ts';
 import { kernelParamController, procSys } from './sysctls.ts';
 import { filesController } from './files.ts';
 import { envController } from './env.ts';
@@ -47,7 +48,7 @@ describe('config controllers', () => {
 
   async function publish(state: MemoryState, text: string, documents: MachineConfigSpec['documents'] = []) {
     // The controllers read the published spec; these partial configurations are not whole ones.
-    const spec: MachineConfigSpec = { v1alpha1: YAML.parse(text), documents, warnings: [] };
+    const spec: MachineConfigSpec = { v1alpha1: YAML.parse(text), documents };
     const existing = await state.get(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID).catch(() => undefined);
     if (existing) await state.update({ ...existing, spec }, { owner: 'machined' });
     else await state.create(newResource(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID, spec), { owner: 'machined' });
@@ -66,11 +67,11 @@ describe('config controllers', () => {
     await publish(state, 'version: v1alpha1\nmachine:\n  sysctls:\n    net.ipv4.ip_forward: "1"\n    vm.swappiness: "10"\n');
     await until(() => fs.readFileSync(path.join(dir!, 'vm/swappiness'), 'utf8') === '10');
     expect(fs.readFileSync(path.join(dir, 'net/ipv4/ip_forward'), 'utf8')).toBe('1');
-    await until(async () => (await state.list('runtime', 'KernelParamStatuses.runtime.bronze.dev')).length === 2);
-    expect((await state.get('runtime', 'KernelParamStatuses.runtime.bronze.dev', 'vm.swappiness')).spec).toEqual({ current: '10', default: '60', unsupported: false });
+    await until(async () => (await state.list('runtime', 'KernelParamStatuses.runtime.talos.dev')).length === 2);
+    expect((await state.get('runtime', 'KernelParamStatuses.runtime.talos.dev', 'vm.swappiness')).spec).toEqual({ current: '10', default: '60', unsupported: false });
     await publish(state, 'version: v1alpha1\nmachine:\n  sysctls:\n    net.ipv4.ip_forward: "1"\n');
     await until(() => fs.readFileSync(path.join(dir!, 'vm/swappiness'), 'utf8') === '60');
-    await until(async () => (await state.list('runtime', 'KernelParamStatuses.runtime.bronze.dev')).length === 1);
+    await until(async () => (await state.list('runtime', 'KernelParamStatuses.runtime.talos.dev')).length === 1);
   });
 
   it('merges SysctlConfig documents over machine.sysctls, and writes slashed keys as paths', async () => {

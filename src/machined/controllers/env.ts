@@ -1,7 +1,7 @@
 // EnvController: machine.env is the environment of every supervised service (on top of the
 // one machined gives them); a service whose environment changes restarts to take it.
 import type { Controller } from '../../state/controller.ts';
-import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, type MachineConfigSpec } from './machineconfig.ts';
+import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, type MachineConfigSpec } from '../../contract/resources/machine-config.ts';
 
 export interface EnvTarget {
   list(): Array<{ id: string }>;

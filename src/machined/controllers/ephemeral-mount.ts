@@ -2,7 +2,7 @@
 // (Talos's `mount.disableAccessTime`: noatime). /var is always nosuid and nodev (Talos's
 // `mount.secure`, which validation takes only as true); this remounts it when the options change.
 import type { Controller } from '../../state/controller.ts';
-import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, type MachineConfigSpec } from './machineconfig.ts';
+import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, type MachineConfigSpec } from '../../contract/resources/machine-config.ts';
 
 /** Remounts `target` with these mount(2) flags (MS_REMOUNT is added by the caller's implementation). */
 export type Remount = (target: string, noatime: boolean) => void;

@@ -10,7 +10,7 @@ import type { Logger } from '../../lib/log.ts';
 import type { Controller } from '../../state/controller.ts';
 import { parseByteSize } from '../../config/fields.ts';
 import { parseGoDuration } from '../../config/formats.ts';
-import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, type MachineConfigSpec } from './machineconfig.ts';
+import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, type MachineConfigSpec } from '../../contract/resources/machine-config.ts';
 
 /** Talos's default interval: a week. */
 export const DEFAULT_TRIM_INTERVAL_MS = 168 * 3_600_000;

@@ -1,4 +1,4 @@
-// ServiceController: mirrors the supervisor's services into Services.bronze.dev resources
+// ServiceController: mirrors the supervisor's services into Services.v1alpha1.talos.dev resources
 // (namespace runtime, id = service id, spec { running, healthy, unknown }), so that
 // `get services` and watches see them. machined itself is listed too (running, health
 // unknown), as in Talos. Stopped, waiting or failed services stay listed with running false.
@@ -9,19 +9,13 @@
 // happened before the pass), then makes the resources match supervisor.list().
 
 import type { Controller, ControllerContext } from '../../state/controller.ts';
-import { servicesDefinition } from '../../state/definitions.ts';
+import { type ServiceSpec, serviceDefinition } from '../../contract/resources/service.ts';
 import type { ServiceEvent, ServiceInfo } from '../supervisor.ts';
 
 export const SERVICE_CONTROLLER = 'ServiceController';
-export const SERVICES_NAMESPACE = servicesDefinition.defaultNamespace;
-export const SERVICES_TYPE = servicesDefinition.type;
-
-export interface ServiceSpec {
-  running: boolean;
-  healthy: boolean;
-  /** Health not known: no health check, or none finished yet for this process. */
-  unknown: boolean;
-}
+export const SERVICES_NAMESPACE = serviceDefinition.defaultNamespace;
+export const SERVICES_TYPE = serviceDefinition.type;
+export type { ServiceSpec };
 
 /** What the controller needs of the supervisor. */
 export interface ServiceStatusSource {

@@ -1,23 +1,11 @@
 // KernelParamController: makes the kernel parameters (machine.sysctls) what the configuration
-// says, and publishes each as runtime/KernelParamStatuses.runtime.bronze.dev. A parameter
+// says, and publishes each as runtime/KernelParamStatuses.runtime.talos.dev. A parameter
 // dropped from the configuration gets back the value it had before Bronze first set it.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Controller } from '../../state/controller.ts';
-import type { ResourceDefinition } from '../../state/definitions.ts';
-import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, type MachineConfigSpec } from './machineconfig.ts';
-
-export const kernelParamDefinition: ResourceDefinition = {
-  type: 'KernelParamStatuses.runtime.bronze.dev',
-  displayType: 'KernelParamStatus',
-  aliases: ['kernelparamstatus', 'kernelparamstatuses', 'kps', 'sysctls'],
-  defaultNamespace: 'runtime',
-  printColumns: [
-    { name: 'Current', jsonPath: '{.current}' },
-    { name: 'Default', jsonPath: '{.default}' },
-    { name: 'Unsupported', jsonPath: '{.unsupported}' },
-  ],
-};
+import { kernelParamStatusDefinition as kernelParamDefinition, type KernelParamStatusSpec } from '../../contract/resources/kernel-param-status.ts';
+import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, type MachineConfigSpec } from '../../contract/resources/machine-config.ts';
 
 export interface KernelParams {
   read(key: string): string | undefined;
@@ -63,7 +51,8 @@ export function kernelParamController(params: KernelParams): Controller {
           ctx.log.warn(`sysctl ${key}=${value}: ${(err as Error).message}`);
         }
         if (before !== value && !unsupported) ctx.log.info(`sysctl ${key}: ${before ?? '?'} → ${value}`);
-        await ctx.state.apply('runtime', kernelParamDefinition.type, key, { current: params.read(key) ?? '', default: defaults.get(key) ?? '', unsupported });
+        const spec: KernelParamStatusSpec = { current: params.read(key) ?? '', default: defaults.get(key) ?? '', unsupported };
+        await ctx.state.apply('runtime', kernelParamDefinition.type, key, spec);
       }
       for (const r of await ctx.state.list('runtime', kernelParamDefinition.type)) {
         const key = r.metadata.id;

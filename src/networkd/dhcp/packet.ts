@@ -6,7 +6,7 @@
 //
 // Decoding never trusts the packet: every length is checked and anything inconsistent throws
 // MalformedPacketError, which the client counts and drops.
-import { bytesToIp, ipToBytes, netmaskToPrefix } from '../ip.ts';
+import { bytesToIp, ipToBytes, netmaskToPrefix } from '../../lib/ip.ts';
 
 export class MalformedPacketError extends Error {
   override name = 'MalformedPacketError';

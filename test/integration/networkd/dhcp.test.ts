@@ -97,17 +97,17 @@ describe('DHCP against dnsmasq, between network namespaces', () => {
 
   it('publishes links, addresses, routes, resolvers, hostname and time servers, and writes resolv.conf and hosts', async () => {
     const resources = async (type: string) => Object.fromEntries((await agent.call<any[]>('manager.resources', { type })).map((r) => [r.id, r.spec]));
-    const links = await resources('Links.net.bronze.dev');
-    expect(links.vc).toMatchObject({ kind: 'veth', mtu: 1400, up: true, hardwareAddr: CLIENT_MAC, type: 'ether' });
-    expect(links.lo).toMatchObject({ type: 'loopback', up: true });
-    const addresses = await resources('AddressStatuses.net.bronze.dev');
+    const links = await resources('LinkStatuses.net.talos.dev');
+    expect(links.vc).toMatchObject({ kind: 'veth', mtu: 1400, flags: expect.stringMatching(/^UP,/), hardwareAddr: CLIENT_MAC, type: 'ether' });
+    expect(links.lo).toMatchObject({ type: 'loopback', flags: expect.stringMatching(/^UP,LOOPBACK/) });
+    const addresses = await resources('AddressStatuses.net.talos.dev');
     expect(addresses[`vc/${address}/24`]).toMatchObject({ address: `${address}/24`, linkName: 'vc', family: 'inet4', scope: 'global' });
-    const routes = await resources('RouteStatuses.net.bronze.dev');
-    expect(routes['inet4/10.99.0.1//1024']).toMatchObject({ destination: '', gateway: '10.99.0.1', outLinkName: 'vc', protocol: 'dhcp', table: 'main' });
-    expect(await resources('ResolverStatuses.net.bronze.dev')).toEqual({ resolvers: { dnsServers: ['10.99.0.53', '10.99.0.54'], searchDomains: ['bronze.test'] } });
-    expect(await resources('HostnameStatuses.net.bronze.dev')).toEqual({ hostname: { hostname: 'node-a', domainname: 'bronze.test' } });
-    expect(await resources('TimeServerStatuses.net.bronze.dev')).toEqual({ timeservers: { timeServers: ['10.99.0.123'] } });
-    expect((await resources('NodeAddresses.net.bronze.dev')).default).toEqual({ addresses: [`${address}/24`] });
+    const routes = await resources('RouteStatuses.net.talos.dev');
+    expect(routes['inet4/10.99.0.1//1024']).toMatchObject({ dst: '', gateway: '10.99.0.1', outLinkName: 'vc', protocol: 'dhcp', table: 'main' });
+    expect(await resources('ResolverStatuses.net.talos.dev')).toEqual({ resolvers: { dnsServers: ['10.99.0.53', '10.99.0.54'], searchDomains: ['bronze.test'] } });
+    expect(await resources('HostnameStatuses.net.talos.dev')).toEqual({ hostname: { hostname: 'node-a', domainname: 'bronze.test' } });
+    expect(await resources('TimeServerStatuses.net.talos.dev')).toEqual({ timeservers: { timeServers: ['10.99.0.123'] } });
+    expect((await resources('NodeAddresses.net.talos.dev')).default).toEqual({ addresses: [`${address}/24`] });
     expect(agent.events.some((e) => e.event === 'sethostname' && e.name === 'node-a')).toBe(true);
 
     const resolv = fs.readFileSync(path.join(dir, 'resolv.conf'), 'utf8');

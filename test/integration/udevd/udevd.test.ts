@@ -12,7 +12,10 @@ import { StatePublisher } from '../../../src/daemon/publisher.ts';
 import type { Logger } from '../../../src/lib/log.ts';
 import { initNative } from '../../../src/lib/native.ts';
 import { MemoryState } from '../../../src/state/memory.ts';
-import { BLOCK_DEVICE_TYPE, type BlockDeviceSpec, DISK_TYPE, type DiskSpec } from '../../../src/udevd/definitions.ts';
+import { BLOCK_DEVICE_TYPE } from '../../../src/contract/resources/block-device.ts';
+import { BLOCK_SYMLINK_TYPE, type BlockSymlinkSpec } from '../../../src/contract/resources/block-symlink.ts';
+import { DISCOVERED_VOLUME_TYPE, type DiscoveredVolumeSpec } from '../../../src/contract/resources/discovered-volume.ts';
+import { DISK_TYPE, type DiskSpec } from '../../../src/contract/resources/disk.ts';
 import { encodeLinkName } from '../../../src/udevd/links.ts';
 import { requireTools } from '../../../src/udevd/testimages.ts';
 import { type DeviceFilterInput, Udevd } from '../../../src/udevd/udevd.ts';
@@ -239,42 +242,46 @@ describe('udevd on real loop devices', () => {
     xfsDisk = attach(xfsImage);
     isoDisk = attach(isoImage);
     await waitFor('the four partitions', async () => {
-      const bd = await spec<BlockDeviceSpec>(BLOCK_DEVICE_TYPE, `${disk}p4`);
-      return bd?.partLabel === 'nofs' && (await spec<BlockDeviceSpec>(BLOCK_DEVICE_TYPE, `${disk}p1`))?.fsType === 'ext4';
+      const dv = await spec<DiscoveredVolumeSpec>(DISCOVERED_VOLUME_TYPE, `${disk}p4`);
+      return dv?.partition_label === 'nofs' && (await spec<DiscoveredVolumeSpec>(DISCOVERED_VOLUME_TYPE, `${disk}p1`))?.name === 'ext4';
     });
-    await waitFor('the xfs and iso disks', async () => (await spec<BlockDeviceSpec>(BLOCK_DEVICE_TYPE, xfsDisk))?.fsType === 'xfs' && (await spec<BlockDeviceSpec>(BLOCK_DEVICE_TYPE, isoDisk))?.fsType === 'iso9660');
+    await waitFor(
+      'the xfs and iso disks',
+      async () => (await spec<DiscoveredVolumeSpec>(DISCOVERED_VOLUME_TYPE, xfsDisk))?.name === 'xfs' && (await spec<DiscoveredVolumeSpec>(DISCOVERED_VOLUME_TYPE, isoDisk))?.name === 'iso9660',
+    );
     await udevd.settled();
     log.info(`hot-add seen in ${Date.now() - t0} ms`);
     expect(udevd.stats.received).toBeGreaterThan(0);
 
     // The disk: its GPT and a Disk resource.
     const d = await spec<DiskSpec>(DISK_TYPE, disk);
-    expect(d).toMatchObject({ devPath: `/dev/${disk}`, size: 64 * MiB, readonly: false, transport: '', busPath: '/virtual', prettySize: '67 MB' });
+    expect(d).toMatchObject({ dev_path: `/dev/${disk}`, size: 64 * MiB, readonly: false, bus_path: '/virtual', pretty_size: '67 MB' });
+    expect(d?.transport).toBeUndefined();
     const wantDisk = blkid(`/dev/${disk}`);
-    expect(await spec<BlockDeviceSpec>(BLOCK_DEVICE_TYPE, disk)).toMatchObject({ type: 'disk', ptType: 'gpt', ptUuid: wantDisk.PTUUID });
+    expect(await spec<DiscoveredVolumeSpec>(DISCOVERED_VOLUME_TYPE, disk)).toMatchObject({ type: 'disk', name: 'gpt', uuid: wantDisk.PTUUID });
 
     // Every partition and whole-disk filesystem as blkid sees it, and the links for it.
     for (const name of [...PARTS.map((p) => `${disk}p${p.n}`), xfsDisk, isoDisk]) {
       const want = blkid(`/dev/${name}`);
-      const got = (await spec<BlockDeviceSpec>(BLOCK_DEVICE_TYPE, name))!;
-      expect({ name, fsType: got.fsType, uuid: got.uuid, label: got.label }).toEqual({ name, fsType: want.TYPE, uuid: want.UUID, label: want.LABEL });
+      const got = (await spec<DiscoveredVolumeSpec>(DISCOVERED_VOLUME_TYPE, name))!;
+      expect({ name, fsType: got.name, uuid: got.uuid ?? '', label: got.label ?? '' }).toEqual({ name, fsType: want.TYPE, uuid: want.UUID, label: want.LABEL });
       // Link names encoded exactly as udev encodes them.
       if (got.label) expect(encodeLinkName(got.label)).toBe(want.raw.ID_FS_LABEL_ENC);
       if (got.uuid) expect(encodeLinkName(got.uuid)).toBe(want.raw.ID_FS_UUID_ENC);
-      if (got.partLabel) expect(encodeLinkName(got.partLabel)).toBe(want.raw.ID_PART_ENTRY_NAME);
+      if (got.partition_label) expect(encodeLinkName(got.partition_label)).toBe(want.raw.ID_PART_ENTRY_NAME);
       if (got.type === 'partition') {
-        expect({ name, partLabel: got.partLabel, partUuid: got.partUuid, partType: got.partType }).toEqual({
+        expect({ name, partLabel: got.partition_label, partUuid: got.partition_uuid, partType: got.partition_type }).toEqual({
           name,
           partLabel: want.PART_ENTRY_NAME,
           partUuid: want.PART_ENTRY_UUID,
           partType: want.PART_ENTRY_TYPE,
         });
-        expect(readlink(`by-partuuid/${got.partUuid}`)).toBe(`../../${name}`);
-        expect(readlink(`by-partlabel/${encodeLinkName(got.partLabel)}`)).toBe(`../../${name}`);
+        expect(readlink(`by-partuuid/${got.partition_uuid}`)).toBe(`../../${name}`);
+        expect(readlink(`by-partlabel/${encodeLinkName(got.partition_label!)}`)).toBe(`../../${name}`);
       }
       if (got.uuid) expect(readlink(`by-uuid/${encodeLinkName(got.uuid)}`)).toBe(`../../${name}`);
       if (got.label) expect(readlink(`by-label/${encodeLinkName(got.label)}`)).toBe(`../../${name}`);
-      expect(got.symlinks.length).toBeGreaterThan(0);
+      expect((await spec<BlockSymlinkSpec>(BLOCK_SYMLINK_TYPE, name))!.paths.length).toBeGreaterThan(0);
     }
     expect(readlink('by-label/ext4\\x20data')).toBe(`../../${disk}p1`);
     expect(readlink('by-label/EFI')).toBe(`../../${disk}p2`);
@@ -297,7 +304,7 @@ describe('udevd on real loop devices', () => {
     expect((await state.list('runtime', BLOCK_DEVICE_TYPE)).map((r) => r.metadata.id).sort()).toEqual(
       [disk, ...PARTS.map((p) => `${disk}p${p.n}`), xfsDisk, isoDisk].sort(),
     );
-    expect((await spec<BlockDeviceSpec>(BLOCK_DEVICE_TYPE, `${disk}p2`))?.fsType).toBe('vfat');
+    expect((await spec<DiscoveredVolumeSpec>(DISCOVERED_VOLUME_TYPE, `${disk}p2`))?.name).toBe('vfat');
     expect(readlink('by-label/xfs_whole')).toBe(`../../${xfsDisk}`);
     // The kernel echoes the trigger: one add per device, which udevd recognizes as its own.
     await waitFor('the echo of the coldplug trigger', () => udevd!.stats.received >= 7 && udevd!.stats.received);
@@ -313,6 +320,6 @@ describe('udevd on real loop devices', () => {
       expect(fs.existsSync(full) ? fs.readdirSync(full) : []).toEqual([]);
     }
     // The loop devices themselves remain, empty.
-    expect(await spec<BlockDeviceSpec>(BLOCK_DEVICE_TYPE, disk)).toMatchObject({ size: 0, fsType: '', ptType: '' });
+    expect(await spec<DiscoveredVolumeSpec>(DISCOVERED_VOLUME_TYPE, disk)).toMatchObject({ size: 0, name: '' });
   });
 });

@@ -1,6 +1,7 @@
 // The command line as a whole: usage errors and their exit codes, help, completion scripts
 // (run through a real bash), and the real executable: bin/bronzectl.mjs spawned on the host's
 // Node and on the pinned Node 24 — exit codes, and a clean end of `logs -f` on SIGINT.
+import { AmbiguousResourceTypeError, DefinitionRegistry, RESOURCE_DEFINITIONS } from '../../../src/contract/resources/registry.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
@@ -82,7 +83,30 @@ describe('completion', () => {
     expect(complete(r.out, ['bronzectl', 'logs', '--no'])).toEqual(['--nodes']);
     expect(complete(r.out, ['bronzectl', 'service', 'apid', 're'])).toEqual(['restart']);
     expect(complete(r.out, ['bronzectl', 'get', 'sv'])).toEqual(['svc']);
+    expect(complete(r.out, ['bronzectl', 'get', 'addr'])).toEqual(['address', 'addresses', 'addressstatus', 'addressstatuses']);
     expect(complete(r.out, ['bronzectl', 'gen', 'c'])).toEqual(['config', 'ca', 'csr', 'crt']);
+  });
+
+  it('get: offers every type in the registry (each by a name that resolves to it)', async () => {
+    const r = await cli(ws, ['completion', 'bash']);
+    const offered = complete(r.out, ['bronzectl', 'get', '']);
+    const registry = new DefinitionRegistry();
+    const reached = new Set<string>();
+    for (const name of offered) {
+      try {
+        reached.add(registry.resolve(name).type);
+      } catch (e) {
+        expect(e, name).toBeInstanceOf(AmbiguousResourceTypeError); // 'rs' names two types, as in Talos
+      }
+    }
+    expect([...reached].sort()).toEqual(RESOURCE_DEFINITIONS.map((d) => d.type).sort());
+    expect(offered).toEqual(expect.arrayContaining(['addresses', 'links', 'disks', 'machineconfig', 'mc', 'discoveredvolumes', 'mounts', 'namespaces', 'rd']));
+    const zsh = await cli(ws, ['completion', 'zsh']);
+    const fish = await cli(ws, ['completion', 'fish']);
+    for (const name of offered) {
+      expect(zsh.out).toContain(name);
+      expect(fish.out).toContain(name);
+    }
   });
 
   it('zsh and fish scripts name every command; an unknown shell is a usage error', async () => {

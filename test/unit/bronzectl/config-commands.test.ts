@@ -2,6 +2,8 @@
 // `patch mc` and `edit mc` against a real mTLS server serving the machineconfig resource (COSI Get,
 // per node) and ApplyConfiguration (validating, recording, and keeping what it applied), with
 // $EDITOR set to small shell scripts.
+import { MACHINE_CONFIG_TYPE, machineConfigDefinition } from '../../../src/contract/resources/machine-config.ts';
+import { protoSpec, yamlSpec } from '../../../src/contract/resources/wire.ts';
 import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
@@ -13,7 +15,7 @@ import { formatIssues, validateConfig } from '../../../src/config/validate.ts';
 import { stripHeader } from '../../../src/bronzectl/commands/edit.ts';
 import { cli, grpcError, makePki, startApi, workspace, type FakeApi, type Pki, type Workspace } from './fixture.ts';
 
-const TYPE = 'MachineConfigs.config.bronze.dev';
+const TYPE = MACHINE_CONFIG_TYPE;
 const T = { seconds: '1700000000', nanos: 0 };
 const APPLY = '/machine.MachineService/ApplyConfiguration';
 const GET = '/cosi.resource.State/Get';
@@ -52,7 +54,8 @@ beforeAll(async () => {
         return {
           resource: {
             metadata: { namespace: 'config', type: TYPE, id: 'v1alpha1', version: '3', owner: '', phase: 'running', created: T, updated: T, labels: {}, annotations: {}, finalizers: [] },
-            spec: { yaml_spec: YAML.stringify(spec), proto_spec: Buffer.alloc(0) },
+            // As Talos sends it: the configuration's text as one YAML string.
+            spec: { yaml_spec: yamlSpec(machineConfigDefinition, spec), proto_spec: protoSpec(machineConfigDefinition, spec) },
           },
         };
       },

@@ -4,7 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as grpc from '@grpc/grpc-js';
 import YAML from 'yaml';
-import { DefinitionRegistry, META_NAMESPACE, RESOURCE_DEFINITION_TYPE, bronzeDefinitions, definitionSpec, registerDefinitions } from '../../../src/state/definitions.ts';
+import { META_NAMESPACE } from '../../../src/contract/resources/namespace.ts';
+import { DefinitionRegistry } from '../../../src/contract/resources/registry.ts';
+import { RESOURCE_DEFINITION_TYPE } from '../../../src/contract/resources/resource-definition.ts';
 import { cli, grpcError, makePki, startApi, workspace, type FakeApi, type Pki, type Workspace } from './fixture.ts';
 
 let pki: Pki;
@@ -22,12 +24,11 @@ function wire(namespace: string, type: string, id: string, version: number, spec
 }
 
 const registry = new DefinitionRegistry();
-registerDefinitions(registry, bronzeDefinitions);
-const definitions = registry.list().map((d) => wire(META_NAMESPACE, RESOURCE_DEFINITION_TYPE, d.type.toLowerCase(), 1, definitionSpec(d)));
+const definitions = registry.specs().map((d) => wire(META_NAMESPACE, RESOURCE_DEFINITION_TYPE, d.type.toLowerCase(), 1, d));
 
 const services = (node: string) => [
-  wire('runtime', 'Services.bronze.dev', 'apid', 3, { running: true, healthy: true, unknown: false }),
-  wire('runtime', 'Services.bronze.dev', node === 'n2' ? 'trustd' : 'udevd', 1, { running: true, healthy: false, unknown: true }),
+  wire('runtime', 'Services.v1alpha1.talos.dev', 'apid', 3, { running: true, healthy: true, unknown: false }),
+  wire('runtime', 'Services.v1alpha1.talos.dev', node === 'n2' ? 'trustd' : 'udevd', 1, { running: true, healthy: false, unknown: true }),
 ];
 
 const nodeOf = (m: grpc.Metadata) => String(m.get('node')[0] ?? 'self');
@@ -41,7 +42,7 @@ beforeAll(async () => {
           for (const d of definitions) call.write({ resource: d });
           return;
         }
-        if (req.type !== 'Services.bronze.dev' || req.namespace !== 'runtime') throw grpcError(grpc.status.NOT_FOUND, `no resources of ${req.namespace}/${req.type}`);
+        if (req.type !== 'Services.v1alpha1.talos.dev' || req.namespace !== 'runtime') throw grpcError(grpc.status.NOT_FOUND, `no resources of ${req.namespace}/${req.type}`);
         if (nodeOf(call.metadata) === 'down') throw grpcError(grpc.status.UNAVAILABLE, 'node down is unreachable');
         for (const r of services(nodeOf(call.metadata))) call.write({ resource: r });
       },
@@ -102,8 +103,8 @@ describe('get', () => {
     expect(made.map((c) => [c.request.namespace, c.request.type, c.node, c.nodes])).toEqual(
       expect.arrayContaining([
         [META_NAMESPACE, RESOURCE_DEFINITION_TYPE, ['n1'], []],
-        ['runtime', 'Services.bronze.dev', ['n1'], []],
-        ['runtime', 'Services.bronze.dev', ['n2'], []],
+        ['runtime', 'Services.v1alpha1.talos.dev', ['n1'], []],
+        ['runtime', 'Services.v1alpha1.talos.dev', ['n2'], []],
       ]),
     );
     expect(made).toHaveLength(3);
@@ -123,7 +124,7 @@ describe('get', () => {
       'node: n1\n' +
         'metadata:\n' +
         '    namespace: runtime\n' +
-        '    type: Services.bronze.dev\n' +
+        '    type: Services.v1alpha1.talos.dev\n' +
         '    id: apid\n' +
         '    version: 3\n' +
         '    owner: ServiceController\n' +
@@ -135,9 +136,9 @@ describe('get', () => {
         '    healthy: true\n' +
         '    unknown: false\n',
     );
-    expect(calls('/cosi.resource.State/Get').at(-1)).toMatchObject({ request: { namespace: 'runtime', type: 'Services.bronze.dev', id: 'apid' }, node: ['n1'] });
+    expect(calls('/cosi.resource.State/Get').at(-1)).toMatchObject({ request: { namespace: 'runtime', type: 'Services.v1alpha1.talos.dev', id: 'apid' }, node: ['n1'] });
     const missing = await cli(ws, ['-n', 'n1', 'get', 'svc', 'nope']);
-    expect(missing).toMatchObject({ code: 1, out: '', err: 'n1: rpc error: code = NotFound desc = resource Services.bronze.dev/nope not found\n' });
+    expect(missing).toMatchObject({ code: 1, out: '', err: 'n1: rpc error: code = NotFound desc = resource Services.v1alpha1.talos.dev/nope not found\n' });
   });
 
   it('-o json: one sorted, indented object per resource; yaml documents are separated', async () => {
@@ -145,16 +146,19 @@ describe('get', () => {
     const docs = r.out.split(/\n(?=\{)/).map((d) => JSON.parse(d));
     expect(docs).toHaveLength(2);
     expect(Object.keys(docs[0])).toEqual(['metadata', 'node', 'spec']);
-    expect(docs[0]).toMatchObject({ node: api.endpoint, metadata: { id: 'apid', version: 3 }, spec: { running: true } });
+    // NODE is the node (the endpoint's address), not the endpoint's host:port (issue 17).
+    expect(docs[0]).toMatchObject({ node: '127.0.0.1', metadata: { id: 'apid', version: 3 }, spec: { running: true } });
     expect(r.out).toContain('\n    "metadata": {\n        "created"');
     const y = await cli(ws, ['get', 'services', '-o', 'yaml']);
     expect(y.out.split('\n---\n')).toHaveLength(2);
   });
 
-  it('an unknown type names close matches and exits 1; a bad -o is a usage error', async () => {
+  it('an unknown type names close matches and exits 1; an ambiguous one says so; a bad -o is a usage error', async () => {
     const r = await cli(ws, ['get', 'servics']);
     expect(r.code).toBe(1);
-    expect(r.err).toBe('unknown resource type "servics"; did you mean service (Services.bronze.dev)?\n');
+    expect(r.err).toBe('unknown resource type "servics"; did you mean service (Services.v1alpha1.talos.dev)?\n');
+    const rs = await cli(ws, ['get', 'rs']);
+    expect(rs).toMatchObject({ code: 1, err: 'resource type "rs" is ambiguous: resolverstatuses.net.talos.dev, routestatuses.net.talos.dev\n' });
     const o = await cli(ws, ['get', 'svc', '-o', 'xml']);
     expect(o.code).toBe(2);
     expect(o.err).toMatch(/option '-o, --output <format>' argument 'xml' is invalid. Allowed choices are table, yaml, json/);
@@ -163,7 +167,7 @@ describe('get', () => {
   it('--namespace overrides the default namespace', async () => {
     const r = await cli(ws, ['get', 'svc', '--namespace', 'other']);
     expect(r.code).toBe(1);
-    expect(calls('/cosi.resource.State/List').at(-1)!.request).toMatchObject({ namespace: 'other', type: 'Services.bronze.dev' });
+    expect(calls('/cosi.resource.State/List').at(-1)!.request).toMatchObject({ namespace: 'other', type: 'Services.v1alpha1.talos.dev' });
   });
 
   it('-w prints events with the +/-/space marker until SIGINT, then exits 0', async () => {
@@ -182,14 +186,35 @@ describe('get', () => {
     expect(lines[4]).toMatch(/^n1 +- +runtime +Service +udevd +1 /);
     expect(calls('/cosi.resource.State/Watch').at(-1)).toMatchObject({
       node: ['n1'],
-      request: { namespace: 'runtime', type: 'Services.bronze.dev', options: { bootstrap_contents: true }, api_version: 1 },
+      request: { namespace: 'runtime', type: 'Services.v1alpha1.talos.dev', options: { bootstrap_contents: true }, api_version: 1 },
     });
   });
 
   it('without resource definitions the type is passed through and the base columns are shown', async () => {
     const r = await cli(ws, ['-e', bare.endpoint, 'get', 'Widgets.example.dev']);
     expect(r.code).toBe(0);
-    expect(r.out).toBe(`NODE              NAMESPACE   TYPE                  ID    VERSION\n${bare.endpoint}   default     Widgets.example.dev   one   7\n`.replace('NODE              ', `NODE${' '.repeat(bare.endpoint.length - 1)}`));
+    expect(r.out).toBe('NODE        NAMESPACE   TYPE                  ID    VERSION\n127.0.0.1   default     Widgets.example.dev   one   7\n');
     expect(bare.calls.at(-1)!.request).toMatchObject({ namespace: '', type: 'Widgets.example.dev' });
   });
+
+  it('-w prints the initial contents as one aligned table, then each change (issue 17: misaligned columns)', async () => {
+    const ac = new AbortController();
+    const running = cli(ws, ['-n', 'n1', 'get', 'svc', '-w'], { signal: ac.signal });
+    await new Promise((r) => setTimeout(r, 200));
+    ac.abort();
+    const r = await running;
+    expect(r.code).toBe(0);
+    const lines = r.out.trimEnd().split('\n');
+    // Every column starts where the header's does: the ID column is as wide as "udevd" in
+    // every line, though "apid" came first.
+    const header = lines[0]!;
+    const idAt = header.indexOf(' ID ') + 1;
+    const versionAt = header.indexOf('VERSION');
+    for (const line of lines.slice(1)) {
+      expect(line.slice(idAt, versionAt).trimEnd(), line).toMatch(/^(apid|udevd)$/);
+      expect(line[versionAt - 1], line).toBe(' ');
+      expect(line[versionAt], line).not.toBe(' ');
+    }
+  });
 });
+

@@ -1,0 +1,12 @@
+// Original file: protos/bronze/resource/definitions/runtime.proto
+
+
+export interface BootSlot {
+  'present'?: (boolean);
+  'version'?: (string);
+}
+
+export interface BootSlot__Output {
+  'present': (boolean);
+  'version': (string);
+}

@@ -1,0 +1,11 @@
+// Original file: protos/cosi/v1alpha1/state.proto
+
+import type { Resource as _cosi_resource_Resource, Resource__Output as _cosi_resource_Resource__Output } from '../../cosi/resource/Resource.ts';
+
+export interface UpdateResponse {
+  'resource'?: (_cosi_resource_Resource | null);
+}
+
+export interface UpdateResponse__Output {
+  'resource': (_cosi_resource_Resource__Output | null);
+}

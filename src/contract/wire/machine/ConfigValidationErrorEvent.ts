@@ -1,0 +1,10 @@
+// Original file: protos/machine/machine.proto
+
+
+export interface ConfigValidationErrorEvent {
+  'error'?: (string);
+}
+
+export interface ConfigValidationErrorEvent__Output {
+  'error': (string);
+}

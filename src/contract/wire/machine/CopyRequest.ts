@@ -1,0 +1,10 @@
+// Original file: protos/machine/machine.proto
+
+
+export interface CopyRequest {
+  'root_path'?: (string);
+}
+
+export interface CopyRequest__Output {
+  'root_path': (string);
+}

@@ -1,0 +1,8 @@
+// Original file: protos/machine/machine.proto
+
+
+export interface EtcdSnapshotRequest {
+}
+
+export interface EtcdSnapshotRequest__Output {
+}

@@ -1,0 +1,13 @@
+// Original file: protos/machine/machine.proto
+
+import type { Metadata as _common_Metadata, Metadata__Output as _common_Metadata__Output } from '../common/Metadata.ts';
+
+export interface Reset {
+  'metadata'?: (_common_Metadata | null);
+  'actor_id'?: (string);
+}
+
+export interface Reset__Output {
+  'metadata': (_common_Metadata__Output | null);
+  'actor_id': (string);
+}

@@ -1,0 +1,8 @@
+// Original file: protos/machine/machine.proto
+
+
+export interface RollbackRequest {
+}
+
+export interface RollbackRequest__Output {
+}

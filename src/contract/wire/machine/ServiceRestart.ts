@@ -1,0 +1,13 @@
+// Original file: protos/machine/machine.proto
+
+import type { Metadata as _common_Metadata, Metadata__Output as _common_Metadata__Output } from '../common/Metadata.ts';
+
+export interface ServiceRestart {
+  'metadata'?: (_common_Metadata | null);
+  'resp'?: (string);
+}
+
+export interface ServiceRestart__Output {
+  'metadata': (_common_Metadata__Output | null);
+  'resp': (string);
+}

@@ -1,0 +1,10 @@
+// Original file: protos/machine/machine.proto
+
+
+export interface ServiceRestartRequest {
+  'id'?: (string);
+}
+
+export interface ServiceRestartRequest__Output {
+  'id': (string);
+}

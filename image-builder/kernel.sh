@@ -10,7 +10,7 @@
 # the build recipe below (make target, KBUILD_* stamps). So each architecture is rebuilt only
 # when its own inputs change: an edit to this script or to the other architecture's fragment
 # that leaves this arch's .config as it was costs only the few seconds of resolving it. A small
-# memo (keys/) maps the raw inputs (source version, fragment, this script, compiler) to that
+# memo (keys/) maps the raw inputs (source version, fragment, this script, compiler, linker) to that
 # key, so an unchanged tree skips even that. The object tree is kept per architecture, so a
 # changed fragment rebuilds incrementally. A fragment value the resolved .config does not
 # honour (a dependency missing, a typo) fails the build, naming it.
@@ -41,6 +41,10 @@ done
 
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
 ccver=$("${CROSS}gcc" --version | head -1)
+# The assembler and linker: the resolved .config records their versions (CONFIG_AS_VERSION,
+# CONFIG_LD_VERSION), so they are in the key; here only for the memo, so that a new binutils
+# resolves the .config again instead of trusting an old memo.
+ldver=$("${CROSS}ld" --version | head -1)
 export KBUILD_BUILD_USER=bronze KBUILD_BUILD_HOST=bronze KBUILD_BUILD_TIMESTAMP="1970-01-01 00:00:00 UTC" KBUILD_BUILD_VERSION=1
 # Everything about the build besides the .config and the source: part of the key.
 recipe="ARCH=$KARCH CROSS_COMPILE=$CROSS target=${IMAGE##*/} user=$KBUILD_BUILD_USER host=$KBUILD_BUILD_HOST time=$KBUILD_BUILD_TIMESTAMP version=$KBUILD_BUILD_VERSION"
@@ -87,7 +91,7 @@ mkdir -p "$OUT" "$CACHE/keys"
 # One kernel build at a time in one cache (two would corrupt the shared source and object trees).
 exec 9> "$CACHE/.lock"
 flock -n 9 || { echo "kernel: waiting for another kernel build in $CACHE"; flock 9; }
-memo=$CACHE/keys/$ARCH_NAME-$( { echo "$srcver"; cat "$FRAG" "$0"; echo "$ccver"; } | sha256sum | cut -c1-16)
+memo=$CACHE/keys/$ARCH_NAME-$( { echo "$srcver"; cat "$FRAG" "$0"; echo "$ccver"; echo "$ldver"; } | sha256sum | cut -c1-16)
 key=
 [ -f "$memo" ] && key=$(cat "$memo")
 if [ -z "$key" ] || [ ! -f "$CACHE/$ARCH_NAME-$key/vmlinuz" ]; then

@@ -16,8 +16,9 @@ PKGS=(
   grub-common grub2-common grub-pc-bin grub-efi-amd64-bin mtools faketime ovmf ipxe-qemu
   # arm64: the cross compiler (kernel, with its GCC plugins; the static preinit), QEMU for
   # aarch64 guests (system emulation with AAVMF, Debian's UEFI for it) and for aarch64 programs
-  # on this host (user emulation: the pinned arm64 Node runtime makes the arm64 code caches),
-  # and GRUB for arm64 UEFI.
+  # on this host (user emulation: the pinned arm64 Node runtime makes the arm64 code caches and
+  # SEA blob; the build calls qemu-aarch64 by name, so no binfmt_misc registration, and no
+  # qemu-user-static, is needed), and GRUB for arm64 UEFI.
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-12-plugin-dev-aarch64-linux-gnu
   qemu-system-arm qemu-efi-aarch64 qemu-user grub-efi-arm64-bin
 )

@@ -168,7 +168,7 @@ describe('arm64 under qemu-system-aarch64 -M virt -cpu max', () => {
 
     await timed('UEFI disk boot to the maintenance API', async () => {
       await vm!.waitFor(/bronze: booting slot A/, 300_000);
-      await vm!.waitFor(/Command line: BOOT_IMAGE=\/A\/vmlinuz .* bronze\.slot=A/, 120_000);
+      await vm!.waitFor(/Kernel command line: BOOT_IMAGE=\/A\/vmlinuz .* bronze\.slot=A/, 120_000);
       await vm!.waitFor(/machined\[1\]: mounted STATE \(\/dev\/vda5\) at \/system\/state/, BOOT);
       await vm!.waitFor(maintenance, BOOT);
       const r = await bronzectlUntilOk(['get', 'resourcedefinitions', '--insecure', '-n', target], { timeoutMs: 300_000 });
@@ -225,7 +225,7 @@ describe('arm64 under qemu-system-aarch64 -M virt -cpu max', () => {
       expect(r.code, r.stderr).toBe(0);
       const reboot = await vm!.waitFor(/machined\[1\]: rebooting/, BOOT, from);
       const booting = await vm!.waitFor(/bronze: trying slot B/, BOOT, reboot);
-      await vm!.waitFor(/Command line: BOOT_IMAGE=\/B\/vmlinuz .* bronze\.slot=B/, 120_000, booting);
+      await vm!.waitFor(/Kernel command line: BOOT_IMAGE=\/B\/vmlinuz .* bronze\.slot=B/, 120_000, booting);
       await vm!.waitFor(running, BOOT, booting);
     });
     const after = await bronzectlUntilOk(['version'], { config: clientConfig, timeoutMs: 300_000 });

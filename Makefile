@@ -1,6 +1,11 @@
 # Bronze. `make run` builds the image and boots a node under QEMU; `make test` runs every test
-# (unit, integration, and end-to-end boots of the real image). Both install what they need.
+# (unit, integration, and end-to-end boots of the real image, amd64 and arm64). Both install
+# what they need. ARCH=arm64 builds (and runs) the arm64 image on this x86_64 host.
 ARCH ?= amd64
+ARCHES := amd64 arm64
+ifeq ($(filter $(ARCH),$(ARCHES)),)
+$(error ARCH=$(ARCH) is not one of: $(ARCHES))
+endif
 OUT := _out
 A := $(OUT)/$(ARCH)
 B := $(OUT)/build/$(ARCH)
@@ -38,7 +43,11 @@ $(OUT)/build/roles/SHA256SUMS: FORCE
 	@tsx image-builder/wire-types.ts
 	@image-builder/bundle.sh --roles $(OUT)/build/roles
 
-$(B)/bronze: $(OUT)/build/roles/SHA256SUMS image-builder/sea.sh image-builder/code-cache.ts package-lock.json
+# The lock file that pins the arch's Node runtime (amd64's is the project's own).
+RUNTIME_LOCK_amd64 := package-lock.json
+RUNTIME_LOCK_arm64 := runtimes/arm64/package-lock.json
+
+$(B)/bronze: $(OUT)/build/roles/SHA256SUMS image-builder/sea.sh image-builder/code-cache.ts image-builder/arch.sh $(RUNTIME_LOCK_$(ARCH))
 	@image-builder/sea.sh $(ARCH) $(OUT)/build/roles $@
 
 # GRUB for installed disks (BIOS and UEFI), built once and copied onto every disk: by disk.sh
@@ -46,11 +55,11 @@ $(B)/bronze: $(OUT)/build/roles/SHA256SUMS image-builder/sea.sh image-builder/co
 $(A)/bootloader/boot-uuid: $(A)/cmdline image-builder/bootloader.sh image-builder/layout.sh image-builder/grub/disk.cfg package.json
 	@image-builder/bootloader.sh $(ARCH) $(A) $(A)/bootloader
 
-$(A)/rootfs.sqsh: $(B)/bronze $(A)/bootloader/boot-uuid image-builder/rootfs.sh image-builder/env.sh $(shell find rootfs -type f)
+$(A)/rootfs.sqsh: $(B)/bronze $(A)/bootloader/boot-uuid image-builder/rootfs.sh image-builder/env.sh image-builder/arch.sh $(shell find rootfs -type f)
 	@mkdir -p $(A)
 	@image-builder/rootfs.sh $(ARCH) $< $@ $(A)/bootloader
 
-$(A)/initramfs.xz: $(A)/rootfs.sqsh image-builder/preinit/preinit.c image-builder/initramfs.sh
+$(A)/initramfs.xz: $(A)/rootfs.sqsh image-builder/preinit/preinit.c image-builder/initramfs.sh image-builder/arch.sh
 	@image-builder/initramfs.sh $(ARCH) $< $@
 
 # The boot media, from the kernel and initramfs: a hybrid ISO (BIOS and UEFI), a raw disk
@@ -69,10 +78,12 @@ $(A)/upgrade.tar: $(A)/initramfs.xz $(A)/vmlinuz image-builder/upgrade.sh
 	@image-builder/upgrade.sh $(ARCH) $(A) $@
 
 # Upgrade images only the end-to-end tests use (another version; a broken one), not signed
-# into SHA256SUMS and not shipped.
+# into SHA256SUMS and not shipped. arm64's end-to-end test upgrades to `next` only.
 T := $(OUT)/test-images/$(ARCH)
+TEST_IMAGES_amd64 := next broken
+TEST_IMAGES_arm64 := next
 $(T)/next/upgrade.tar: $(A)/initramfs.xz image-builder/test-images.sh test/fixtures/broken-machined.ts
-	@image-builder/test-images.sh $(ARCH) $(A) $(T)
+	@image-builder/test-images.sh $(ARCH) $(A) $(T) $(TEST_IMAGES_$(ARCH))
 
 test-images: image
 	@$(MAKE) --no-print-directory $(T)/next/upgrade.tar
@@ -80,7 +91,7 @@ test-images: image
 image: deps kernel
 	@$(MAKE) --no-print-directory $(A)/initramfs.xz
 	@$(MAKE) --no-print-directory $(A)/bronze.iso $(A)/disk.raw $(A)/pxe/boot.ipxe $(A)/upgrade.tar
-	@image-builder/bronzectl.sh $(A) >/dev/null && echo "bronzectl: $(A)/bronzectl (single executable), $(A)/bronzectl.cjs (any Node >= 20)"
+	@image-builder/bronzectl.sh $(A) $(ARCH) >/dev/null && echo "bronzectl: $(A)/bronzectl (single executable, linux/$(ARCH)), $(A)/bronzectl.cjs (any Node >= 20)"
 	@image-builder/sign.sh $(OUT)
 
 verify:
@@ -115,7 +126,9 @@ test-unit: deps
 	@mkdir -p $(R)
 	@vitest run --project unit --reporter=default --reporter=json --outputFile.json=$(R)/unit.json
 
-test-e2e: image test-images
+# Both architectures' images: the end-to-end tests boot each (test/e2e/arm64.test.ts, arm64's).
+test-e2e:
+	@for a in $(ARCHES); do $(MAKE) --no-print-directory test-images ARCH=$$a || exit 1; done
 	@mkdir -p $(R)
 	@vitest run --project e2e --reporter=default --reporter=json --outputFile.json=$(R)/e2e.json
 
@@ -136,7 +149,7 @@ bench-memory: image
 	@tsx bench/memory.ts
 
 bench: image
-	@image-builder/bundle.sh bench/boot.ts $(OUT)/build/bench-boot.cjs >/dev/null && node --no-deprecation $(OUT)/build/bench-boot.cjs
+	@image-builder/bundle.sh bench/boot.ts $(OUT)/build/bench-boot.cjs >/dev/null && BENCH_ARCH=$(ARCH) node --no-deprecation $(OUT)/build/bench-boot.cjs
 	@image-builder/bundle.sh bench/api.ts $(OUT)/build/bench-api.cjs >/dev/null && node $(OUT)/build/bench-api.cjs
 
 clean:

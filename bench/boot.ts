@@ -7,20 +7,30 @@
 //           line), and the PSS of every Bronze process at idle (machined reads /proc inside
 //           the VM, `bronze.debug.memstats`)
 //
-// Same QEMU flags for both (q35, TCG, 2 vCPUs), runs interleaved so that the machine's noise
-// falls on both alike; medians and their ratios to the floor are printed. Asserts nothing.
-//   make bench          (BENCH_RUNS=5 for more runs; BENCH_MEMORY=384 for another VM size)
+// Same QEMU flags for both (q35, TCG, 2 vCPUs; arm64: virt, -cpu max), runs interleaved so that
+// the machine's noise falls on both alike; medians and their ratios to the floor are printed.
+// Asserts nothing.
+//   make bench              (BENCH_RUNS=5 for more runs; BENCH_MEMORY=384 for another VM size)
+//   make bench ARCH=arm64   (BENCH_ARCH: the arm64 image, its floor init cross-compiled)
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_MEMORY_MIB, QemuVM } from '../image-builder/qemu.ts';
+import { DEFAULT_MEMORY_MIB, QemuVM, type QemuArch, isQemuArch } from '../image-builder/qemu.ts';
 import { StateAPI, connect } from '../src/client/index.ts';
 import { freePort } from '../test/lib/ports.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const MEMORY = Number(process.env.BENCH_MEMORY ?? DEFAULT_MEMORY_MIB);
 const IDLE_SECONDS = 20;
-const ARCH_DIR = '_out/amd64';
+const ARCH: QemuArch = (() => {
+  const a = process.env.BENCH_ARCH ?? 'amd64';
+  if (!isQemuArch(a)) throw new Error(`BENCH_ARCH=${a}: not amd64 or arm64`);
+  return a;
+})();
+const ARCH_DIR = `_out/${ARCH}`;
+/** The floor's static init is built for the VM's arch (the cross compiler for arm64, as preinit is). */
+const FLOOR_CC = { amd64: ['gcc', 'strip'], arm64: ['aarch64-linux-gnu-gcc', 'aarch64-linux-gnu-strip'] }[ARCH];
+const MACHINE = { amd64: 'q35', arm64: 'virt, -cpu max' }[ARCH];
 
 function size(file: string): string {
   const b = fs.statSync(file).size;
@@ -32,18 +42,19 @@ const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 /** The floor's initramfs: a cpio holding only the static init that powers off. */
 function floorInitramfs(): string {
-  const dir = '_out/bench/floor';
+  const dir = `_out/bench/floor-${ARCH}`;
+  const [cc, strip] = FLOOR_CC;
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(path.join(dir, 'root'), { recursive: true });
-  execFileSync('gcc', ['-static', '-Os', '-o', path.join(dir, 'root', 'init'), 'bench/floor-init.c']);
-  execFileSync('strip', [path.join(dir, 'root', 'init')]);
+  execFileSync(cc!, ['-static', '-Os', '-o', path.join(dir, 'root', 'init'), 'bench/floor-init.c']);
+  execFileSync(strip!, [path.join(dir, 'root', 'init')]);
   const cpio = path.join(path.resolve(dir), 'initramfs.cpio');
   execFileSync('bash', ['-c', `cd ${dir}/root && echo init | cpio --quiet -o -H newc --owner=0:0 > ${cpio}`]);
   return cpio;
 }
 
 async function floorOnce(initrd: string): Promise<number> {
-  const vm = new QemuVM({ apiPort: await freePort(), noReboot: true, memoryMiB: MEMORY, initrd }).start();
+  const vm = new QemuVM({ arch: ARCH, apiPort: await freePort(), noReboot: true, memoryMiB: MEMORY, initrd }).start();
   try {
     await vm.waitExit(120_000);
     return Date.now() - vm.startedAt;
@@ -108,7 +119,7 @@ interface BronzeRun {
 
 async function bronzeOnce(): Promise<BronzeRun> {
   const port = await freePort();
-  const vm = new QemuVM({ apiPort: port, noReboot: true, memoryMiB: MEMORY, append: `bronze.debug.memstats=${IDLE_SECONDS}` }).start();
+  const vm = new QemuVM({ arch: ARCH, apiPort: port, noReboot: true, memoryMiB: MEMORY, append: `bronze.debug.memstats=${IDLE_SECONDS}` }).start();
   try {
     const api = await apiAnswers(port, vm);
     const up = await vm.waitFor(/all 5 services Running/, 300_000);
@@ -119,8 +130,8 @@ async function bronzeOnce(): Promise<BronzeRun> {
     // The console of the run, for reading where its time went (machined logs each phase and
     // every daemon its start-up times).
     fs.mkdirSync('_out/bench', { recursive: true });
-    fs.writeFileSync(`_out/bench/bronze-console-${port}.log`, vm.lines.join('\n') + '\n');
-    fs.writeFileSync(`_out/bench/bronze-probes-${port}.log`, probes.join('\n') + '\n');
+    fs.writeFileSync(`_out/bench/bronze-console-${ARCH}-${port}.log`, vm.lines.join('\n') + '\n');
+    fs.writeFileSync(`_out/bench/bronze-probes-${ARCH}-${port}.log`, probes.join('\n') + '\n');
     await vm.monitorCommand('system_powerdown');
     await vm.waitExit(120_000);
     return { api, running, pss, total };
@@ -130,10 +141,10 @@ async function bronzeOnce(): Promise<BronzeRun> {
 }
 
 async function main(): Promise<void> {
-  console.log('image sizes');
-  for (const f of [`${ARCH_DIR}/vmlinuz`, `${ARCH_DIR}/initramfs.xz`, `${ARCH_DIR}/rootfs.sqsh`, '_out/build/amd64/bronze']) console.log(`  ${f.padEnd(28)} ${size(f)}`);
+  console.log(`image sizes (${ARCH})`);
+  for (const f of [`${ARCH_DIR}/vmlinuz`, `${ARCH_DIR}/initramfs.xz`, `${ARCH_DIR}/rootfs.sqsh`, `_out/build/${ARCH}/bronze`]) console.log(`  ${f.padEnd(28)} ${size(f)}`);
   const initrd = floorInitramfs();
-  console.log(`boot under QEMU/TCG (q35, 2 vCPUs, ${MEMORY} MiB), ${RUNS} runs of each, interleaved`);
+  console.log(`boot under QEMU/TCG (${ARCH}: ${MACHINE}, 2 vCPUs, ${MEMORY} MiB), ${RUNS} runs of each, interleaved`);
   const floors: number[] = [];
   const runs: BronzeRun[] = [];
   for (let i = 0; i < RUNS; i++) {

@@ -4,12 +4,17 @@
 # travel in the rootfs under /usr/share/bronze/bootloader). Output directory:
 #
 #   mbr.bin     440 bytes: GRUB's boot.img for the MBR's boot-code area (the partition table
-#               after it belongs to the GPT's protective MBR)
-#   bios.img    the BIOS boot partition (1 MiB): GRUB's i386-pc core image
-#   efi.img     the EFI system partition (100 MiB vfat): EFI/BOOT/BOOTX64.EFI
-#   boot-uuid   the filesystem UUID BOOT must be made with (mkfs.xfs -m uuid=...): both core
+#               after it belongs to the GPT's protective MBR)                     (amd64 only)
+#   bios.img    the BIOS boot partition (1 MiB): GRUB's i386-pc core image        (amd64 only)
+#   efi.img     the EFI system partition (100 MiB vfat): EFI/BOOT/BOOTX64.EFI (amd64) or
+#               EFI/BOOT/BOOTAA64.EFI (arm64)
+#   boot-uuid   the filesystem UUID BOOT must be made with (mkfs.xfs -m uuid=...): the core
 #               images find BOOT by it (search.fs_uuid), then load grub/ from there
-#   grub/       BOOT's grub/ directory: i386-pc/ and x86_64-efi/ modules and grub.cfg
+#   grub/       BOOT's grub/ directory: the modules (i386-pc/ and x86_64-efi/, or arm64-efi/)
+#               and grub.cfg
+#
+# arm64 boots with UEFI only: its disks keep the same GPT (the BIOS boot partition stays empty,
+# as the layout is one for every architecture) and get no MBR boot code.
 #
 # The core images are position-dependent: boot.img holds the BIOS boot partition's first
 # sector and the core image its own sector list. They are made here on a scratch disk laid out
@@ -27,10 +32,12 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/image-builder/layout.sh"
 arch=${1:?arch}; dir=${2:?artifact dir}; out=${3:?out dir}
 case $arch in
-  amd64) ;;
+  amd64) bios=1; efi_target=x86_64-efi; efi_name=BOOTX64.EFI ;;
+  arm64) bios=; efi_target=arm64-efi; efi_name=BOOTAA64.EFI ;;
   *) echo "bootloader.sh: unsupported arch '$arch'" >&2; exit 2 ;;
 esac
 [ -f "$dir/cmdline" ] || { echo "bootloader.sh: $dir/cmdline missing" >&2; exit 1; }
+[ -d "/usr/lib/grub/$efi_target" ] || { echo "bootloader.sh: /usr/lib/grub/$efi_target missing (scripts/deps.sh installs GRUB for it)" >&2; exit 1; }
 for tool in sgdisk losetup mkfs.vfat mkfs.xfs mmd mcopy grub-install grub-mkimage; do
   command -v "$tool" >/dev/null || { echo "bootloader.sh: $tool missing (scripts/deps.sh installs it)" >&2; exit 1; }
 done
@@ -68,29 +75,31 @@ mkfs.xfs -q -f -L BOOT -m uuid="$uuid" "$boot"
 mkdir -p "$work/boot"
 mount -t xfs "$boot" "$work/boot"
 
-# BIOS: boot.img into the MBR, the core image into the BIOS boot partition; the modules to
-# BOOT/grub/i386-pc. The core image's load.cfg searches BOOT by the UUID above.
-grub-install --target=i386-pc --boot-directory="$work/boot" --locales= --fonts= --themes= \
-  --modules="part_gpt xfs" "$whole" 2> "$work/grub.log" \
-  || { cat "$work/grub.log" >&2; exit 1; }
-grep -q "$uuid" "$work/boot/grub/i386-pc/load.cfg" || { echo "bootloader.sh: GRUB's core image does not search for $uuid" >&2; exit 1; }
-# UEFI: what `grub-install --target=x86_64-efi --removable` does, by hand (grub-install
+if [ -n "$bios" ]; then
+  # BIOS: boot.img into the MBR, the core image into the BIOS boot partition; the modules to
+  # BOOT/grub/i386-pc. The core image's load.cfg searches BOOT by the UUID above.
+  grub-install --target=i386-pc --boot-directory="$work/boot" --locales= --fonts= --themes= \
+    --modules="part_gpt xfs" "$whole" 2> "$work/grub.log" \
+    || { cat "$work/grub.log" >&2; exit 1; }
+  grep -q "$uuid" "$work/boot/grub/i386-pc/load.cfg" || { echo "bootloader.sh: GRUB's core image does not search for $uuid" >&2; exit 1; }
+fi
+# UEFI: what `grub-install --target=<x86_64|arm64>-efi --removable` does, by hand (grub-install
 # insists on probing a mounted ESP, and the build kernel may have no vfat): the modules to
 # BOOT, the core image (same load.cfg) to the ESP's removable-media path.
-efimods=/usr/lib/grub/x86_64-efi
-mkdir -p "$work/boot/grub/x86_64-efi"
-cp "$efimods"/*.mod "$efimods"/*.lst "$work/boot/grub/x86_64-efi/"
-printf "search.fs_uuid %s root\nset prefix=(\$root)'/grub'\n" "$uuid" > "$work/boot/grub/x86_64-efi/load.cfg"
-grub-mkimage --format=x86_64-efi --directory="$efimods" --prefix= \
-  --config="$work/boot/grub/x86_64-efi/load.cfg" --output="$work/bootx64.efi" \
+efimods=/usr/lib/grub/$efi_target
+mkdir -p "$work/boot/grub/$efi_target"
+cp "$efimods"/*.mod "$efimods"/*.lst "$work/boot/grub/$efi_target/"
+printf "search.fs_uuid %s root\nset prefix=(\$root)'/grub'\n" "$uuid" > "$work/boot/grub/$efi_target/load.cfg"
+grub-mkimage --format="$efi_target" --directory="$efimods" --prefix= \
+  --config="$work/boot/grub/$efi_target/load.cfg" --output="$work/boot.efi" \
   part_gpt xfs search_fs_uuid
 truncate -s "$(part_bytes "$disk" 1)" "$tmp/efi.img"
 # Hidden sectors = the partition's start (it belongs in the boot sector); a fixed volume id
 # and --invariant for the same bytes from the same inputs.
 mkfs.vfat -F 32 -g 255/63 -h "$(first_sector "$disk" 1)" -n EFI -i 42524f4e --invariant "$tmp/efi.img" > /dev/null
-touch -d "@$SOURCE_DATE_EPOCH" "$work/bootx64.efi"
+touch -d "@$SOURCE_DATE_EPOCH" "$work/boot.efi"
 mmd -i "$tmp/efi.img" ::/EFI ::/EFI/BOOT
-mcopy -m -i "$tmp/efi.img" "$work/bootx64.efi" ::/EFI/BOOT/BOOTX64.EFI
+mcopy -m -i "$tmp/efi.img" "$work/boot.efi" "::/EFI/BOOT/$efi_name"
 
 sed -e "s|@VERSION@|$BRONZE_VERSION|g" -e "s|@CMDLINE@|$cmdline|g" -e "s|@TIMEOUT@|${BRONZE_DISK_TIMEOUT:-2}|g" \
   "$ROOT/image-builder/grub/disk.cfg" > "$work/boot/grub/grub.cfg"
@@ -98,9 +107,11 @@ rm -rf "$work/boot/grub/fonts" "$work/boot/grub/locale" "$work/boot/grub/grubenv
 cp -r "$work/boot/grub" "$tmp/grub"
 umount "$work/boot"
 
-dd if="$whole" of="$tmp/mbr.bin" bs=440 count=1 status=none
-dd if="$whole" of="$tmp/bios.img" bs=512 skip="$(first_sector "$disk" 2)" count=$(($(part_bytes "$disk" 2) / 512)) status=none
+if [ -n "$bios" ]; then
+  dd if="$whole" of="$tmp/mbr.bin" bs=440 count=1 status=none
+  dd if="$whole" of="$tmp/bios.img" bs=512 skip="$(first_sector "$disk" 2)" count=$(($(part_bytes "$disk" 2) / 512)) status=none
+fi
 find "$tmp" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 touch "$tmp/boot-uuid" # make's stamp for the directory: newer than its inputs
 rm -rf "$out"; mv "$tmp" "$out"
-echo "bootloader: $out (BIOS and UEFI GRUB, BOOT uuid $uuid)"
+echo "bootloader: $out (${bios:+BIOS and }UEFI GRUB for $arch, BOOT uuid $uuid)"

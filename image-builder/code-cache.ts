@@ -2,8 +2,10 @@
 // from (src/main.ts). Each bundle is compiled exactly as the binary compiles it and its module
 // code is run (the role's main is not started), so that the cache holds the bytecode of every
 // function that runs while the modules load, not only the top level. V8 accepts a cache only
-// from the same V8 build and flags: this must run on the pinned runtime the binary is made of.
-// usage: node image-builder/code-cache.ts <roles-dir> <role>...
+// from the same V8 build, flags and architecture: the caches are made by the pinned runtime the
+// binary is made of (--runtime), under QEMU user emulation (--emulator, e.g. qemu-aarch64) when
+// that runtime is for another architecture than the build host's.
+// usage: node image-builder/code-cache.ts [--runtime <node>] [--emulator <qemu-user>] <roles-dir> <role>...
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -20,13 +22,28 @@ import { CODE_CACHE_V8_FLAG, roleAsset, roleCacheAsset, wrapRoleSource, type Rol
 const BUILD_FLAGS = [CODE_CACHE_V8_FLAG, '--no-concurrent-sparkplug'];
 const CHILD = 'BRONZE_CODE_CACHE_CHILD';
 if (process.env[CHILD] !== '1') {
-  const r = spawnSync(process.execPath, [...BUILD_FLAGS, '--disable-warning=ExperimentalWarning', ...process.argv.slice(1)], {
+  const args = process.argv.slice(2);
+  const option = (name: string): string | undefined => {
+    const i = args.indexOf(name);
+    if (i < 0) return undefined;
+    const value = args[i + 1];
+    if (value === undefined || value.startsWith('--')) {
+      process.stderr.write(`code-cache: ${name} needs a value\n`);
+      process.exit(2);
+    }
+    args.splice(i, 2);
+    return value;
+  };
+  const runtime = option('--runtime') ?? process.execPath;
+  const emulator = option('--emulator');
+  const command = emulator ? [emulator, runtime] : [runtime];
+  const r = spawnSync(command[0]!, [...command.slice(1), ...BUILD_FLAGS, '--disable-warning=ExperimentalWarning', process.argv[1]!, ...args], {
     env: { [CHILD]: '1', LANG: 'C' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   process.stdout.write(r.stdout ?? '');
   process.stderr.write(r.stderr ?? '');
-  if (r.error) process.stderr.write(`code-cache: ${r.error.message}\n`);
+  if (r.error) process.stderr.write(`code-cache: ${command.join(' ')}: ${r.error.message}\n`);
   process.exit(r.status ?? 1);
 }
 

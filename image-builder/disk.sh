@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Builds disk.raw: a sparse raw disk image of an installed node (dd it to a disk, or give it to
-# a VM), booting with BIOS and UEFI: what machined's installer writes to a disk. GPT as
+# a VM), booting with BIOS and UEFI (arm64: UEFI): what machined's installer writes to a disk. GPT as
 # image-builder/layout.sh has it, the partitions named (GPT partition names, which machined
 # looks for) and, where there is a filesystem, labelled the same:
 #
-#   1 EFI        100 MiB  vfat, EFI system partition: EFI/BOOT/BOOTX64.EFI (GRUB, removable path)
-#   2 BIOS         1 MiB  BIOS boot partition (EF02): GRUB's i386-pc core image
+#   1 EFI        100 MiB  vfat, EFI system partition: EFI/BOOT/BOOTX64.EFI (arm64: BOOTAA64.EFI;
+#                         GRUB, removable path)
+#   2 BIOS         1 MiB  BIOS boot partition (EF02): GRUB's i386-pc core image (arm64: empty)
 #   3 BOOT      1000 MiB  xfs: A/{vmlinuz,initramfs.xz}, B/ (empty), grub/{grub.cfg,grubenv}
-#                         and GRUB's modules (grub/i386-pc, grub/x86_64-efi)
+#                         and GRUB's modules (grub/i386-pc, grub/x86_64-efi; arm64: grub/arm64-efi)
 #   4 META         1 MiB  zeroed (an empty store; src/install/meta.ts)
 #   5 STATE      100 MiB  xfs, empty (the machine configuration goes here; /system/state)
 #   6 EPHEMERAL  the rest xfs, empty (/var)
@@ -32,11 +33,12 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/image-builder/layout.sh"
 arch=${1:?arch}; dir=${2:?artifact dir}; out=${3:?out.raw}
 case $arch in
-  amd64) ;;
+  amd64) bios=1 ;;
+  arm64) bios= ;; # UEFI only
   *) echo "disk.sh: unsupported arch '$arch'" >&2; exit 2 ;;
 esac
 bl=$dir/bootloader
-for f in vmlinuz initramfs.xz bootloader/mbr.bin bootloader/bios.img bootloader/efi.img bootloader/boot-uuid bootloader/grub/grub.cfg; do
+for f in vmlinuz initramfs.xz bootloader/efi.img bootloader/boot-uuid bootloader/grub/grub.cfg ${bios:+bootloader/mbr.bin bootloader/bios.img}; do
   [ -e "$dir/$f" ] || { echo "disk.sh: $dir/$f missing" >&2; exit 1; }
 done
 for tool in sgdisk losetup mkfs.xfs grub-editenv; do
@@ -86,11 +88,13 @@ mount -t xfs "$boot" "$mnt/boot"
 mkdir -p "$mnt/boot/A" "$mnt/boot/B" "$mnt/boot/grub"
 cp "$dir/vmlinuz" "$dir/initramfs.xz" "$mnt/boot/A/"
 
-# GRUB for both firmwares, from image-builder/bootloader.sh: boot code into the MBR, the core
-# images into the BIOS boot partition and the ESP, the modules and grub.cfg onto BOOT (made
-# with the UUID the core images search for). machined's installer does the same on a node.
-dd if="$bl/mbr.bin" of="$tmp" bs=440 count=1 conv=notrunc status=none
-dd if="$bl/bios.img" of="$tmp" bs=512 seek="$(first_sector "$tmp" 2)" conv=notrunc status=none
+# GRUB for both firmwares (arm64: UEFI), from image-builder/bootloader.sh: boot code into the
+# MBR, the core images into the BIOS boot partition and the ESP, the modules and grub.cfg onto
+# BOOT (made with the UUID the core images search for). machined's installer does the same on a node.
+if [ -n "$bios" ]; then
+  dd if="$bl/mbr.bin" of="$tmp" bs=440 count=1 conv=notrunc status=none
+  dd if="$bl/bios.img" of="$tmp" bs=512 seek="$(first_sector "$tmp" 2)" conv=notrunc status=none
+fi
 dd if="$bl/efi.img" of="$tmp" bs=1M seek="$(($(first_sector "$tmp" 1) * 512))" oflag=seek_bytes conv=notrunc,sparse status=none
 cp -r "$bl/grub/." "$mnt/boot/grub/"
 rm -f "$mnt/boot/grub/grubenv"
@@ -102,4 +106,4 @@ umount "$mnt/boot"
 for l in "${loops[@]}"; do losetup -d "$l"; done
 loops=()
 mv "$tmp" "$out"
-echo "disk: $out ($(stat -c %s "$out") bytes, $(du -k "$out" | cut -f1) KiB used; GPT EFI BIOS BOOT META STATE EPHEMERAL)"
+echo "disk: $out ($(stat -c %s "$out") bytes, $(du -k "$out" | cut -f1) KiB used; GPT EFI BIOS BOOT META STATE EPHEMERAL; ${bios:+BIOS and }UEFI)"

@@ -8,15 +8,15 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/image-builder/env.sh"
+. "$ROOT/image-builder/arch.sh"
 arch=${1:?arch}; sqsh=${2:?rootfs}; out=${3:?out}
-case $arch in
-  amd64) CC=gcc ;;
-  *) echo "initramfs.sh: unsupported arch '$arch'" >&2; exit 2 ;;
-esac
+# preinit is the same C for every arch, static: for arm64 from the cross compiler.
+arch_setup "$arch" || { echo "initramfs.sh: see above" >&2; exit 2; }
+command -v "$TARGET_CC" >/dev/null || { echo "initramfs.sh: $TARGET_CC missing (scripts/deps.sh installs it)" >&2; exit 1; }
 work=$(dirname "$out")/initramfs.stage
 rm -rf "$work"; mkdir -p "$work/dev" "$work/newroot"
-$CC -static -Os -Wall -Wextra -Werror -o "$work/init" "$ROOT/image-builder/preinit/preinit.c"
-strip "$work/init"
+$TARGET_CC -static -Os -Wall -Wextra -Werror -o "$work/init" "$ROOT/image-builder/preinit/preinit.c"
+$TARGET_STRIP "$work/init"
 cp "$sqsh" "$work/rootfs.sqsh"
 find "$work" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 (cd "$work" && find . -mindepth 1 | LC_ALL=C sort | cpio --quiet -o -H newc --owner=0:0 --reproducible) \

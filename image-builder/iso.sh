@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Builds bronze.iso: a hybrid ISO 9660 image (CD, USB stick, or a VM's CD-ROM) that boots with
 # BIOS (El Torito + MBR, GRUB i386-pc) and UEFI (an EFI system partition image holding GRUB
-# x86_64-efi), made by grub-mkrescue through xorriso. GRUB's menu (image-builder/grub/iso.cfg)
+# x86_64-efi); for arm64, UEFI only (GRUB arm64-efi); made by grub-mkrescue through xorriso.
+# grub-mkrescue puts in every GRUB platform installed under /usr/lib/grub (it takes one
+# --directory at most): when other platforms are installed (this host builds both arches), it
+# runs in a private mount namespace that shows it only the arch's own (needs root). GRUB's menu (image-builder/grub/iso.cfg)
 # has one entry: the kernel, the initramfs and the default command line (<dir>/cmdline), plus
 # $BRONZE_ISO_APPEND when set. Without bronze.config= the node comes up in maintenance mode;
 # grub/iso.cfg says how to add the argument at the menu.
@@ -19,6 +22,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 arch=${1:?arch}; dir=${2:?artifact dir}; out=${3:?out.iso}
 case $arch in
   amd64) platforms=(i386-pc x86_64-efi) ;;
+  arm64) platforms=(arm64-efi) ;;
   *) echo "iso.sh: unsupported arch '$arch'" >&2; exit 2 ;;
 esac
 for f in vmlinuz initramfs.xz cmdline; do
@@ -28,7 +32,14 @@ for tool in grub-mkrescue xorriso mformat; do
   command -v "$tool" >/dev/null || { echo "iso.sh: $tool missing (scripts/deps.sh installs it)" >&2; exit 1; }
 done
 for p in "${platforms[@]}"; do
-  [ -d "/usr/lib/grub/$p" ] || { echo "iso.sh: /usr/lib/grub/$p missing (grub-pc-bin, grub-efi-amd64-bin)" >&2; exit 1; }
+  [ -d "/usr/lib/grub/$p" ] || { echo "iso.sh: /usr/lib/grub/$p missing (grub-pc-bin, grub-efi-amd64-bin, grub-efi-arm64-bin: scripts/deps.sh)" >&2; exit 1; }
+done
+# The platforms installed that this ISO must not carry.
+others=()
+for d in /usr/lib/grub/*/; do
+  p=$(basename "$d")
+  [ -f "$d/modinfo.sh" ] || continue # a platform directory, not grub-mkconfig_lib
+  [[ " ${platforms[*]} " == *" $p "* ]] || others+=("$p")
 done
 
 cmdline=$(tr -s ' \n' ' ' < "$dir/cmdline" | sed 's/ *$//')
@@ -54,10 +65,22 @@ else
 fi
 # Only what the menu needs: no locales, fonts or themes (serial and text consoles).
 # After `--`, native xorriso commands: the volume id (the filesystem label).
-"${faketime[@]}" grub-mkrescue --output="$out.tmp" --compress=xz --locales= --fonts= --themes= \
-  --product-name=Bronze --product-version="$BRONZE_VERSION" \
-  "$stage" -- -volid BRONZE -volume_date all_file_dates "=$SOURCE_DATE_EPOCH" 2> "$stage.log" \
-  || { cat "$stage.log" >&2; rm -f "$out.tmp"; exit 1; }
+mkrescue=("${faketime[@]}" grub-mkrescue --output="$out.tmp" --compress=xz --locales= --fonts= --themes=
+  --product-name=Bronze --product-version="$BRONZE_VERSION"
+  "$stage" -- -volid BRONZE -volume_date all_file_dates "=$SOURCE_DATE_EPOCH")
+if [ ${#others[@]} -eq 0 ]; then
+  "${mkrescue[@]}" 2> "$stage.log" || { cat "$stage.log" >&2; rm -f "$out.tmp"; exit 1; }
+else
+  [ "$(id -u)" = 0 ] || { echo "iso.sh: GRUB for ${others[*]} is installed too: hiding it from grub-mkrescue needs root" >&2; exit 1; }
+  # /usr/lib/grub with only this arch's platforms, over the real one, in this command's own
+  # mount namespace (nothing outside it sees the change; it ends with the command).
+  grubdir=$stage.grub
+  mkdir -p "$grubdir"
+  for p in "${platforms[@]}"; do cp -a "/usr/lib/grub/$p" "$grubdir/"; done
+  unshare --mount --propagation private -- bash -c 'mount --bind "$1" /usr/lib/grub && shift && exec "$@"' _ "$grubdir" "${mkrescue[@]}" 2> "$stage.log" \
+    || { cat "$stage.log" >&2; rm -f "$out.tmp"; exit 1; }
+  rm -rf "$grubdir"
+fi
 mv "$out.tmp" "$out"
 rm -rf "$stage" "$stage.log"
-echo "iso: $out ($(stat -c %s "$out") bytes; BIOS and UEFI)"
+echo "iso: $out ($(stat -c %s "$out") bytes; $arch, $( [ "$arch" = amd64 ] && echo 'BIOS and UEFI' || echo UEFI))"

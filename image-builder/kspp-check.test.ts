@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   InputError,
+  appliesTo,
   evaluate,
   formatReport,
   loadTable,
@@ -228,10 +229,12 @@ describe('kernel-config/kspp.yaml', () => {
     }
   });
 
-  it('names no option or cmdline parameter twice', () => {
-    const names = entries.map((e) => `${e.kind}:${e.name.replace(/-/g, '_')}`);
-    const dupes = names.filter((n, i) => names.indexOf(n) !== i);
-    expect(dupes).toEqual([]);
+  it('names no option or cmdline parameter twice for one architecture', () => {
+    for (const arch of ['amd64', 'arm64'] as const) {
+      const names = entries.filter((e) => appliesTo(e, arch)).map((e) => `${e.kind}:${e.name.replace(/-/g, '_')}`);
+      const dupes = names.filter((n, i) => names.indexOf(n) !== i);
+      expect(dupes, arch).toEqual([]);
+    }
   });
 
   it('covers the core KSPP recommendations', () => {
@@ -296,5 +299,64 @@ describe('main', () => {
     const r = run(['--config', write('min.config', 'CONFIG_BUG=y\n'), '--cmdline', cmdline]);
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/kspp-check \(amd64\): \d+ requirements/);
+  });
+});
+
+describe('kernel-config/kspp.yaml for arm64', () => {
+  const entries = loadTable(readFileSync(TABLE_PATH, 'utf8'), TABLE_PATH);
+  const arm64 = entries.filter((e) => appliesTo(e, 'arm64'));
+  const names = new Set(arm64.map((e) => e.name));
+
+  it('requires the arm64 protections KSPP lists, and none of x86\'s', () => {
+    for (const n of [
+      'CONFIG_ARM64_SW_TTBR0_PAN',
+      'CONFIG_UNMAP_KERNEL_AT_EL0',
+      'CONFIG_RANDOMIZE_BASE',
+      'CONFIG_ARM64_PTR_AUTH',
+      'CONFIG_ARM64_PTR_AUTH_KERNEL',
+      'CONFIG_ARM64_BTI',
+      'CONFIG_ARM64_BTI_KERNEL',
+      'CONFIG_ARM64_PAN',
+      'CONFIG_ARM64_EPAN',
+      'CONFIG_ARM64_E0PD',
+      'CONFIG_ARM64_MTE',
+      'CONFIG_KASAN_HW_TAGS',
+      'CONFIG_SHADOW_CALL_STACK',
+      'CONFIG_RODATA_FULL_DEFAULT_ENABLED',
+      'CONFIG_MITIGATE_SPECTRE_BRANCH_HISTORY',
+      'CONFIG_STACKPROTECTOR_PER_TASK',
+      'CONFIG_COMPAT',
+      'arm64.nobti',
+      'arm64.nopauth',
+      'kpti',
+    ]) {
+      expect(names, n).toContain(n);
+    }
+    expect([...names].filter((n) => /^CONFIG_X86|^CONFIG_(INTEL|AMD)_IOMMU|^(pti|vsyscall|nopti|nosmap|nosmep)$/.test(n))).toEqual([]);
+    const mmap = arm64.find((e) => e.name === 'CONFIG_DEFAULT_MMAP_MIN_ADDR');
+    expect(mmap?.want).toBe('32768');
+  });
+
+  it('waives an arm64 requirement only with an arm64 reason', () => {
+    const waived = arm64.filter((e) => e.waived !== undefined && e.arch?.includes('arm64'));
+    expect(waived.map((e) => e.name).sort()).toEqual(
+      ['CONFIG_ARM64_BTI_KERNEL', 'CONFIG_CFI_CLANG', 'CONFIG_HARDEN_BRANCH_PREDICTOR', 'CONFIG_HARDEN_EL2_VECTORS', 'CONFIG_UNWIND_PATCH_PAC_INTO_SCS'].sort(),
+    );
+    for (const e of waived) expect(e.waived, e.name).not.toMatch(/X86_KERNEL_IBT/);
+  });
+
+  it('passes a kernel with those options and fails one without pointer authentication', () => {
+    const config = [
+      'CONFIG_ARM64=y',
+      ...arm64.filter((e) => e.kind === 'option' && e.want !== 'n').map((e) => `${e.name}=${(e as { want: string }).want}`),
+    ].join('\n');
+    const cmdlineText = arm64
+      .filter((e) => e.kind === 'cmdline' && e.want !== false)
+      .map((e) => (e.want === true ? e.name : `${e.name}=${e.want as string}`))
+      .join(' ');
+    const ok = evaluate(entries, parseKernelConfig(config), parseCmdline(cmdlineText), 'arm64');
+    expect(ok.filter((r) => r.status === 'MISS')).toEqual([]);
+    const bad = evaluate(entries, parseKernelConfig(config.replace('CONFIG_ARM64_PTR_AUTH_KERNEL=y', '# CONFIG_ARM64_PTR_AUTH_KERNEL is not set')), parseCmdline(`${cmdlineText} arm64.nopauth`), 'arm64');
+    expect(bad.filter((r) => r.status === 'MISS').map((r) => r.entry.name).sort()).toEqual(['CONFIG_ARM64_PTR_AUTH_KERNEL', 'arm64.nopauth']);
   });
 });

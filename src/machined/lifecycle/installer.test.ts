@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MIN_DISK_BYTES } from '../../disk/layout.ts';
 import type { BlockDisk } from './disks.ts';
-import { checkInstallDisk, partitionDevice } from './installer.ts';
+import { bootloaderFiles, checkInstallDisk, installToDisk, partitionDevice } from './installer.ts';
 
 describe('checkInstallDisk', () => {
   let dir: string;
@@ -37,5 +37,42 @@ describe('checkInstallDisk', () => {
   it('names partitions as the kernel does', () => {
     expect(partitionDevice({ name: 'vda', device: '/dev/vda', bytes: 0, sectorSize: 512, readOnly: false }, 3)).toBe('/dev/vda3');
     expect(partitionDevice({ name: 'nvme0n1', device: '/dev/nvme0n1', bytes: 0, sectorSize: 512, readOnly: false }, 3)).toBe('/dev/nvme0n1p3');
+  });
+});
+
+describe('the bootloader an install copies', () => {
+  it('is BIOS and UEFI GRUB on amd64, UEFI alone on arm64', () => {
+    expect(bootloaderFiles('amd64')).toEqual(['mbr.bin', 'bios.img', 'efi.img', 'boot-uuid', 'grub/grub.cfg']);
+    expect(bootloaderFiles('arm64')).toEqual(['efi.img', 'boot-uuid', 'grub/grub.cfg']);
+    expect(() => bootloaderFiles('riscv64')).toThrow(/no bootloader for architecture riscv64 \(known: amd64, arm64\)/);
+  });
+
+  it('refuses, before writing anything, an image that lacks a file its arch needs', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-installer-bl-'));
+    try {
+      const device = path.join(dir, 'vda');
+      fs.closeSync(fs.openSync(device, 'w'));
+      fs.truncateSync(device, MIN_DISK_BYTES);
+      const bl = path.join(dir, 'bootloader');
+      fs.mkdirSync(path.join(bl, 'grub'), { recursive: true });
+      for (const f of ['efi.img', 'boot-uuid', 'grub/grub.cfg']) fs.writeFileSync(path.join(bl, f), 'x');
+      const plan = (arch: string) => ({
+        disk: { name: 'vda', device, bytes: MIN_DISK_BYTES, sectorSize: 512, readOnly: false },
+        wipe: false,
+        files: { vmlinuz: '/nonexistent', initramfs: '/nonexistent' },
+        version: 'v0',
+        extraKernelArgs: [],
+        bootloaderDir: bl,
+        arch,
+      });
+      // An arm64 bootloader (UEFI only) is not enough for amd64, which boots with BIOS too.
+      await expect(installToDisk(plan('amd64'), () => {})).rejects.toThrow(/no bootloader file mbr\.bin/);
+      fs.rmSync(path.join(bl, 'efi.img'));
+      await expect(installToDisk(plan('arm64'), () => {})).rejects.toThrow(/no bootloader file efi\.img/);
+      // Nothing written: the disk is still sparse, with no block allocated.
+      expect(fs.statSync(device).blocks, 'nothing written').toBe(0);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

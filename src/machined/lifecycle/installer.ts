@@ -1,11 +1,12 @@
 // Installs Bronze onto one whole disk: the GPT of src/disk/layout.ts, GRUB for BIOS and
-// UEFI from the bootloader files image-builder/bootloader.sh made (copied byte for byte, as
+// UEFI (arm64: UEFI) from the bootloader files image-builder/bootloader.sh made (copied byte for byte, as
 // disk.sh copies them into disk.raw), xfs on BOOT, STATE and EPHEMERAL, the image's kernel and
 // initramfs in slot A, grubenv choosing A, META recording the install, and the machine
 // configuration in STATE. Only the named disk is opened for writing.
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeGpt } from '../../disk/gpt-write.ts';
+import { bronzeArch } from '../../install/image.ts';
 import { type DiskLayout, type PartitionName, partitionByName, planLayout } from '../../disk/layout.ts';
 import { rereadPartitions } from '../../lib/sys.ts';
 import { serializeGrubenv } from '../../install/grubenv.ts';
@@ -32,6 +33,8 @@ export interface InstallPlan {
   configText?: string;
   /** image-builder/bootloader.sh's output (in the rootfs: /usr/share/bronze/bootloader). */
   bootloaderDir: string;
+  /** The architecture the bootloader is for (default: this machine's): which firmwares it boots with. */
+  arch?: string;
   devRoot?: string;
   sysRoot?: string;
   signal?: AbortSignal;
@@ -86,6 +89,21 @@ export async function checkInstallDisk(disk: BlockDisk, wipe: boolean, extraKern
   return { layout, held };
 }
 
+/**
+ * The firmwares an installed disk boots with, per architecture, and the bootloader files each
+ * needs (image-builder/bootloader.sh): amd64 BIOS and UEFI; arm64 UEFI only (its disks keep the
+ * same layout, with an empty BIOS boot partition and no MBR boot code).
+ */
+export const BOOT_FIRMWARES: Readonly<Record<string, readonly ('bios' | 'uefi')[]>> = { amd64: ['bios', 'uefi'], arm64: ['uefi'] };
+const FIRMWARE_FILES = { bios: ['mbr.bin', 'bios.img'], uefi: ['efi.img'] } as const;
+
+/** The bootloader files an install for `arch` copies onto the disk. */
+export function bootloaderFiles(arch: string): string[] {
+  const firmwares = BOOT_FIRMWARES[arch];
+  if (!firmwares) throw new Error(`no bootloader for architecture ${arch} (known: ${Object.keys(BOOT_FIRMWARES).join(', ')})`);
+  return [...firmwares.flatMap((f) => FIRMWARE_FILES[f]), 'boot-uuid', 'grub/grub.cfg'];
+}
+
 export async function installToDisk(plan: InstallPlan, progress: InstallProgress): Promise<void> {
   const { disk } = plan;
   const step = (stage: string, message: string, done?: number, total?: number) => {
@@ -93,12 +111,14 @@ export async function installToDisk(plan: InstallPlan, progress: InstallProgress
     progress(stage, message, done, total);
   };
   const { layout, held } = await checkInstallDisk(disk, plan.wipe, plan.extraKernelArgs);
-  for (const f of ['mbr.bin', 'bios.img', 'efi.img', 'boot-uuid', 'grub/grub.cfg']) {
+  const arch = plan.arch ?? bronzeArch();
+  for (const f of bootloaderFiles(arch)) {
     if (!fs.existsSync(path.join(plan.bootloaderDir, f))) throw new Error(`the image has no bootloader file ${f} in ${plan.bootloaderDir}`);
   }
 
-  const mbr = fs.readFileSync(path.join(plan.bootloaderDir, 'mbr.bin'));
-  if (mbr.length !== 440) throw new Error(`bootloader mbr.bin is ${mbr.length} bytes, not 440`);
+  const bios = BOOT_FIRMWARES[arch]!.includes('bios');
+  const mbr = bios ? fs.readFileSync(path.join(plan.bootloaderDir, 'mbr.bin')) : undefined;
+  if (mbr && mbr.length !== 440) throw new Error(`bootloader mbr.bin is ${mbr.length} bytes, not 440`);
 
   step('partition', `${disk.device}: GPT (${layout.partitions.map((p) => p.name).join(', ')})${held ? `, replacing ${held}` : ''}`);
   // From the first write on, the install runs to its end (a cancel is no longer honoured),
@@ -136,7 +156,8 @@ export function zeroEnds(device: string, bytes: number): void {
   }
 }
 
-async function writeDisk(plan: InstallPlan, layout: DiskLayout, mbr: Buffer, progress: InstallProgress): Promise<void> {
+/** `mbr`: GRUB's BIOS boot code, or none for a disk that boots with UEFI only. */
+async function writeDisk(plan: InstallPlan, layout: DiskLayout, mbr: Buffer | undefined, progress: InstallProgress): Promise<void> {
   const { disk } = plan;
   const step = progress;
   const fd = fs.openSync(disk.device, 'r+');
@@ -155,8 +176,12 @@ async function writeDisk(plan: InstallPlan, layout: DiskLayout, mbr: Buffer, pro
   const dev = (name: PartitionName) => partitionDevice(disk, partitionByName(layout, name).number);
   await waitForPartitions(layout.partitions.map((p) => partitionDevice(disk, p.number)));
 
-  step('bootloader', 'GRUB for BIOS (BIOS boot partition) and UEFI (EFI system partition)');
-  await copyImage(path.join(plan.bootloaderDir, 'bios.img'), dev('BIOS'));
+  if (mbr) {
+    step('bootloader', 'GRUB for BIOS (BIOS boot partition) and UEFI (EFI system partition)');
+    await copyImage(path.join(plan.bootloaderDir, 'bios.img'), dev('BIOS'));
+  } else {
+    step('bootloader', 'GRUB for UEFI (EFI system partition)');
+  }
   await copyImage(path.join(plan.bootloaderDir, 'efi.img'), dev('EFI'));
 
   step('format', 'xfs on BOOT, STATE and EPHEMERAL');
@@ -193,6 +218,7 @@ async function writeDisk(plan: InstallPlan, layout: DiskLayout, mbr: Buffer, pro
 
   // Last, GRUB's boot code in the MBR's first 440 bytes (before the partition table): only a
   // complete disk gets the code that makes BIOS firmware boot it.
+  if (!mbr) return;
   const fd2 = fs.openSync(disk.device, 'r+');
   try {
     fs.writeSync(fd2, mbr, 0, 440, 0);

@@ -41,9 +41,12 @@ $(B)/bronze: $(OUT)/build/roles/SHA256SUMS image-builder/sea.sh image-builder/co
 $(A)/bootloader/boot-uuid: $(A)/cmdline image-builder/bootloader.sh image-builder/layout.sh image-builder/grub/disk.cfg package.json
 	@image-builder/bootloader.sh $(ARCH) $(A) $(A)/bootloader
 
-$(A)/rootfs.sqsh: $(B)/bronze $(A)/bootloader/boot-uuid image-builder/rootfs.sh image-builder/env.sh $(shell find rootfs -type f)
+# rootfs.sqsh carries its dm-verity hash tree after the squashfs (image-builder/verity.sh);
+# $(A)/roothash is the root hash every boot path puts on the command line (bronze.roothash=).
+$(A)/rootfs.sqsh: $(B)/bronze $(A)/bootloader/boot-uuid image-builder/rootfs.sh image-builder/verity.sh image-builder/env.sh $(shell find rootfs -type f)
 	@mkdir -p $(A)
 	@image-builder/rootfs.sh $(ARCH) $< $@ $(A)/bootloader
+	@image-builder/verity.sh $@ $(A)/roothash
 
 $(A)/initramfs.xz: $(A)/rootfs.sqsh image-builder/preinit/preinit.c image-builder/initramfs.sh
 	@image-builder/initramfs.sh $(ARCH) $< $@

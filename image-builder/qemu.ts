@@ -13,7 +13,8 @@ import path from 'node:path';
 
 /**
  * What the VM boots from. `kernel` (the default): QEMU loads _out/<arch>/{vmlinuz,initramfs.xz}
- * itself with the default command line. The others go through firmware and a boot loader:
+ * itself with the default command line and the rootfs's root hash (bronze.roothash=, from
+ * _out/<arch>/roothash). The others go through firmware and a boot loader:
  * `iso` a CD-ROM, `disk` a virtio disk (`snapshot`: writes go to a temporary overlay, the
  * image is left as it was), `pxe` the network card's iPXE ROM with QEMU's DHCP/TFTP handing it
  * `bootfile` from `tftpDir`.
@@ -93,10 +94,10 @@ export function qemuCommand(o: QemuOptions = {}): { bin: string; args: string[];
     args.push('-drive', `if=pflash,format=raw,unit=0,readonly=on,file=${OVMF.code}`, '-drive', `if=pflash,format=raw,unit=1,file=${qemuValue(vars)}`);
   }
   if (boot.kind === 'kernel') {
-    for (const f of ['vmlinuz', 'initramfs.xz', 'cmdline']) {
+    for (const f of ['vmlinuz', 'initramfs.xz', 'cmdline', 'roothash']) {
       if (!fs.existsSync(path.join(dir, f))) throw new Error(`${path.join(dir, f)} is missing: run \`make image\` first`);
     }
-    const cmdline = fs.readFileSync(path.join(dir, 'cmdline'), 'utf8').trim();
+    const cmdline = `${fs.readFileSync(path.join(dir, 'cmdline'), 'utf8').trim()} bronze.roothash=${fs.readFileSync(path.join(dir, 'roothash'), 'utf8').trim()}`;
     args.push(
       '-kernel', path.join(dir, 'vmlinuz'),
       '-initrd', o.initrd ?? path.join(dir, 'initramfs.xz'),

@@ -1,11 +1,19 @@
 // QEMU for Bronze: the one place that knows how a node is booted under emulation (TCG; KVM
-// is not usable on the build machines). Used by `make run`/`make stop`, the end-to-end tests
-// and the benchmarks.
+// is not usable on the build machines). Used by `make run`/`make stop` (which pass PORT, DISK,
+// APPEND, ... as the flags below), the end-to-end tests and the benchmarks.
 //
-//   tsx image-builder/qemu.ts run  [--arch amd64] [--port 50000] [--append "..."]
-//                                  [--iso _out/amd64/bronze.iso | --disk _out/amd64/disk.raw] [--uefi]
-//   tsx image-builder/qemu.ts stop [--arch amd64]      (ACPI power button: orderly shutdown)
+//   tsx image-builder/qemu.ts run  [--arch amd64] [--port 50000] [--append "..."] [--uefi]
+//                                  [--disk FILE [--disk-size 6G] [--no-media] [--snapshot]] [--iso FILE]
+//   tsx image-builder/qemu.ts stop [--arch amd64] [--port 50000]   (ACPI power button: orderly shutdown)
+//
+// Without --disk: the kernel and initramfs straight from _out (maintenance mode, memory only).
+// With --disk FILE: the ISO with FILE as the node's virtio disk (/dev/vda), made blank and
+// sparse when it does not exist; writes to FILE persist (--snapshot keeps them in a temporary
+// overlay instead; the image's own disk.raw always runs that way). Once Bronze is installed on
+// it, the ISO's menu boots the disk's current slot; --no-media boots the disk alone. Each node
+// has its own QEMU monitor socket, keyed by its API port, so `stop --port N` stops that one.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -53,6 +61,8 @@ export interface QemuOptions {
   drives?: string[];
   /** Any other QEMU arguments, appended as they are (e.g. `['-device', 'pcie-root-port,id=rp1,chassis=1,slot=1']`). */
   extraArgs?: string[];
+  /** The SMBIOS system UUID the firmware reports (QEMU gives none without it). */
+  uuid?: string;
 }
 
 /** Every VM's memory unless a caller asks for another: `make run` and the end-to-end tests. */
@@ -61,8 +71,9 @@ export const DEFAULT_MEMORY_MIB = 512;
 /** The kernel's lines when it kills a process for want of memory. */
 export const OOM_LINE = /invoked oom-killer|Out of memory: Killed process|oom-kill:/;
 
-export function defaultMonitorSocket(outDir: string, arch: string): string {
-  return path.join(outDir, arch, 'qemu-monitor.sock');
+/** The QEMU monitor socket of the node whose API is forwarded from `port` (one per node). */
+export function defaultMonitorSocket(outDir: string, arch: string, port = 50000): string {
+  return path.join(outDir, arch, `qemu-monitor-${port}.sock`);
 }
 
 /** A value inside a QEMU option list: a comma is written twice. */
@@ -73,8 +84,8 @@ export function qemuCommand(o: QemuOptions = {}): { bin: string; args: string[];
   const out = o.outDir ?? '_out';
   const dir = path.join(out, arch);
   const boot = o.boot ?? { kind: 'kernel' };
-  const monitor = o.monitorSocket ?? defaultMonitorSocket(out, arch);
   const port = o.apiPort ?? 50000;
+  const monitor = o.monitorSocket ?? defaultMonitorSocket(out, arch, port);
   const hostfwd = `hostfwd=tcp:127.0.0.1:${port}-:50000`;
   const args = [
     '-machine', 'q35,accel=tcg',
@@ -122,6 +133,7 @@ export function qemuCommand(o: QemuOptions = {}): { bin: string; args: string[];
   }
   for (const d of o.drives ?? []) args.push('-drive', d);
   args.push('-device', 'virtio-rng-pci');
+  if (o.uuid) args.push('-uuid', o.uuid);
   args.push(...(o.extraArgs ?? []));
   if (o.noReboot) args.push('-no-reboot');
   return { bin: 'qemu-system-x86_64', args, monitor, ...(tempDir ? { tempDir } : {}) };
@@ -174,11 +186,22 @@ export class QemuVM {
   private runStart = 0;
   private restarted = false;
 
+  /** A command that runs QEMU itself (`make run`), in its own process group; else QEMU from `opts`. */
+  private readonly command: { bin: string; args: string[]; cwd?: string; env?: NodeJS.ProcessEnv } | undefined;
+
   constructor(
-    opts: QemuOptions,
+    opts: QemuOptions & { command?: { bin: string; args: string[]; cwd?: string; env?: NodeJS.ProcessEnv } },
     private readonly echo?: (line: string) => void,
   ) {
     this.noReboot = !!opts.noReboot;
+    this.command = opts.command;
+    if (opts.command) {
+      this.bin = opts.command.bin;
+      this.args = opts.command.args;
+      this.monitor = defaultMonitorSocket(opts.outDir ?? '_out', opts.arch ?? 'amd64', opts.apiPort ?? 50000);
+      this.tempDir = undefined;
+      return;
+    }
     const c = qemuCommand(opts);
     this.bin = c.bin;
     this.args = c.args;
@@ -187,8 +210,10 @@ export class QemuVM {
   }
 
   start(): this {
-    fs.rmSync(this.monitor, { force: true });
-    const p = spawn(this.bin, this.args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    if (!this.command) fs.rmSync(this.monitor, { force: true });
+    const p = this.command
+      ? spawn(this.bin, this.args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, cwd: this.command.cwd, env: this.command.env ?? process.env })
+      : spawn(this.bin, this.args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.proc = p;
     let partial = '';
     const onData = (d: Buffer) => {
@@ -292,9 +317,17 @@ export class QemuVM {
     return this.lines.slice(-n).join('\n');
   }
 
-  /** Ends QEMU; then, like every wait, fails if the kernel killed anything for want of memory. */
+  /** Ends QEMU (and the command that ran it); then, like every wait, fails if the kernel killed anything for want of memory. */
   kill(): void {
-    if (!this.exited) this.proc?.kill('SIGKILL');
+    if (!this.exited && this.proc?.pid !== undefined) {
+      if (this.command) {
+        try {
+          process.kill(-this.proc.pid, 'SIGKILL');
+        } catch {
+          /* gone already */
+        }
+      } else this.proc.kill('SIGKILL');
+    }
     this.failOnOom();
   }
 }
@@ -303,9 +336,81 @@ function parseFlags(argv: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
-    if (a.startsWith('--')) out[a.slice(2)] = argv[i + 1] && !argv[i + 1]!.startsWith('--') ? argv[++i]! : 'true';
+    if (!a.startsWith('--')) throw new UsageError(`unexpected argument ${JSON.stringify(a)}`);
+    out[a.slice(2)] = argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--') ? argv[++i]! : 'true';
   }
   return out;
+}
+
+class UsageError extends Error {}
+
+const RUN_FLAGS = new Set(['arch', 'port', 'append', 'uefi', 'disk', 'disk-size', 'no-media', 'snapshot', 'iso']);
+const STOP_FLAGS = new Set(['arch', 'port']);
+const USAGE =
+  'usage: qemu.ts run [--arch amd64] [--port N] [--append ARGS] [--uefi] [--disk FILE [--disk-size 6G] [--no-media] [--snapshot]] [--iso FILE]\n' +
+  '       qemu.ts stop [--arch amd64] [--port N]\n' +
+  '(make run PORT=N DISK=FILE DISK_SIZE=6G MEDIA=none SNAPSHOT=1 APPEND="..." UEFI=1; make stop PORT=N)\n';
+
+function checkFlags(f: Record<string, string>, known: Set<string>): void {
+  const unknown = Object.keys(f).filter((k) => !known.has(k));
+  if (unknown.length) throw new UsageError(`unknown flag${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `--${k}`).join(', ')}`);
+}
+
+function portOf(f: Record<string, string>): number {
+  const port = Number(f.port ?? 50000);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UsageError(`--port ${f.port}: not a TCP port (1-65535)`);
+  return port;
+}
+
+/** `6G`, `4096M`, `3221225472` → bytes. */
+export function parseSize(text: string): number {
+  const m = /^(\d+)([KMGT]?)i?B?$/i.exec(text.trim());
+  if (!m) throw new UsageError(`disk size ${JSON.stringify(text)}: give a number of bytes, or with K, M, G or T (e.g. 6G)`);
+  const unit = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 }[m[2]!.toUpperCase() as '' | 'K' | 'M' | 'G' | 'T'];
+  return Number(m[1]) * unit;
+}
+
+/** A stable SMBIOS UUID (RFC 4122 layout, version 5-like) for a node named by `seed`. */
+export function nodeUuid(seed: string): string {
+  const h = createHash('sha256').update(`bronze-node ${seed}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** Resolves when nothing listens on 127.0.0.1:port (else QEMU would fail with a cryptic hostfwd error). */
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+/** What `run` boots, from its flags; makes a blank disk when one is named that does not exist. */
+export function runBoot(f: Record<string, string>, arch: string, out = '_out', log: (m: string) => void = () => {}): { boot: QemuBoot; drives: string[] } {
+  const iso = f.iso ?? path.join(out, arch, 'bronze.iso');
+  if (!f.disk) {
+    if (f['no-media'] || f.snapshot || f['disk-size']) throw new UsageError('--no-media, --snapshot and --disk-size go with --disk');
+    return f.iso ? { boot: { kind: 'iso', path: iso }, drives: [] } : { boot: { kind: 'kernel' }, drives: [] };
+  }
+  const disk = path.resolve(f.disk);
+  if (!fs.existsSync(disk)) {
+    const bytes = parseSize(f['disk-size'] ?? '6G');
+    fs.mkdirSync(path.dirname(disk), { recursive: true });
+    fs.closeSync(fs.openSync(disk, 'wx'));
+    fs.truncateSync(disk, bytes);
+    log(`made ${f.disk}: a blank ${(bytes / 1024 ** 3).toFixed(1)} GiB disk (sparse)`);
+  } else if (f['disk-size']) {
+    throw new UsageError(`--disk-size: ${f.disk} exists already (its size is ${fs.statSync(disk).size} bytes)`);
+  } else if (!fs.statSync(disk).isFile()) {
+    throw new UsageError(`--disk ${f.disk}: not a regular file`);
+  }
+  // The image's own disk.raw is a signed artifact: it runs with its writes thrown away.
+  const artifact = disk === path.resolve(out, arch, 'disk.raw');
+  const snapshot = !!f.snapshot || artifact;
+  if (artifact && !f.snapshot) log(`${f.disk} is the image's own disk: its writes go to a temporary overlay (copy it to keep them)`);
+  const spec = `file=${qemuValue(disk)},format=raw,if=none,id=disk0${snapshot ? ',snapshot=on' : ''}`;
+  if (f['no-media']) return { boot: { kind: 'disk', path: disk, snapshot }, drives: [] };
+  return { boot: { kind: 'iso', path: iso }, drives: [spec] };
 }
 
 async function cli(argv: string[]): Promise<number> {
@@ -313,34 +418,63 @@ async function cli(argv: string[]): Promise<number> {
   const f = parseFlags(rest);
   const arch = (f.arch ?? 'amd64') as 'amd64';
   if (cmd === 'run') {
-    // A disk image boots with its writes kept in a temporary overlay: the signed artifact stays as built.
-    const boot: QemuBoot = f.iso ? { kind: 'iso', path: f.iso } : f.disk ? { kind: 'disk', path: f.disk, snapshot: true } : { kind: 'kernel' };
+    checkFlags(f, RUN_FLAGS);
+    const port = portOf(f);
+    const say = (m: string) => process.stderr.write(`bronze: ${m}\n`);
+    if (!(await portFree(port))) throw new UsageError(`127.0.0.1:${port} is in use (another node? give it another port: make run PORT=${port + 1})`);
+    const { boot, drives } = runBoot(f, arch, '_out', say);
     const firmware = f.uefi ? 'uefi' : 'bios';
-    const c = qemuCommand({ arch, apiPort: f.port ? Number(f.port) : 50000, append: f.append, boot, firmware });
-    process.stderr.write(`bronze: booting ${arch} (${boot.kind}, ${firmware}) under QEMU (TCG); API on 127.0.0.1:${f.port ?? 50000}; stop with \`make stop\`\n`);
+    // A -drive with id=disk0 needs its device; the other drives are complete specifications.
+    const extraArgs = drives.some((d) => d.includes('id=disk0,') || d.endsWith('id=disk0')) ? ['-device', 'virtio-blk-pci,drive=disk0,bootindex=1'] : [];
+    // Firmware gives real machines a system UUID (their identity: the default hostname derives
+    // from it); QEMU gives none unless told. One per node: its disk, else its port.
+    const uuid = nodeUuid(f.disk ? `disk:${path.resolve(f.disk)}` : `port:${port}`);
+    const c = qemuCommand({ arch, apiPort: port, append: f.append, boot, firmware, drives, extraArgs, uuid });
+    const what = f.disk ? `${boot.kind === 'disk' ? 'the disk' : 'the ISO'} with ${f.disk} as /dev/vda` : boot.kind;
+    say(`booting ${arch} (${what}, ${firmware}) under QEMU (TCG); API on 127.0.0.1:${port}; stop with \`make stop${port === 50000 ? '' : ` PORT=${port}`}\``);
+    fs.rmSync(c.monitor, { force: true });
     const p = spawn(c.bin, c.args, { stdio: 'inherit' });
     return new Promise((resolve) =>
       p.on('exit', (code) => {
+        fs.rmSync(c.monitor, { force: true });
         if (c.tempDir) fs.rmSync(c.tempDir, { recursive: true, force: true });
         resolve(code ?? 1);
       }),
     );
   }
   if (cmd === 'stop') {
-    const sock = defaultMonitorSocket('_out', arch);
+    checkFlags(f, STOP_FLAGS);
+    const port = portOf(f);
+    const sock = defaultMonitorSocket('_out', arch, port);
+    const others = () => {
+      const dir = path.join('_out', arch);
+      const ports = fs.existsSync(dir) ? fs.readdirSync(dir).flatMap((n) => /^qemu-monitor-(\d+)\.sock$/.exec(n)?.[1] ?? []) : [];
+      return ports.length ? `; running: ${ports.map((p) => `PORT=${p}`).join(', ')}` : '';
+    };
     if (!fs.existsSync(sock)) {
-      process.stderr.write(`bronze: no running node (${sock} missing)\n`);
+      process.stderr.write(`bronze: no node runs with API port ${port} (${sock} missing)${others()}\n`);
       return 1;
     }
-    await monitorCommand(sock, 'system_powerdown');
-    process.stderr.write('bronze: power button pressed; the node shuts down in order and QEMU exits\n');
+    try {
+      await monitorCommand(sock, 'system_powerdown');
+    } catch (err) {
+      fs.rmSync(sock, { force: true });
+      process.stderr.write(`bronze: the node on port ${port} does not answer (${(err as Error).message}); its stale socket is removed${others()}\n`);
+      return 1;
+    }
+    process.stderr.write(`bronze: power button pressed on the node with API port ${port}; it shuts down in order and QEMU exits\n`);
     return 0;
   }
-  process.stderr.write('usage: qemu.ts run [--arch amd64] [--port N] [--append ARGS] [--iso FILE | --disk FILE] [--uefi] | stop [--arch amd64]\n');
-  return 2;
+  throw new UsageError(cmd ? `unknown command ${JSON.stringify(cmd)}` : 'no command');
 }
 
 // Run as a script (`tsx image-builder/qemu.ts ...`), not imported nor bundled into a benchmark.
 if (/[\\/]qemu\.ts$/.test(process.argv[1] ?? '')) {
-  cli(process.argv.slice(2)).then((code) => process.exit(code));
+  cli(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(err instanceof UsageError ? `qemu.ts: ${err.message}\n${USAGE}` : `qemu.ts: ${(err as Error).message}\n`);
+      process.exit(2);
+    },
+  );
 }

@@ -2,8 +2,9 @@
 # Builds rootfs.sqsh with squashfs-tools-ng from a generated pack file: the SEA binary as
 # /sbin/init with the daemon names linked to it, exactly the shared libraries it needs (found
 # with ldd), the static files from rootfs/, the host's CA bundle, and the mount points. No
-# shell, no coreutils; the one foreign program is mkfs.xfs (with its libraries), which
-# machined runs to install, reset and wipe (no library makes an xfs filesystem). Also GRUB as
+# shell, no coreutils; the foreign programs are mkfs.xfs and xfs_repair (with their libraries),
+# which machined runs to install, reset, wipe and repair (no library makes or repairs an xfs
+# filesystem). Also GRUB as
 # built by image-builder/bootloader.sh (/usr/share/bronze/bootloader, for the installer) and
 # the public half of the image signing key (/usr/share/bronze/signing-key.pub: upgrades
 # must be signed with it). Every inode gets fixed ownership and mtime (SOURCE_DATE_EPOCH), so the
@@ -17,6 +18,7 @@ arch=${1:?arch}; bin=$(realpath "${2:?binary}"); out=$(realpath -m "${3:?out}")
 bootloader=$(realpath -m "${4:-$ROOT/_out/$arch/bootloader}")
 [ -f "$bootloader/boot-uuid" ] || { echo "rootfs.sh: $bootloader/boot-uuid missing (image-builder/bootloader.sh builds it)" >&2; exit 1; }
 mkfs_xfs=$(command -v mkfs.xfs) || { echo "rootfs.sh: mkfs.xfs missing (apt-get install xfsprogs)" >&2; exit 1; }
+xfs_repair=$(command -v xfs_repair) || { echo "rootfs.sh: xfs_repair missing (apt-get install xfsprogs)" >&2; exit 1; }
 case $arch in
   amd64) koffi_native=$ROOT/node_modules/@koromix/koffi-linux-x64/linux_x64/koffi.node ;;
   *) echo "rootfs.sh: unsupported arch '$arch'" >&2; exit 2 ;;
@@ -44,9 +46,10 @@ file /sbin/init 0755 "$bin"
 for name in machined apid trustd networkd timed udevd; do add "slink /sbin/$name 0777 0 0 init"; done
 
 file /usr/sbin/mkfs.xfs 0755 "$(readlink -f "$mkfs_xfs")"
+file /usr/sbin/xfs_repair 0755 "$(readlink -f "$xfs_repair")"
 
-# Shared libraries: whatever the runtime, koffi's native module and mkfs.xfs link against.
-libs=$( { ldd "$bin"; ldd "$koffi_native"; ldd "$mkfs_xfs"; } | awk '/=>/ { print $3; next } /^[ \t]*\// { print $1 }' | sort -u)
+# Shared libraries: whatever the runtime, koffi's native module, mkfs.xfs and xfs_repair link against.
+libs=$( { ldd "$bin"; ldd "$koffi_native"; ldd "$mkfs_xfs"; ldd "$xfs_repair"; } | awk '/=>/ { print $3; next } /^[ \t]*\// { print $1 }' | sort -u)
 for lib in $libs; do
   [ -f "$lib" ] || { echo "rootfs.sh: library $lib not found" >&2; exit 1; }
   file "$lib" 0755 "$(readlink -f "$lib")"

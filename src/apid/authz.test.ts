@@ -137,6 +137,13 @@ describe('apid over mTLS reads each connection\'s roles once and keeps them to i
       credsFor[name] = grpc.credentials.createSsl(Buffer.from(ca.crt), Buffer.from(c.key), Buffer.from(c.crt));
     }
     credsFor.none = grpc.credentials.createSsl(Buffer.from(ca.crt));
+    const expired = await issueClientCert(ca, { commonName: 'old', roles: ['os:admin'], ttlMs: 3600_000, now: new Date(Date.now() - 3 * 3600_000) });
+    credsFor.expired = grpc.credentials.createSsl(Buffer.from(ca.crt), Buffer.from(expired.key), Buffer.from(expired.crt));
+    const future = await issueClientCert(ca, { commonName: 'early', roles: ['os:admin'], ttlMs: 3600_000, now: new Date(Date.now() + 2 * 86_400_000) });
+    credsFor.future = grpc.credentials.createSsl(Buffer.from(ca.crt), Buffer.from(future.key), Buffer.from(future.crt));
+    const otherCa = await newCA({ commonName: 'another cluster', validityDays: 1 });
+    const foreign = await issueClientCert(otherCa, { commonName: 'stranger', roles: ['os:admin'], ttlMs: 3600_000 });
+    credsFor.foreign = grpc.credentials.createSsl(Buffer.from(ca.crt), Buffer.from(foreign.key), Buffer.from(foreign.crt));
   });
 
   afterAll(() => {
@@ -186,12 +193,26 @@ describe('apid over mTLS reads each connection\'s roles once and keeps them to i
       expect(denied!.details).toMatch(/the caller has roles os:reader$/);
     }
     // Each connection's certificate was read once, not once per call (the connection without
-    // one has none to read: TLS did not verify one).
-    expect(reads()).toBe(3);
+    // one too: once, to say why it has no roles).
+    expect(reads()).toBe(4);
     // A new connection is read afresh.
     expect(await version(client('reader'))).toBe('os:reader');
-    expect(reads()).toBe(4);
+    expect(reads()).toBe(5);
     spy.mockRestore();
+  });
+
+  it('says why a certificate gives no roles: none, expired, not yet valid, another CA (issue 17)', async () => {
+    const refused = (name: string) => version(client(name)).then(() => undefined as unknown as grpc.ServiceError, (e: grpc.ServiceError) => e);
+    const none = await refused('none');
+    expect(none).toMatchObject({ code: grpc.status.UNAUTHENTICATED });
+    expect(none.details).toMatch(/^no client certificate was presented: .*maintenance mode takes --insecure/);
+    const expired = await refused('expired');
+    expect(expired.code).toBe(grpc.status.UNAUTHENTICATED);
+    expect(expired.details).toMatch(/^your client certificate \(CN old, valid \S+Z to \S+Z\) has expired \(this node's clock says \S+Z\): get a new one: `bronzectl config new`/);
+    const future = await refused('future');
+    expect(future.details).toMatch(/^your client certificate \(CN early, valid \S+Z to \S+Z\) is not valid yet \(this node's clock says .*`bronzectl time`/);
+    const foreign = await refused('foreign');
+    expect(foreign.details).toMatch(/^your client certificate \(CN stranger, .*\) is issued by "another cluster", not by this cluster's OS CA: your client config is for another cluster/);
   });
 
   it('relays an impersonator\'s per-call roles, on one connection', async () => {

@@ -26,6 +26,53 @@ const NO_CERTIFICATE: AuthError = {
   details: 'a client certificate signed by this cluster\'s OS CA is required (none was presented, or it was not signed by the OS CA)',
 };
 
+const RENEW =
+  'get a new one: `bronzectl config new` with a client config that still works, or a new bronzeconfig from the cluster\'s secrets (`bronzectl gen config <name> <endpoint> --with-secrets secrets.yaml`); `bronzectl config info` shows the dates';
+
+/** What apid can see of a connection's TLS client certificate and its verification. */
+export interface PeerTls {
+  /** Node's reason the certificate failed verification (an Error with a code, or a string). */
+  authorizationError?: unknown;
+  getPeerCertificate(): PeerCertificate | Record<string, never>;
+}
+
+const iso = (d: string) => {
+  const t = new Date(d);
+  return Number.isNaN(t.getTime()) ? d : t.toISOString().replace('.000Z', 'Z');
+};
+
+/**
+ * Why a connection's client certificate gives no roles, said so the caller knows what to do:
+ * none presented, expired or not yet valid (with the dates and this node's clock), or issued by
+ * another CA. `socket` undefined: grpc-js did not show the connection (the generic message).
+ */
+export function explainUnverified(socket: PeerTls | undefined, now = new Date()): AuthError {
+  if (!socket) return NO_CERTIFICATE;
+  const err = socket.authorizationError;
+  const code = typeof err === 'string' ? err : ((err as { code?: string } | undefined)?.code ?? (err as Error | undefined)?.message);
+  let cert: Partial<PeerCertificate> = {};
+  try {
+    cert = socket.getPeerCertificate();
+  } catch {
+    /* a socket gone meanwhile */
+  }
+  const details = (text: string): AuthError => ({ code: grpc.status.UNAUTHENTICATED, details: text });
+  if (!cert || !cert.raw) {
+    return details(
+      'no client certificate was presented: this API needs one signed by the cluster\'s OS CA (the bronzeconfig written by `bronzectl gen config`); a node in maintenance mode takes --insecure instead',
+    );
+  }
+  const who = `your client certificate (${cert.subject?.CN ? `CN ${String(cert.subject.CN)}, ` : ''}valid ${iso(cert.valid_from ?? '?')} to ${iso(cert.valid_to ?? '?')})`;
+  const clock = `this node's clock says ${now.toISOString().replace(/\.\d{3}Z$/, 'Z')}`;
+  if (code === 'CERT_HAS_EXPIRED') return details(`${who} has expired (${clock}): ${RENEW}`);
+  if (code === 'CERT_NOT_YET_VALID') return details(`${who} is not valid yet (${clock}; check the clocks, \`bronzectl time\`)`);
+  if (code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' || code === 'UNABLE_TO_GET_ISSUER_CERT' || code === 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY' || code === 'DEPTH_ZERO_SELF_SIGNED_CERT' || code === 'SELF_SIGNED_CERT_IN_CHAIN' || code === 'CERT_SIGNATURE_FAILURE') {
+    const issuer = cert.issuer?.CN ?? cert.issuer?.O;
+    return details(`${who} is issued by ${issuer ? `"${String(issuer)}"` : 'another CA'}, not by this cluster's OS CA: your client config is for another cluster (check --context, --bronzeconfig, $BRONZECONFIG)`);
+  }
+  return details(`${who} was not accepted (${code ?? 'not verified'}): it must be signed by this cluster's OS CA and valid now (${clock})`);
+}
+
 /** The roles a verified client certificate carries (its Organizations); undefined when TLS verified none. */
 export function certificateRoles(cert: PeerCertificate | undefined): readonly string[] | undefined {
   return cert ? organizations(cert) : undefined;
@@ -35,8 +82,8 @@ export function certificateRoles(cert: PeerCertificate | undefined): readonly st
  * The caller's roles from its certificate's roles (`certificateRoles`): those roles, or, for a
  * peer apid relaying a call (`os:impersonator`), the known roles it passes in metadata.
  */
-export function rolesOf(certRoles: readonly string[] | undefined, md: grpc.Metadata): readonly string[] | AuthError {
-  if (!certRoles) return NO_CERTIFICATE;
+export function rolesOf(certRoles: readonly string[] | undefined, md: grpc.Metadata, unverified: () => AuthError = () => NO_CERTIFICATE): readonly string[] | AuthError {
+  if (!certRoles) return unverified();
   if (certRoles.includes(IMPERSONATOR_ROLE)) {
     return md
       .get(ROLES_METADATA)
@@ -67,21 +114,21 @@ export type AuthenticatedCall = Pick<grpc.ServerUnaryCall<unknown, unknown>, 'me
  * (`sessionOf`), every call reads its certificate, as before.
  */
 export class ConnectionRoles {
-  private readonly byConnection = new WeakMap<object, readonly string[] | undefined>();
+  private readonly byConnection = new WeakMap<object, { roles: readonly string[] | undefined; why?: AuthError }>();
   /** Certificates read (for the tests: one per connection). */
   reads = 0;
 
   rolesOf(call: AuthenticatedCall): readonly string[] | AuthError {
     const session = sessionOf(call);
-    let certRoles: readonly string[] | undefined;
-    if (session && this.byConnection.has(session)) {
-      certRoles = this.byConnection.get(session);
-    } else {
+    let entry = session ? this.byConnection.get(session) : undefined;
+    if (!entry) {
       this.reads++;
-      certRoles = certificateRoles(call.getAuthContext()?.sslPeerCertificate);
-      if (session) this.byConnection.set(session, certRoles ? Object.freeze([...certRoles]) : undefined);
+      const certRoles = certificateRoles(call.getAuthContext()?.sslPeerCertificate);
+      entry = certRoles ? { roles: Object.freeze([...certRoles]) } : { roles: undefined, why: explainUnverified((session as { socket?: PeerTls } | undefined)?.socket) };
+      if (session) this.byConnection.set(session, entry);
     }
-    return rolesOf(certRoles, call.metadata);
+    const why = entry.why;
+    return rolesOf(entry.roles, call.metadata, () => why ?? NO_CERTIFICATE);
   }
 }
 

@@ -12,29 +12,54 @@ export function table(rows: readonly (readonly string[])[], padding = 3): string
   return rows.map((row) => row.map((cell, i) => (i < row.length - 1 ? pad(cell, widths[i]! + padding) : cell)).join('') + '\n').join('');
 }
 
-/** A table printed row by row (watches, event streams): the header goes out with the first row; columns only grow. */
+/**
+ * A table printed row by row (watches, event streams): the header goes out with the first row;
+ * columns only grow. Rows given while the table is held (a watch's initial contents) are kept
+ * and go out together at release(), aligned as one table; later rows take those widths, and
+ * only a wider cell makes its column grow from there on.
+ */
 export class StreamTable {
   readonly #widths: number[];
   #headerDone = false;
+  #held: string[][] | undefined;
 
   constructor(
     private readonly header: readonly string[],
     private readonly write: (s: string) => void,
     private readonly padding = 3,
+    opts: { hold?: boolean } = {},
   ) {
     this.#widths = header.map((h) => width(h));
+    if (opts.hold) this.#held = [];
   }
 
-  row(cells: readonly string[]): void {
+  #grow(cells: readonly string[]): void {
     cells.forEach((c, i) => {
       if (i < cells.length - 1) this.#widths[i] = Math.max(this.#widths[i] ?? 0, width(c));
     });
-    let out = '';
-    if (!this.#headerDone) {
-      this.#headerDone = true;
-      out += this.#line(this.header);
+  }
+
+  row(cells: readonly string[]): void {
+    this.#grow(cells);
+    if (this.#held) {
+      this.#held.push([...cells]);
+      return;
     }
-    this.write(out + this.#line(cells));
+    this.write(this.#headerOnce() + this.#line(cells));
+  }
+
+  /** Prints what was held (and the header, even with no rows); rows are printed as they come from now on. */
+  release(): void {
+    const held = this.#held;
+    if (!held) return;
+    this.#held = undefined;
+    this.write(this.#headerOnce() + held.map((r) => this.#line(r)).join(''));
+  }
+
+  #headerOnce(): string {
+    if (this.#headerDone) return '';
+    this.#headerDone = true;
+    return this.#line(this.header);
   }
 
   #line(cells: readonly string[]): string {

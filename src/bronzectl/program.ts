@@ -31,6 +31,7 @@ import { register as pcap } from './commands/pcap.ts';
 import { register as processes } from './commands/processes.ts';
 import { register as read } from './commands/read.ts';
 import { register as reboot } from './commands/reboot.ts';
+import { register as repair } from './commands/repair.ts';
 import { register as reset } from './commands/reset.ts';
 import { register as rollback } from './commands/rollback.ts';
 import { register as service } from './commands/service.ts';
@@ -80,6 +81,7 @@ export const COMMANDS: ReadonlyArray<readonly [names: readonly string[], registe
   [['processes', 'ps'], processes],
   [['read', 'cat'], read],
   [['reboot'], reboot],
+  [['repair'], repair],
   [['reset'], reset],
   [['rollback'], rollback],
   [['service'], service],

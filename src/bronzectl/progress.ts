@@ -7,6 +7,11 @@ import { UserError, clientLib, errorText, type Session } from './session.ts';
 
 const MiB = 1 << 20;
 
+/** How long the end of a stream is waited for after the node said it reboots. */
+export const REBOOT_GRACE_MS = 15_000;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.());
+
 /** Totals above this are bytes (shown in MiB); below, steps. */
 const BYTES_ABOVE = 1024;
 
@@ -72,8 +77,20 @@ export async function followProgress(
   const lines = new ProgressLines((l) => s.warn(l));
   let label = (msg?: Progress) => s.label(client, targets, msg);
   let final: string | undefined;
+  let rebooting = false;
+  const grace = Number(s.io.env.BRONZECTL_REBOOT_GRACE_MS) || REBOOT_GRACE_MS; // tests shorten it
+  const it = open(client, s.callOptions(targets.length ? { metadata: nodeMetadata(targets[0]!) } : {}), lines)[Symbol.asyncIterator]();
   try {
-    for await (const msg of open(client, s.callOptions(targets.length ? { metadata: nodeMetadata(targets[0]!) } : {}), lines)) {
+    for (;;) {
+      // Once the node has said it reboots, the stream's end may be lost with its network (the
+      // connection then goes silent rather than closing): it is done after a grace period.
+      const next: IteratorResult<Progress> | undefined = rebooting ? await Promise.race([it.next(), sleep(grace).then(() => undefined)]) : await it.next();
+      if (next === undefined) {
+        void it.return?.();
+        break;
+      }
+      if (next.done) break;
+      const msg: Progress = next.value;
       const node = label(msg);
       label = () => node;
       if (msg.metadata?.error) {
@@ -82,10 +99,15 @@ export async function followProgress(
       }
       if (msg.stage === 'reboot' || msg.stage === 'staged') final = msg.message || `${what} done`;
       else if (!skip.has(msg.stage)) lines.report(msg.stage, msg.message, msg.done, msg.total);
+      // The node's own last word: the stream ends right after it, and the node reboots.
+      rebooting ||= msg.stage === 'reboot' && / rebooting/.test(msg.message);
     }
   } catch (e) {
-    s.fail(label(), errorText(e));
-    return;
+    // The connection dropping as the node reboots, after it said so, is the expected end.
+    if (!rebooting) {
+      s.fail(label(), errorText(e));
+      return;
+    }
   }
   if (s.signal?.aborted) {
     s.fail(label(), `${what} cancelled`);

@@ -10,6 +10,7 @@ import * as grpc from '@grpc/grpc-js';
 import { serviceDefinition } from '../contract/protos.ts';
 import { parseEndpoint, type Endpoint } from './endpoint.ts';
 import { RpcError, toRpcError } from './errors.ts';
+import { diagnoseServerCertificate, isServerVerifyFailure } from './tls-diagnosis.ts';
 import type * as T from './types.ts';
 
 export interface ConnectOptions {
@@ -65,6 +66,8 @@ export class Client {
   readonly #creds: grpc.ChannelCredentials;
   readonly #channelOptions: grpc.ChannelOptions;
   readonly #clients = new Map<number, grpc.Client>();
+  /** The CA the servers must be signed by (mTLS), to explain a refused server certificate. */
+  readonly #ca: string | undefined;
   /** Index of the endpoint the next call tries first. */
   #current: number;
 
@@ -73,9 +76,11 @@ export class Client {
     this.endpoints = opts.endpoints.map((e) => parseEndpoint(e, opts.defaultPort));
     if (opts.insecure) {
       this.#creds = grpc.credentials.createSsl(null, null, null, { rejectUnauthorized: false, checkServerIdentity: () => undefined });
+      this.#ca = undefined;
     } else {
       if (!opts.ca || !opts.crt || !opts.key) throw new Error('mTLS needs the CA certificate, the client certificate and its key');
       this.#creds = grpc.credentials.createSsl(Buffer.from(opts.ca), Buffer.from(opts.key), Buffer.from(opts.crt));
+      this.#ca = opts.ca;
     }
     this.#channelOptions = { 'grpc.max_receive_message_length': 64 << 20, ...opts.channelOptions };
     this.#current = Math.min(this.endpoints.length - 1, Math.floor((opts.random ?? Math.random)() * this.endpoints.length));
@@ -99,6 +104,16 @@ export class Client {
   #order(): number[] {
     const n = this.endpoints.length;
     return Array.from({ length: n }, (_, k) => (this.#current + k) % n);
+  }
+
+  /**
+   * A refused server certificate, explained: Node says only "self-signed certificate in
+   * certificate chain" both for a node in maintenance mode and for another cluster's node.
+   */
+  async #explained(err: RpcError, i: number): Promise<RpcError> {
+    if (err.code !== grpc.status.UNAVAILABLE || !this.#ca || !isServerVerifyFailure(err.details)) return err;
+    const why = await diagnoseServerCertificate(this.endpoints[i]!, this.#ca);
+    return why ? new RpcError(err.code, why, err.endpoint) : err;
   }
 
   #callOptions(opts: CallOptions): grpc.CallOptions {
@@ -133,7 +148,7 @@ export class Client {
         this.#current = i;
         return res;
       } catch (e) {
-        last = toRpcError(e, ep);
+        last = await this.#explained(toRpcError(e, ep), i);
         if (last.code !== grpc.status.UNAVAILABLE) throw last;
       }
     }
@@ -177,7 +192,7 @@ export class Client {
       } catch (e) {
         done = true;
         if (opts.signal?.aborted) return;
-        const err = toRpcError(e, ep);
+        const err = await this.#explained(toRpcError(e, ep), i);
         if (!received && err.code === grpc.status.UNAVAILABLE && k < order.length - 1) continue;
         throw err;
       } finally {
@@ -257,7 +272,7 @@ export class Client {
       done = true;
       if (sendError) throw sendError.error;
       if (opts.signal?.aborted) return;
-      throw toRpcError(e, ep);
+      throw await this.#explained(toRpcError(e, ep), i);
     } finally {
       opts.signal?.removeEventListener('abort', cancel);
       if (!done) call.cancel();
@@ -331,6 +346,9 @@ export class MachineAPI {
   }
   install(req: T.InstallRequest, o?: CallOptions) {
     return this.c.serverStream<T.Progress>('/machine.MachineService/Install', req, o);
+  }
+  repair(req: T.RepairRequest, o?: CallOptions) {
+    return this.c.serverStream<T.Progress>('/machine.MachineService/Repair', req, o);
   }
   reset(req: T.ResetRequest = {}, o?: CallOptions) {
     return this.c.unary<T.Envelope<T.Reset>>('/machine.MachineService/Reset', req, o);

@@ -38,6 +38,7 @@ import type { Shutdown__Output } from '../contract/wire/machine/Shutdown.ts';
 import type { Upgrade__Output } from '../contract/wire/machine/Upgrade.ts';
 import type { UpgradeRequest, _machine_UpgradeRequest_RebootMode__Output } from '../contract/wire/machine/UpgradeRequest.ts';
 import type { UpgradeStreamRequest } from '../contract/wire/machine/UpgradeStreamRequest.ts';
+import type { RepairRequest } from '../contract/wire/machine/RepairRequest.ts';
 import type { Version__Output } from '../contract/wire/machine/Version.ts';
 import type { VersionInfo__Output } from '../contract/wire/machine/VersionInfo.ts';
 import type { Time__Output } from '../contract/wire/time/Time.ts';
@@ -82,7 +83,7 @@ export type Shutdown = Shutdown__Output;
 export type RebootMode = _machine_UpgradeRequest_RebootMode__Output;
 export type GenerateClientConfiguration = GenerateClientConfiguration__Output;
 export type ApplyMode = _machine_ApplyConfigurationRequest_Mode__Output;
-export type { ApplyConfigurationRequest, UpgradeRequest, UpgradeStreamRequest, InstallRequest, ResetRequest, LogsRequest, DmesgRequest, EventsRequest, ListRequest };
+export type { ApplyConfigurationRequest, UpgradeRequest, UpgradeStreamRequest, InstallRequest, RepairRequest, ResetRequest, LogsRequest, DmesgRequest, EventsRequest, ListRequest };
 export type ApplyConfiguration = ApplyConfiguration__Output;
 export type Upgrade = Upgrade__Output;
 /** One step of an install or upgrade. done and total: bytes (or steps), "0" when unknown. */

@@ -87,7 +87,9 @@ export function parseYamlStream(text: string): YamlStream {
   for (const doc of list as Document.Parsed[]) {
     for (const err of doc.errors) {
       const at = err.linePos?.[0] ?? lineCounter.linePos(err.pos[0]);
-      errors.push({ line: at.line, column: at.col, message: syntaxMessage(err.message) });
+      const e = { line: at.line, column: at.col, message: syntaxMessage(err.message) };
+      // The parser may report one problem more than once (e.g. `a: b: c: d`): say it once.
+      if (!errors.some((o) => o.line === e.line && o.message === e.message)) errors.push(e);
     }
     if (doc.errors.length || doc.contents === null) continue;
     let value: unknown;

@@ -137,6 +137,11 @@ describe('validateConfig: reporting', () => {
     expect(formatIssues([{ path: '', line: 3, column: 1, message: 'invalid YAML: x' }])).toBe('line 3: invalid YAML: x');
   });
 
+  it('says a YAML problem once, even where the parser reports it twice (issue 17)', () => {
+    const errors = errorsOf(config({ machine: 'network:\n  hostname: demo: x: y' }));
+    expect(formatIssues(errors).split('\n')).toEqual(['line 9: invalid YAML: Nested mappings are not allowed in compact mappings']);
+  });
+
   it('parseConfig throws every issue at once', () => {
     let thrown: unknown;
     try {

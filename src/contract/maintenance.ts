@@ -58,3 +58,10 @@ export function maintenanceRefusal(method: string, roles: readonly string[] = MA
     details: `${NOT_IN_MAINTENANCE}: ${method} is not served until the node has a configuration (bronzectl apply-config --insecure)`,
   };
 }
+
+/**
+ * What a node in maintenance mode shows a client: the common name of its throwaway self-signed
+ * certificate, which machined makes (src/machined/node-config.ts); bronzectl recognises it when
+ * its mTLS handshake fails, to say "the node is in maintenance mode: use --insecure".
+ */
+export const MAINTENANCE_CA_COMMON_NAME = 'bronze maintenance';

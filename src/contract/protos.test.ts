@@ -94,7 +94,7 @@ describe('proto files', () => {
       [
         'ApplyConfiguration', 'CPUFreqStats', 'CPUInfo', 'Containers', 'Copy', 'DiskStats', 'DiskUsage', 'Dmesg', 'EtcdSnapshot', 'Events',
         'GenerateClientConfiguration', 'Hostname', 'Install', 'List', 'LoadAvg', 'Logs', 'Memory', 'Mounts', 'Netstat', 'NetworkDeviceStats',
-        'PacketCapture', 'Processes', 'Read', 'Reboot', 'Reset', 'Rollback', 'ServiceList', 'ServiceRestart', 'ServiceStart', 'ServiceStop',
+        'PacketCapture', 'Processes', 'Read', 'Reboot', 'Repair', 'Reset', 'Rollback', 'ServiceList', 'ServiceRestart', 'ServiceStart', 'ServiceStop',
         'Shutdown', 'Stats', 'SystemStat', 'Upgrade', 'UpgradeStream', 'Version',
       ].sort(),
     );
@@ -114,6 +114,7 @@ describe('proto files', () => {
       '/machine.MachineService/PacketCapture',
       '/machine.MachineService/Events',
       '/machine.MachineService/Install',
+      '/machine.MachineService/Repair',
       '/machine.MachineService/UpgradeStream',
       '/machine.MachineService/List',
       '/machine.MachineService/Logs',
@@ -144,6 +145,8 @@ describe('proto files', () => {
     expect(md.UpgradeStream!.resolvedResponseType!.fullName).toBe('.machine.Progress');
     expect(md.Install!.resolvedRequestType!.fullName).toBe('.machine.InstallRequest');
     expect(md.Install!.resolvedResponseType!.fullName).toBe('.machine.Progress');
+    expect(md.Repair!.resolvedRequestType!.fullName).toBe('.machine.RepairRequest');
+    expect(md.Repair!.resolvedResponseType!.fullName).toBe('.machine.Progress');
   });
 });
 
@@ -303,6 +306,7 @@ describe('field numbers by name (Talos / COSI contract table)', () => {
     'machine.Reboot': { metadata: 1, actor_id: 2 },
     'machine.UpgradeStreamRequest': { request: 1, size: 2, chunk: 3 },
     'machine.InstallRequest': { disk: 1, wipe: 2, image: 3, extra_kernel_args: 4 },
+    'machine.RepairRequest': { labels: 1, zero_log: 2 },
     'machine.Progress': { metadata: 1, stage: 2, message: 3, done: 4, total: 5 },
     'machine.ShutdownRequest': { force: 1 },
     'machine.EventsRequest': { tail_events: 1, tail_id: 2, tail_seconds: 3, with_actor_id: 4 },
@@ -391,7 +395,7 @@ describe('field numbers by name (Talos / COSI contract table)', () => {
         checked.push(m.name);
       }
     }
-    expect(checked.length).toBe(38);
+    expect(checked.length).toBe(39);
   });
 });
 

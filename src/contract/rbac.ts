@@ -78,6 +78,7 @@ export const RBAC: Readonly<Record<string, Rule>> = Object.freeze({
   '/machine.MachineService/Upgrade': admin,
   '/machine.MachineService/UpgradeStream': admin,
   '/machine.MachineService/Install': admin,
+  '/machine.MachineService/Repair': admin,
 
   // An etcd snapshot holds every cluster secret; it has its own role.
   '/machine.MachineService/EtcdSnapshot': etcdBackup,

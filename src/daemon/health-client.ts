@@ -14,10 +14,16 @@ export function healthChecker(socket: string, timeoutMs = 2000): { check: () => 
       new Promise<void>((resolve, reject) => {
         // A daemon still starting has no socket yet: say so without a connection attempt, whose
         // failure would only put the channel into its reconnect backoff.
-        if (!fs.existsSync(socket)) return reject(new Error(`health check: waiting for its socket ${socket}`));
+        if (!fs.existsSync(socket)) return reject(new Error(`health check: nothing listens on ${socket}`));
         const c = get() as unknown as { Check: (req: object, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: { status: string }) => void) => void };
         c.Check({ service: '' }, { deadline: Date.now() + timeoutMs }, (err, res) => {
-          if (err) return reject(new Error(`health check: ${err.details || err.message}`));
+          if (err) {
+            // The daemon has not made its socket yet, or it is gone: say so, not gRPC's
+            // "No connection established. Last error: connect ENOENT ... Resolution note: ".
+            const details = (err.details || err.message).replace(/\.?\s*Resolution note:\s*$/, '');
+            if (err.code === grpc.status.UNAVAILABLE && /ENOENT|ECONNREFUSED/.test(details)) return reject(new Error(`health check: nothing listens on ${socket}`));
+            return reject(new Error(`health check: ${details}`));
+          }
           if (res?.status !== 'SERVING') return reject(new Error(`health check: ${res?.status ?? 'no status'}`));
           resolve();
         });

@@ -1,29 +1,128 @@
-// A stable default hostname until networkd knows better (config, DHCP): derived from the
-// SMBIOS system UUID, else the first non-loopback MAC address, so it survives reboots.
-// Networkd takes over the hostname (config, DHCP) with the network work.
+// The machine's identity and the stable default hostname derived from it (until networkd knows
+// better: the configuration, DHCP). In order, the first that exists:
+//
+//   1. the SMBIOS system UUID (/sys/class/dmi/id/product_uuid; the kernel leaves it out when the
+//      firmware gives none, e.g. QEMU without -uuid, and all-zero or all-F values are ignored);
+//   2. the MAC address of the first physical link by name: a link with a device behind it
+//      (/sys/class/net/<link>/device). Links the kernel or networkd make (bond0, sit0, bridges,
+//      VLANs) are never used: the kernel's built-in bonding made bond0 with a random MAC at
+//      every boot, and the hostname changed with it (issue 17);
+//   3. a machine id kept in STATE (`<stateDir>/machine-id`, made once, random): stable for as
+//      long as STATE is (a reset makes a new one; without a disk STATE is memory-backed, and
+//      then it lasts one boot only, which the log says).
+//
+// machined decides it once at boot (before the daemons start, while the links still have their
+// own addresses) and leaves it in the run directory (identityFile), where networkd reads it.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
+import { runDir } from '../contract/paths.ts';
+
+export type IdentitySource = 'smbios-uuid' | 'mac' | 'machine-id';
+
+export interface MachineIdentity {
+  source: IdentitySource;
+  /** The UUID, the MAC address (with its link) or the machine id. */
+  value: string;
+  link?: string;
+}
 
 export function stableHostname(seed: string | undefined): string {
   if (!seed) return 'bronze';
   return `bronze-${crypto.createHash('sha256').update(seed).digest('hex').slice(0, 6)}`;
 }
 
-export function hostnameSeed(sysNet = '/sys/class/net'): string | undefined {
+function read(file: string): string | undefined {
   try {
-    const uuid = fs.readFileSync('/sys/class/dmi/id/product_uuid', 'utf8').trim();
-    if (uuid && !/^[0-]+$/.test(uuid)) return uuid;
+    return fs.readFileSync(file, 'utf8').trim();
   } catch {
-    /* no SMBIOS (e.g. some arm64 boards) */
+    return undefined;
   }
-  // Links are still down this early, so read their MACs from sysfs rather than os.networkInterfaces().
+}
+
+/** The SMBIOS system UUID, lower case; undefined when there is none or it is a placeholder. */
+export function smbiosUuid(sysRoot = '/sys'): string | undefined {
+  const uuid = read(path.join(sysRoot, 'class/dmi/id/product_uuid'))?.toLowerCase();
+  if (!uuid || /^[0-]+$/.test(uuid) || /^[f-]+$/.test(uuid)) return undefined;
+  return uuid;
+}
+
+/** Physical links (a device behind them) with a usable MAC address, sorted by name. */
+export function physicalLinks(sysRoot = '/sys'): Array<{ link: string; mac: string }> {
+  const dir = path.join(sysRoot, 'class/net');
+  let names: string[];
   try {
-    for (const link of fs.readdirSync(sysNet).sort()) {
-      const mac = fs.readFileSync(`${sysNet}/${link}/address`, 'utf8').trim();
-      if (link !== 'lo' && mac && mac !== '00:00:00:00:00:00') return mac;
-    }
+    names = fs.readdirSync(dir).sort();
   } catch {
-    /* no sysfs */
+    return [];
   }
+  const out: Array<{ link: string; mac: string }> = [];
+  for (const link of names) {
+    if (!fs.existsSync(path.join(dir, link, 'device'))) continue;
+    const mac = read(path.join(dir, link, 'address'))?.toLowerCase();
+    if (!mac || !/^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/.test(mac) || /^[0:]+$/.test(mac) || mac === 'ff:ff:ff:ff:ff:ff') continue;
+    out.push({ link, mac });
+  }
+  return out;
+}
+
+/** The machine id in `<stateDir>/machine-id`, made (32 random hex digits) the first time. */
+export function machineId(stateDir: string): { id: string; created: boolean } {
+  const file = path.join(stateDir, 'machine-id');
+  const existing = read(file);
+  if (existing && /^[0-9a-f]{32}$/.test(existing)) return { id: existing, created: false };
+  const id = crypto.randomBytes(16).toString('hex');
+  fs.mkdirSync(stateDir, { recursive: true });
+  const tmp = `${file}.tmp`;
+  fs.writeFileSync(tmp, `${id}\n`, { mode: 0o644 });
+  const fd = fs.openSync(tmp, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(tmp, file);
+  return { id, created: true };
+}
+
+/** The identity, in the order at the top of this file; a machine id only when `stateDir` is given. */
+export function machineIdentity(o: { sysRoot?: string; stateDir?: string } = {}): MachineIdentity | undefined {
+  const uuid = smbiosUuid(o.sysRoot);
+  if (uuid) return { source: 'smbios-uuid', value: uuid };
+  const first = physicalLinks(o.sysRoot)[0];
+  if (first) return { source: 'mac', value: first.mac, link: first.link };
+  if (o.stateDir) return { source: 'machine-id', value: machineId(o.stateDir).id };
   return undefined;
+}
+
+export function describeIdentity(id: MachineIdentity | undefined): string {
+  if (!id) return 'no SMBIOS UUID, no physical link and no STATE: the plain default';
+  if (id.source === 'smbios-uuid') return `the SMBIOS UUID ${id.value}`;
+  if (id.source === 'mac') return `the MAC address ${id.value} of ${id.link} (no SMBIOS UUID)`;
+  return `the machine id in STATE (no SMBIOS UUID, no physical link)`;
+}
+
+/** Where machined leaves the identity it chose for the daemons (tmpfs on a node). */
+export function identityFile(): string {
+  return path.join(runDir(), 'machined', 'identity.json');
+}
+
+export function writeIdentityFile(id: MachineIdentity | undefined, file = identityFile()): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(`${file}.tmp`, JSON.stringify(id ?? null));
+  fs.renameSync(`${file}.tmp`, file);
+}
+
+/** The identity machined chose at boot, else (a host run without it) the links' and firmware's. */
+export function readIdentity(file = identityFile(), sysRoot = '/sys'): MachineIdentity | undefined {
+  const text = read(file);
+  if (text !== undefined) {
+    try {
+      const v = JSON.parse(text) as MachineIdentity | null;
+      if (v === null || (typeof v.value === 'string' && typeof v.source === 'string')) return v ?? undefined;
+    } catch {
+      /* half-written or foreign: decide again */
+    }
+  }
+  return machineIdentity({ sysRoot });
 }

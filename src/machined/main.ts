@@ -8,7 +8,7 @@ import { VERSION } from '../version.ts';
 import { startupTimes } from '../lib/startup.ts';
 import type { RoleHandoff } from '../role-entry.ts';
 import { readCmdline } from './cmdline.ts';
-import { stableHostname, hostnameSeed } from '../lib/hostname.ts';
+import { describeIdentity, machineIdentity, readIdentity, stableHostname, writeIdentityFile } from '../lib/hostname.ts';
 import { currentMounts, mountEarly, setupSystemEtc, unmountAll } from './mounts.ts';
 import { mountStatuses } from './mount-status.ts';
 import { readSecurityState } from './security-state.ts';
@@ -17,7 +17,7 @@ import { MOUNT_STATUS_TYPE } from '../contract/resources/mount-status.ts';
 import { SECURITY_STATE_ID, SECURITY_STATE_TYPE } from '../contract/resources/security-state.ts';
 import { watchPowerButton } from './powerbutton.ts';
 import { memoryReport } from './memstats.ts';
-import { Reaper } from './reaper.ts';
+import { Reaper, spawnedChildren } from './reaper.ts';
 import { runSequence, type SequenceName, type TaskName } from './sequences.ts';
 import { SERVICE_ENV, baseServiceEnv, daemonEnv, serviceSpecs } from './services.ts';
 import { Supervisor } from './supervisor.ts';
@@ -36,7 +36,9 @@ import { NAMESPACES } from '../contract/resources/namespace.ts';
 import { publishDefinitions, publishNamespaces } from './meta.ts';
 import { NodeConfig } from './node-config.ts';
 import { mountNodeVolumes, type MountedVolumes } from './volumes.ts';
-import { NodeLifecycle } from './lifecycle/lifecycle.ts';
+import { NodeLifecycle, wipeRecordedVolumes } from './lifecycle/lifecycle.ts';
+import { MachineStatusReporter } from './machine-status.ts';
+import { checkMemory, readMeminfo } from './memory-check.ts';
 import { validateMachineConfig } from './config/validation.ts';
 import { apidListenAddress, secretsDir } from '../contract/paths.ts';
 import { splitHostPort } from '../apid/router.ts';
@@ -59,17 +61,19 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
   const serviceEnv: Record<string, string> = { ...SERVICE_ENV };
   const supervisor = new Supervisor(serviceSpecs(serviceEnv, only), { log: (m) => log.info(m), adopt: handoff.firstServices });
   if (handoff.firstServices?.size) log.info(`started first, before machined loaded: ${[...handoff.firstServices.keys()].join(', ')}`);
-  const reaper = new Reaper(() => supervisor.pids(), log);
+  // Never the children libuv waits for: the daemons, and whatever machined's own work spawns.
+  const children = spawnedChildren();
+  const reaper = new Reaper(() => new Set([...supervisor.pids(), ...children()]), log);
 
   // Resources and events: the state the API exposes, fed by controllers.
   const state = new MemoryState();
   const registry = new DefinitionRegistry();
   // What machined reads of the system once: the mounted volumes and the security state.
   const systemFacts = new StatePublisher(state, 'machined');
+  const machineStatus = new MachineStatusReporter(state, log);
   const controllers = new ControllerRuntime(state, { log });
   controllers.register(serviceController(supervisor));
   controllers.register(envController(supervisor, baseServiceEnv(serviceEnv), daemonEnv));
-  const defaultHostname = () => cmdline().get('bronze.hostname') || stableHostname(hostnameSeed());
   if (pid1) {
     // They change the kernel's state: only on a node, never in a host run.
     controllers.register(kernelParamController(procSys()));
@@ -130,6 +134,7 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
     volumes: () => volumes,
     configText: () => configText,
     requestSequence: (seq, reason, actorId) => request(seq, reason, actorId),
+    status: machineStatus,
   });
   // Only a node installs: a host run must never write to the host's disks.
   const activated = (text: string) => {
@@ -150,6 +155,12 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
     certCheckMs: Number(process.env.BRONZE_API_CERT_CHECK_MS ?? 30_000),
     trustdPort: Number(process.env.BRONZE_TRUSTD_PORT ?? 50001),
     onActivated: (text) => activated(text),
+    // STATE on a disk survives a reboot; memory-backed (ISO, PXE, bare kernel) it does not.
+    statePersistent: () => !pid1 || !!volumes?.mounted.some((m) => m.label === 'STATE'),
+    status: machineStatus,
+    stateVolume: () => volumes?.statuses.STATE,
+    // Only a node installs (see activated).
+    installNotice: pid1 ? (text) => lifecycle.installNotice(text) : undefined,
   });
   if (pid1) {
     // VolumeConfig (EPHEMERAL's mount options) and FilesystemTrimConfig: the volumes of the node's disk.
@@ -162,7 +173,7 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
           const st = fs.statfsSync(mountpoint);
           return st.blocks * st.bsize;
         },
-        nodeSeed: () => hostnameSeed() ?? 'bronze',
+        nodeSeed: () => readIdentity()?.value ?? 'bronze',
       }),
     );
   }
@@ -171,17 +182,34 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
     mountEarly: () => {
       mountEarly(log);
       log.reopen();
+      // Below the minimum, say so once, clearly, and keep going (slowly).
+      const mem = checkMemory(readMeminfo());
+      if (!mem.ok) {
+        log.error(`memory: ${mem.message}`);
+        void machineStatus.report('memory', [mem.message!]);
+      } else if (mem.totalKiB !== undefined) {
+        log.info(`memory: ${Math.round(mem.totalKiB / 1024)} MiB (MemTotal)`);
+      }
     },
     systemEtc: () => setupSystemEtc(log),
     mountVolumes: async () => {
-      volumes = await mountNodeVolumes(log);
+      // A wipe recorded in META that the last reboot did not get to is done before mounting.
+      volumes = await mountNodeVolumes(log, { beforeMount: async (disk) => void (await wipeRecordedVolumes(disk, log)) });
       for (const [id, spec] of mountStatuses(volumes, currentMounts())) await systemFacts.apply('runtime', MOUNT_STATUS_TYPE, id, spec);
     },
+    // The machine's identity, once, before the daemons start (src/lib/hostname.ts): networkd
+    // reads it from the run directory for its default hostname.
     hostname: () => {
-      const name = defaultHostname();
+      const stateDir = process.env.BRONZE_STATE_DIR ?? '/system/state';
+      const id = machineIdentity({ stateDir });
+      writeIdentityFile(id);
+      const onDisk = volumes?.mounted.some((m) => m.label === 'STATE');
+      if (id?.source === 'machine-id' && !onDisk) log.warn('identity: no SMBIOS UUID and no physical link; the machine id lives in memory-backed STATE and changes at every boot');
+      const given = cmdline().get('bronze.hostname');
+      const name = given || stableHostname(id?.value);
       sethostname(name);
       if (pid1) fs.writeFileSync('/system/etc/hostname', `${name}\n`, { mode: 0o644 });
-      log.info(`hostname set to ${name}`);
+      log.info(`hostname set to ${name} (${given ? 'kernel argument bronze.hostname' : `derived from ${describeIdentity(id)}`})`);
     },
     // With ctrl-alt-del "off", the kernel sends SIGINT to PID 1 instead of rebooting at once.
     ctrlAltDelSignal: () => reboot(REBOOT.CAD_OFF),
@@ -239,13 +267,15 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
     },
   };
 
+  const conditions = { wipesPending: () => lifecycle.pendingWipes.length > 0 };
   let inFlight: SequenceName | undefined;
   const request = async (seq: SequenceName, why: string, actorId = ''): Promise<void> => {
     if (inFlight) return log.info(`${why}: ${inFlight} already in progress`);
     inFlight = seq;
     log.info(`${why}: starting ${seq} sequence`);
+    if (machineStatus.stage !== 'resetting') void machineStatus.setStage(seq === 'reboot' ? 'rebooting' : 'shutting down');
     events.publishSequence(seq, 'START', { actorId });
-    await runSequence(seq, tasks, { pid1, log: (m) => log.info(m) });
+    await runSequence(seq, tasks, { pid1, log: (m) => log.info(m), conditions });
     if (!pid1) process.exit(0);
   };
 
@@ -255,5 +285,5 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
   process.on('uncaughtException', (err) => log.error(`uncaught: ${err.stack ?? err.message}`));
   process.on('unhandledRejection', (err) => log.error(`unhandled rejection: ${(err as Error)?.stack ?? String(err)}`));
 
-  await runSequence('boot', tasks, { pid1, log: (m) => log.info(m) });
+  await runSequence('boot', tasks, { pid1, log: (m) => log.info(m), conditions });
 }

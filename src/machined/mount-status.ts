@@ -6,7 +6,7 @@ import type { MountInfo } from './mounts.ts';
 import type { MountedVolumes } from './volumes.ts';
 
 /** id → spec for each mounted volume the mount table still shows at its target. */
-export function mountStatuses(volumes: MountedVolumes | undefined, table: MountInfo[]): Map<string, MountStatusSpec> {
+export function mountStatuses(volumes: Pick<MountedVolumes, 'mounted'> | undefined, table: MountInfo[]): Map<string, MountStatusSpec> {
   const out = new Map<string, MountStatusSpec>();
   for (const v of volumes?.mounted ?? []) {
     const m = table.filter((t) => t.target === v.target).at(-1);

@@ -9,22 +9,24 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MAINTENANCE_MARKER } from '../apid/maintenance.ts';
+import { MAINTENANCE_CA_COMMON_NAME } from '../contract/maintenance.ts';
 import { writeFileAtomic } from '../lib/atomic.ts';
 import type { Logger } from '../lib/log.ts';
 import { selfSignedServerCert } from '../pki/self-signed.ts';
 import type { State } from '../state/state.ts';
 import { StatePublisher } from '../daemon/publisher.ts';
-import { MACHINE_STATUS_ID, type MachineStatusSpec, machineStatusDefinition } from '../contract/resources/machine-status.ts';
-import { ApiError, unavailable, invalidArgument } from './api/common.ts';
+import { unavailable, invalidArgument } from './api/common.ts';
+import type { MachineStatusReporter } from './machine-status.ts';
+import type { VolumeStatusSpec } from './volume-status.ts';
+import { repairAdvice } from './volumes.ts';
 import { ApiCertificates, certificateNames, nodeAddresses } from './apicerts.ts';
 import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE } from '../contract/resources/machine-config.ts';
 import { validatedMachineConfigSpec } from './config/spec.ts';
 import { nodeIdentity, type NodeIdentity } from './config/identity.ts';
-import { ConfigManager, ConfigRejected, type ApplyMode, type Validation } from './config/manager.ts';
+import { ConfigManager, ConfigRejected, VOLATILE_NOTE, type ApplyMode, type Validation } from './config/manager.ts';
 import { acquireConfig } from './config/source.ts';
 import { validateConfig } from '../config/validate.ts';
 import type { Cmdline } from './cmdline.ts';
-import * as grpc from '@grpc/grpc-js';
 
 export interface NodeConfigOptions {
   state: State;
@@ -40,6 +42,20 @@ export interface NodeConfigOptions {
   trustdPort: number;
   /** Called with each configuration made active (boot, ApplyConfiguration). */
   onActivated?: (text: string) => void;
+  /** Whether STATE survives a reboot (see ConfigManagerDeps.persistent). */
+  statePersistent?: () => boolean;
+  /** The machine's stage and conditions (MachineStatus): 'config' is this class's. */
+  status: MachineStatusReporter;
+  /** What became of the STATE volume at boot (undefined: not known, as in host runs). */
+  stateVolume?: () => VolumeStatusSpec | undefined;
+  /** What ApplyConfiguration's reply adds about an install the configuration starts. */
+  installNotice?: (text: string) => string | undefined;
+}
+
+/** Why a configuration written to the STATE directory would not be kept: STATE failed to mount. */
+export function stateNotKept(v: VolumeStatusSpec | undefined): string | undefined {
+  if (v?.phase !== 'failed') return undefined;
+  return `STATE${v.location ? ` (${v.location})` : ''} cannot be mounted (${(v.errorMessage ?? 'not mounted').replace(/; repair it with .*$/, '')}); ${repairAdvice('STATE')}`;
 }
 
 const OWNER = 'machined';
@@ -54,7 +70,7 @@ export class NodeConfig {
   identity: NodeIdentity | undefined;
   private apiCerts: ApiCertificates | undefined;
   readonly manager: ConfigManager;
-  /** machined's own resources (MachineConfig, MachineStatus), written as "machined". */
+  /** machined's own resource MachineConfig, written as "machined". */
   private readonly publisher: StatePublisher;
 
   constructor(private readonly o: NodeConfigOptions) {
@@ -63,8 +79,9 @@ export class NodeConfig {
       stateDir: o.stateDir,
       validate: (text) => {
         const v = o.validate(text);
-        // What the node itself needs, on top of the schema (a configuration of typed documents
-        // alone is valid: it is applied, and the node stays in maintenance mode).
+        // What the node itself needs, on top of the schema; once the schema holds (else the same
+        // field would be reported twice, in two wordings). A configuration of typed documents
+        // alone is valid: it is applied, and the node stays in maintenance mode.
         if (v.errors.length) return v;
         if (!hasV1Alpha1(text)) {
           if (this.identity) return { errors: ['no v1alpha1 document: a configured node keeps its identity (machine.type, token, ca); include the v1alpha1 document'], warnings: v.warnings };
@@ -78,8 +95,10 @@ export class NodeConfig {
         return v;
       },
       activate: (text) => this.activate(text),
+      notKept: () => stateNotKept(o.stateVolume?.()),
       reboot: o.reboot,
       log: o.log,
+      ...(o.statePersistent ? { persistent: o.statePersistent } : {}),
     });
   }
 
@@ -104,7 +123,10 @@ export class NodeConfig {
     } catch (err) {
       log.error(`machine configuration: ${(err as Error).message}`);
     }
-    if (text === undefined) return this.enterMaintenance(['no machine configuration (STATE, bronze.config=, bronze.config.inline=)']);
+    if (text === undefined) {
+      const broken = stateNotKept(this.o.stateVolume?.());
+      return this.enterMaintenance([broken ? `no machine configuration: ${broken}` : 'no machine configuration (STATE, bronze.config=, bronze.config.inline=)']);
+    }
     const v = this.manager.validate(text);
     if (v.errors.length) {
       log.error(`machine configuration from ${source} is invalid:\n${v.errors.join('\n')}`);
@@ -121,20 +143,16 @@ export class NodeConfig {
     // A throwaway self-signed identity: clients connect with --insecure. Made without the X.509
     // library, which costs more than a second under emulation (pki/self-signed.ts).
     const names = certificateNames({ type: 'worker', ca: { crt: '' }, token: '', certSANs: [] }, [...nodeAddresses(), ...this.o.extraAddresses()], os.hostname());
-    const server = selfSignedServerCert({ commonName: os.hostname(), dnsNames: names.dns, ipAddresses: names.ips, ttlMs: 7 * 24 * 3600_000 });
+    const server = selfSignedServerCert({ commonName: MAINTENANCE_CA_COMMON_NAME, dnsNames: names.dns, ipAddresses: names.ips, ttlMs: 7 * 24 * 3600_000 });
     const ca = { crt: server.crt };
     await writeFileAtomic(path.join(dir, MAINTENANCE_MARKER), reasons.join('\n') + '\n');
     await writeFileAtomic(path.join(dir, 'ca.crt'), ca.crt);
     await writeFileAtomic(path.join(dir, 'server.key'), server.key);
     await writeFileAtomic(path.join(dir, 'server.crt'), server.crt);
-    await this.status('maintenance', reasons);
+    await this.o.status.report('config', reasons);
+    await this.o.status.setStage('maintenance');
     log.warn(`maintenance mode: ${reasons.join('; ')}`);
     log.warn('waiting for a configuration: bronzectl apply-config --insecure -n <node address> -f <config.yaml>');
-  }
-
-  private async status(stage: string, unmet: string[]): Promise<void> {
-    const spec: MachineStatusSpec = { stage, status: { ready: unmet.length === 0, unmetConditions: unmet.map((reason) => ({ name: 'config', reason })) } };
-    await this.publisher.apply(machineStatusDefinition.defaultNamespace, machineStatusDefinition.type, MACHINE_STATUS_ID, spec);
   }
 
   /** Makes `text` (already validated) the running configuration. */
@@ -145,7 +163,8 @@ export class NodeConfig {
       // Typed documents alone (network, time, ...): applied, but the node has no identity yet.
       const reason = 'the configuration has typed documents only: the node needs the v1alpha1 document (machine.type, token, ca) to leave maintenance mode';
       this.o.log.warn(`maintenance mode: ${reason}`);
-      await this.status('maintenance', [reason]);
+      await this.o.status.report('config', [reason]);
+      await this.o.status.setStage('maintenance');
       this.o.onActivated?.(text);
       return;
     }
@@ -166,7 +185,8 @@ export class NodeConfig {
       fs.rmSync(path.join(this.o.secretsDir, 'apid', MAINTENANCE_MARKER), { force: true });
       this.o.log.info('left maintenance mode: the API now requires client certificates');
     }
-    await this.status('running', []);
+    await this.o.status.report('config', []);
+    if (this.o.status.stage === 'maintenance' || this.o.status.stage === 'booting') await this.o.status.setStage('running');
     this.o.onActivated?.(text);
   }
 
@@ -179,17 +199,22 @@ export class NodeConfig {
     const text = Buffer.from(req.data ?? []).toString('utf8');
     if (!text.trim()) throw invalidArgument('the configuration is empty');
     const mode = (req.mode ?? 'REBOOT') as ApplyMode;
+    // Asked before applying: activating the configuration starts the install.
+    const installNotice = this.o.installNotice?.(text);
     try {
       const r = await this.manager.apply(text, this.maintenance && mode === 'REBOOT' ? 'NO_REBOOT' : mode, {
         dryRun: req.dry_run,
         tryTimeoutMs: Number(req.try_mode_timeout?.seconds ?? 0) * 1000,
       });
-      this.o.log.info(`ApplyConfiguration: ${r.details.split('\n')[0]}`);
-      return { messages: [{ warnings: r.warnings, mode: r.mode, mode_details: r.details }] };
+      // An install the configuration starts runs after this reply: say so.
+      const notice = !req.dry_run && (r.mode === 'NO_REBOOT' || r.mode === 'TRY') ? installNotice : undefined;
+      // Installed, the configuration is kept on the disk: no "lasts until power-off" then.
+      const details = notice ? `${r.details.replace(` ${VOLATILE_NOTE}.`, '')}\n${notice}` : r.details;
+      this.o.log.info(`ApplyConfiguration: ${details.split('\n')[0]}`);
+      return { messages: [{ warnings: r.warnings, mode: r.mode, mode_details: details }] };
     } catch (err) {
-      if (err instanceof ConfigRejected) {
-        throw new ApiError(err.kind === 'invalid' ? grpc.status.INVALID_ARGUMENT : grpc.status.FAILED_PRECONDITION, `configuration refused:\n${err.errors.join('\n')}`);
-      }
+      // The status comes from api/status.ts (invalid: INVALID_ARGUMENT; needs a reboot, or cannot be kept: FAILED_PRECONDITION).
+      if (err instanceof ConfigRejected) throw new Error(`configuration refused:\n${err.errors.join('\n')}`, { cause: err });
       throw err;
     }
   }

@@ -1,10 +1,10 @@
 import { silentLogger } from '../lib/log.ts';
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initNative } from '../lib/native.ts';
 import { setChildSubreaper } from '../lib/sys.ts';
-import { Reaper, parseStat, zombieChildren } from './reaper.ts';
+import { Reaper, spawnedChildren, parseStat, zombieChildren } from './reaper.ts';
 
 const quiet = silentLogger;
 
@@ -47,5 +47,20 @@ describe('Reaper against real processes', () => {
     expect(zombieChildren(process.pid).filter((z) => z.pid !== own.pid)).toEqual([]);
     const [code] = await ownExit;
     expect(code).toBe(7); // libuv still saw the real exit status
+  });
+
+  it('leaves alone a child of execFile that exited while the event loop was busy (issue 17: a reset hung in mkfs.xfs)', async () => {
+    const children = spawnedChildren();
+    const reaper = new Reaper(() => new Set(children()), quiet);
+    const done = new Promise<number | null>((resolve) => {
+      const c = execFile(process.execPath, ['-e', 'process.exit(3)'], () => resolve(c.exitCode));
+    });
+    // Busy: the child exits and is a zombie before libuv gets to it; a sweep now must skip it.
+    const until = Date.now() + 1500;
+    while (Date.now() < until && zombieChildren(process.pid).length === 0);
+    expect(zombieChildren(process.pid).length, 'the child is a zombie, libuv has not reaped it yet').toBeGreaterThan(0);
+    expect(reaper.sweep()).toBe(0);
+    expect(await done).toBe(3); // libuv saw it exit, with its status
+    expect(children().size).toBe(0);
   });
 });

@@ -2,6 +2,7 @@
 // libuv waits for the children it spawned itself (the supervised daemons) by pid: a
 // waitpid(-1) would steal their exit status. So the reaper looks for zombies in /proc whose
 // parent is this process and reaps only those that are not libuv's.
+import { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { reap } from '../lib/sys.ts';
 import type { Logger } from '../lib/log.ts';
@@ -39,6 +40,34 @@ export function zombieChildren(parent: number, procDir = '/proc'): ProcStat[] {
     if (st && st.ppid === parent && st.state === 'Z') out.push(st);
   }
   return out;
+}
+
+const spawned = new Set<number>();
+let tracking = false;
+
+/**
+ * Every child this process has spawned through node:child_process (the daemons, and mkfs.xfs
+ * and the like from spawn or execFile) that libuv has not yet reaped: the reaper must leave them
+ * alone. Knowing only the supervised daemons was not enough: a child of machined's own work
+ * that exited while the event loop was busy could be reaped by a sweep before libuv saw it,
+ * and then its 'exit' never came (issue 17: a reset hung in the wipe, "reaped orphan (mkfs.xfs)").
+ */
+export function spawnedChildren(): () => Set<number> {
+  if (!tracking) {
+    tracking = true;
+    const proto = ChildProcess.prototype as unknown as { spawn: (this: ChildProcess, ...args: unknown[]) => unknown };
+    const original = proto.spawn;
+    proto.spawn = function (this: ChildProcess, ...args: unknown[]) {
+      const r = original.apply(this, args);
+      const pid = this.pid;
+      if (pid !== undefined) {
+        spawned.add(pid);
+        this.once('exit', () => spawned.delete(pid));
+      }
+      return r;
+    };
+  }
+  return () => spawned;
 }
 
 export class Reaper {

@@ -17,4 +17,18 @@ describe('sequences', () => {
     await runSequence('shutdown', impl, { pid1: true, log: () => {} });
     expect(ran).toEqual(['stopServices', 'sync', 'unmountAll', 'sync', 'wipeVolumes', 'sync', 'powerOff']);
   });
+  it('logs each phase by what it did, and a plain shutdown has no wipe phase (issue 17: "phase wipe done")', async () => {
+    const impl = Object.fromEntries(TASKS.map((t) => [t, () => {}])) as Record<TaskName, () => void>;
+    const log: string[] = [];
+    await runSequence('shutdown', impl, { pid1: true, log: (m) => log.push(m), conditions: { wipesPending: () => false } });
+    expect(log.map((l) => l.replace(/ in \d+ ms$/, ''))).toEqual(['shutdown: services stopped', 'shutdown: filesystems synced and unmounted', 'shutdown: powering off']);
+    log.length = 0;
+    await runSequence('reboot', impl, { pid1: true, log: (m) => log.push(m), conditions: { wipesPending: () => true } });
+    expect(log.map((l) => l.replace(/ in \d+ ms$/, ''))).toEqual([
+      'reboot: services stopped',
+      'reboot: filesystems synced and unmounted',
+      'reboot: volumes wiped as a reset or an upgrade asked',
+      'reboot: restarting',
+    ]);
+  });
 });

@@ -6,6 +6,8 @@ import type { DaemonName } from '../contract/paths.ts';
 export interface ServiceNode {
   id: DaemonName;
   dependsOn: DaemonName[];
+  /** Stopped only once these have stopped (shutdown order only). */
+  stopAfter?: DaemonName[];
   description: string;
 }
 
@@ -14,10 +16,12 @@ export interface ServiceNode {
 // when it appears. The order is for start-up time alone: apid and networkd (the API needs both:
 // apid serves it, networkd brings the links up) start at once; udevd, timed and trustd wait
 // until apid is up, so that on a small machine they do not take the CPUs from it while it
-// starts (measured under QEMU/TCG with 2 vCPUs: see bench/boot.ts).
+// starts (measured under QEMU/TCG with 2 vCPUs: see bench/boot.ts). At shutdown networkd is
+// stopped last: apid's last replies (the end of an upgrade's, install's or repair's stream) leave
+// through the addresses networkd removes when it stops.
 export const SERVICE_GRAPH: readonly ServiceNode[] = [
   { id: 'apid', dependsOn: [], description: 'the mTLS API gateway on :50000' },
-  { id: 'networkd', dependsOn: [], description: 'links, addresses, routes, DHCP, hostname, resolvers' },
+  { id: 'networkd', dependsOn: [], stopAfter: ['apid'], description: 'links, addresses, routes, DHCP, hostname, resolvers' },
   { id: 'udevd', dependsOn: ['apid'], description: 'device events and /dev/disk links' },
   { id: 'timed', dependsOn: ['apid'], description: 'time synchronisation (SNTP)' },
   { id: 'trustd', dependsOn: ['apid'], description: 'certificate signing for joining nodes' },

@@ -20,6 +20,7 @@ export function serviceSpecs(extraEnv: Record<string, string> = {}, only?: reado
       id: node.id,
       // A subset (host runs) keeps only the dependencies it includes.
       dependsOn: node.dependsOn.filter((d) => chosen.some((n) => n.id === d)),
+      stopAfter: (node.stopAfter ?? []).filter((d) => chosen.some((n) => n.id === d)),
       command: inv.command,
       args: inv.args,
       argv0: inv.argv0,

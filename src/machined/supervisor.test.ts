@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
   STARTING_HEALTH_MESSAGE,
+  healthTiming,
   startLevels,
   stopOrder,
   Supervisor,
@@ -209,6 +210,59 @@ describe('Supervisor', () => {
     expect(sup.get('app')!.events.at(-1)!.state).toBe('Running');
   });
 
+  it('health checks back off instead of flapping: slow answers under load do not make a service unhealthy, failures in a row do', async () => {
+    // The check's behaviour, scripted: 'ok', 'slow' (answers after the timeout), 'fail'.
+    let mode: 'ok' | 'slow' | 'fail' = 'ok';
+    const calls: number[] = [];
+    const check = async () => {
+      calls.push(Date.now());
+      if (mode === 'fail') throw new Error('connection refused');
+      if (mode === 'slow') await sleep(1300);
+    };
+    const { sup, seen } = supervise([node('svc', 'run.mjs', [], { healthCheck: check, healthInterval: 50 })], { healthFailures: 3, healthBackoffMax: 400, healthTimeoutMax: 3000 });
+    sup.start();
+    await waitFor('svc healthy', () => sup.get('svc')!.healthy === true);
+    const events = () => seen.filter((ev) => ev.id === 'svc' && ev.message.startsWith('Health check'));
+    const before = events().length;
+
+    // Slow answers (1.3 s): the first check times out (after 1 s), the service stays healthy,
+    // and the next one, which may take 2 s, passes. No event, no flap.
+    mode = 'slow';
+    await sleep(2800);
+    expect(sup.get('svc')!.healthy).toBe(true);
+    mode = 'ok';
+    await sleep(300);
+    expect(sup.get('svc')!.healthy).toBe(true);
+    expect(events().length, events().map((e) => e.message).join('\n')).toBe(before);
+
+    // Real failures: unhealthy after three in a row, checked less and less often meanwhile.
+    mode = 'fail';
+    const from = calls.length;
+    await waitFor('svc unhealthy', () => sup.get('svc')!.healthy === false, 3000);
+    expect(sup.get('svc')!.lastHealthMessage).toBe('Health check failed: connection refused');
+    await sleep(1500);
+    const gaps = calls.slice(from).map((t, i, a) => (i ? t - a[i - 1]! : 0)).slice(1);
+    expect(gaps.length).toBeGreaterThanOrEqual(3);
+    expect(Math.max(...gaps), `gaps ${gaps.join(', ')}`).toBeGreaterThanOrEqual(350); // backed off to the cap
+    expect(gaps.length, 'at most one check per 50 ms would be 30').toBeLessThan(12);
+    expect(events().slice(before).map((e) => e.message)).toEqual(['Health check failed: connection refused']);
+
+    // Recovery: healthy at the next check, and the interval is the normal one again.
+    mode = 'ok';
+    await waitFor('svc healthy again', () => sup.get('svc')!.healthy === true, 2000);
+    const n = calls.length;
+    await sleep(300);
+    expect(calls.length - n).toBeGreaterThanOrEqual(3);
+  });
+
+  it('healthTiming: interval and timeout double with each failure in a row, up to their caps', () => {
+    const t = healthTiming(2000, { backoffMax: 30_000, timeoutMax: 10_000 });
+    expect([0, 1, 2, 3, 4, 5].map(t.next)).toEqual([2000, 4000, 8000, 16000, 30000, 30000]);
+    expect([0, 1, 2, 3].map(t.timeout)).toEqual([2000, 4000, 8000, 10000]);
+    expect(healthTiming(100, { backoffMax: 30_000, timeoutMax: 10_000 }).timeout(0)).toBe(1000);
+    expect(t.startup()).toBe(200);
+  });
+
   it('restarts a crashing service with a doubling backoff, capped at backoffMax', async () => {
     const { sup, seen } = supervise([node('crasher', 'crash.mjs', ['10', '1'])], {
       backoffBase: 100,
@@ -311,6 +365,21 @@ describe('Supervisor', () => {
     expect(sup.list().every((s) => s.state === 'Finished' && s.pid === undefined)).toBe(true);
   });
 
+  it('stopAfter orders the stop only: both start at once, and the one that must outlive the other stops after it', async () => {
+    const record = join(tmp, 'stop-after.txt');
+    const svc = (id: string, extra: Partial<ServiceSpec>) => node(id, 'run.mjs', ['--name', id, '--record', record, '--term-delay', '150'], extra);
+    const { sup, seen } = supervise([svc('api', {}), svc('net', { stopAfter: ['api'] })]);
+    sup.start();
+    // No start dependency: net does not wait for api.
+    expect(seen.filter((e) => e.id === 'net' && /Waiting for/.test(e.message))).toEqual([]);
+    await waitFor('both ready', () => sup.logs('api').length > 0 && sup.logs('net').length > 0);
+    await sup.stop();
+    const lines = readFileSync(record, 'utf8').trim().split('\n');
+    expect(lines.indexOf('api EXIT')).toBeLessThan(lines.indexOf('net TERM'));
+    expect(() => new Supervisor([svc('x', { stopAfter: ['y'] })])).toThrow(/stops after unknown service y/);
+    expect(() => new Supervisor([svc('x', { stopAfter: ['y'] }), svc('y', { stopAfter: ['x'] })])).toThrow(/cycle/);
+  });
+
   it('escalates to SIGKILL after stopTimeout when SIGTERM is ignored, and does not restart', async () => {
     const { sup } = supervise(
       [node('stubborn', 'ignore-term.mjs', [], { stopTimeout: 400 }), node('polite', 'run.mjs', [], { stopTimeout: 400 })],
@@ -341,6 +410,18 @@ describe('Supervisor', () => {
       expect(sup.get(id)!.restarts).toBe(0);
     }
     expect(sup.pids().size).toBe(0);
+  });
+
+  it('a health check failing while the service is being stopped is not reported (issue 17: noise at every shutdown)', async () => {
+    const socket = join(tmp, 'slow-stop.sock');
+    const { sup, seen } = supervise([node('svc', 'slow-stop.mjs', [socket, '500'], { healthCheck: canConnect(socket), healthInterval: 40, stopTimeout: 2000 })]);
+    sup.start();
+    await waitFor('healthy', () => sup.get('svc')!.healthy === true);
+    await sup.stopService('svc');
+    const from = seen.findIndex((ev) => ev.id === 'svc' && /^Stopping/.test(ev.message));
+    expect(from).toBeGreaterThanOrEqual(0);
+    expect(seen.slice(from).map((ev) => ev.message).filter((m) => /Health check/.test(m))).toEqual([]);
+    expect(sup.get('svc')!.events.at(-1)!.message).toBe('Stopped: process exited with code 0');
   });
 
   it('does not restart a service that dies while the supervisor is stopping', async () => {

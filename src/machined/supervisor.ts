@@ -9,6 +9,12 @@
 // children it spawned and reports them through the ChildProcess 'exit' event; pids() tells the
 // reaper which pids to leave alone.
 //
+// Health checks back off instead of flapping: a service that has passed its first check turns
+// unhealthy only after several failed checks in a row (one slow answer on a loaded or
+// memory-starved machine is not a failure of the service), and after each failure the next
+// check comes later and may take longer (up to a cap), so that checking adds no load when the
+// machine has none to spare. A success brings back the normal interval.
+//
 // States follow Talos: Waiting → Preparing → Running, then Finished / Failed, or Skipped when a
 // condition is false. As in Talos, a dependency counts as "up" when it is Running and healthy,
 // Skipped, or Finished on its own (a one-shot that exited 0); a dependency that fails later does
@@ -31,6 +37,11 @@ export interface ServiceSpec {
   id: string;
   /** Ids that must be up (Running and healthy, Skipped, or Finished) before this one starts. */
   dependsOn: string[];
+  /**
+   * Ids that must have stopped before this one is stopped, without waiting for them at start
+   * (networkd outlives apid at shutdown: apid's last replies leave through the network).
+   */
+  stopAfter?: string[];
   /** Executable path. */
   command: string;
   args?: string[];
@@ -87,6 +98,11 @@ export interface SupervisorOptions {
    * spawn. Until then they count among pids(), so that the reaper leaves them alone.
    */
   adopt?: ReadonlyMap<string, AdoptedProcess>;
+  /** Failed health checks in a row that make a service that has passed one unhealthy. Default 3. */
+  healthFailures?: number;
+  /** Upper bound (ms) of the delay between checks of a failing service, and of one check's time. Default 30000 and 10000. */
+  healthBackoffMax?: number;
+  healthTimeoutMax?: number;
 }
 
 const DEFAULT_HEALTH_INTERVAL = 1000;
@@ -94,8 +110,8 @@ const DEFAULT_STOP_TIMEOUT = 10_000;
 /** Health polling interval while a freshly started process has not yet passed a check. */
 const STARTUP_HEALTH_INTERVAL = 200;
 
-/** What a service's health says until its first check has passed. */
-export const STARTING_HEALTH_MESSAGE = 'Waiting for its first health check to pass';
+/** What a service's health says until its first check has passed: it is starting, not failing. */
+export const STARTING_HEALTH_MESSAGE = 'Waiting for its socket (starting)';
 
 /** A health check that has not settled after max(healthInterval, this) counts as failed. */
 const MIN_HEALTH_TIMEOUT = 1000;
@@ -200,12 +216,19 @@ export class Supervisor extends EventEmitter {
   readonly #stableAfter: number;
   readonly #log: ((msg: string) => void) | undefined;
   readonly #adopt: Map<string, AdoptedProcess>;
+  readonly #healthFailures: number;
+  readonly #healthBackoffMax: number;
+  readonly #healthTimeoutMax: number;
   #scheduling = false;
   #rescan = false;
 
   constructor(specs: ServiceSpec[], opts: SupervisorOptions = {}) {
     super();
     startLevels(specs); // validates ids, dependencies and cycles
+    // The stop order: after dependents and after stopAfter; no unknown id, no cycle.
+    const stopFirst = (spec: ServiceSpec) => [...specs.filter((o) => o.dependsOn.includes(spec.id)).map((o) => o.id), ...(spec.stopAfter ?? [])];
+    for (const spec of specs) for (const id of spec.stopAfter ?? []) if (!specs.some((o) => o.id === id)) throw new Error(`service ${spec.id} stops after unknown service ${id}`);
+    startLevels(specs.map((spec) => ({ id: spec.id, dependsOn: stopFirst(spec) })));
     for (const spec of specs) {
       if (typeof spec.command !== 'string' || spec.command === '') throw new Error(`service ${spec.id} has no command`);
     }
@@ -216,10 +239,14 @@ export class Supervisor extends EventEmitter {
     this.#log = opts.log;
     this.#adopt = new Map(opts.adopt ?? []);
     for (const id of this.#adopt.keys()) if (!specs.some((s) => s.id === id)) throw new Error(`adopted process of unknown service ${id}`);
+    this.#healthFailures = Math.max(1, opts.healthFailures ?? 3);
+    this.#healthBackoffMax = opts.healthBackoffMax ?? 30_000;
+    this.#healthTimeoutMax = opts.healthTimeoutMax ?? 10_000;
     for (const spec of specs) {
       this.#services.set(spec.id, {
         spec,
-        dependents: specs.filter((other) => other.dependsOn.includes(spec.id)).map((other) => other.id),
+        // Stopped before this one: its dependents, and what it must outlive.
+        dependents: [...new Set([...specs.filter((other) => other.dependsOn.includes(spec.id)).map((other) => other.id), ...(spec.stopAfter ?? [])])],
         state: 'Waiting',
         events: [],
         logs: [],
@@ -542,28 +569,44 @@ export class Supervisor extends EventEmitter {
   #pollHealth(svc: Service, run: Run): void {
     const check = svc.spec.healthCheck;
     if (!check) return;
-    const interval = svc.spec.healthInterval ?? DEFAULT_HEALTH_INTERVAL;
+    const timing = healthTiming(svc.spec.healthInterval ?? DEFAULT_HEALTH_INTERVAL, { backoffMax: this.#healthBackoffMax, timeoutMax: this.#healthTimeoutMax });
     // Until the process has passed its first check, poll quickly: dependents wait on it.
     let passedOnce = false;
+    let failures = 0; // in a row
     const poll = async (): Promise<void> => {
-      let healthy = true;
-      let message = 'Health check successful';
+      let ok = true;
+      let error = '';
       try {
-        await withTimeout(Promise.resolve().then(check), Math.max(interval, MIN_HEALTH_TIMEOUT));
+        await withTimeout(Promise.resolve().then(check), timing.timeout(failures));
       } catch (err) {
-        healthy = false;
-        // Until its first success a service is starting (its socket is not there yet): not a failure.
-        message = passedOnce ? `Health check failed: ${errorMessage(err)}` : STARTING_HEALTH_MESSAGE;
+        ok = false;
+        error = errorMessage(err);
       }
       if (svc.run !== run) return; // the process exited meanwhile
+      // Being stopped, a daemon closes its socket first: that is the stop, not a failure.
+      if (run.stopping) return;
+      failures = ok ? 0 : failures + 1;
+      let healthy: boolean;
+      let message: string;
+      if (ok) {
+        [healthy, message] = [true, 'Health check successful'];
+      } else if (!passedOnce) {
+        // Until its first success a service is starting (its socket is not there yet): not a failure.
+        [healthy, message] = [false, STARTING_HEALTH_MESSAGE];
+      } else if (failures < this.#healthFailures) {
+        // Not yet: a slow answer under load; the service stays healthy, and the message says so.
+        [healthy, message] = [svc.healthy !== false, `Health check failed (${failures} of ${this.#healthFailures} in a row before it counts): ${error}`];
+      } else {
+        [healthy, message] = [false, `Health check failed: ${error}`];
+      }
       svc.lastHealthMessage = message;
       if (svc.healthy !== healthy) {
         svc.healthy = healthy;
         this.#record(svc, svc.state, message);
         this.#schedule();
       }
-      passedOnce ||= healthy;
-      run.healthTimer = setTimeout(poll, passedOnce ? interval : Math.min(interval, STARTUP_HEALTH_INTERVAL));
+      passedOnce ||= ok;
+      run.healthTimer = setTimeout(poll, passedOnce ? timing.next(failures) : timing.startup());
     };
     run.healthTimer = setTimeout(poll, 0);
   }
@@ -660,6 +703,21 @@ function describeExit(exit: Exit): string {
   if ('error' in exit) return `failed to start: ${exit.error.message}`;
   if (exit.signal) return `process killed by signal ${exit.signal}`;
   return `process exited with code ${exit.code}`;
+}
+
+/**
+ * When health checks run and how long one may take, after `failures` failed checks in a row:
+ * the interval and the timeout double with each failure (up to their caps), and come back to
+ * normal with a success. Before the first success (startup) checks come quickly.
+ */
+export function healthTiming(interval: number, caps: { backoffMax: number; timeoutMax: number }) {
+  const grow = (base: number, failures: number, cap: number) => Math.max(base, Math.min(base * 2 ** Math.min(failures, 16), cap));
+  return {
+    next: (failures: number) => grow(interval, failures, caps.backoffMax),
+    timeout: (failures: number) => grow(Math.max(interval, MIN_HEALTH_TIMEOUT), failures, caps.timeoutMax),
+    // A starting service's checks fail at once (no socket yet) and cost nothing: no backoff, so that it counts as up as soon as it is.
+    startup: () => Math.min(interval, STARTUP_HEALTH_INTERVAL),
+  };
 }
 
 function withTimeout(promise: Promise<void>, ms: number): Promise<void> {

@@ -195,7 +195,10 @@ describe('mountNodeVolumes', () => {
     const log = memoryLog();
     const r = await mountNodeVolumes(log, { sysRoot: sys, devRoot: dev, targets, mount: (...a) => void calls.push(a), replace: () => {} });
     expect(calls).toEqual([]);
-    expect(r).toEqual({ mounted: [] });
+    expect(r.mounted).toEqual([]);
+    expect(r.disk).toBeUndefined();
+    expect(r.statuses.STATE).toMatchObject({ phase: 'missing', mountSpec: { targetPath: '/system/state' } });
+    expect(r.statuses.EPHEMERAL).toMatchObject({ phase: 'missing', mountSpec: { targetPath: '/var' } });
     expect(log.lines.join('\n')).toMatch(/no disk with Bronze partitions/);
   });
 

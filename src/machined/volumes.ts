@@ -15,7 +15,9 @@ import { MS, mount as sysMount, umount as sysUmount } from '../lib/sys.ts';
 import { openReader } from '../udevd/bytes.ts';
 import { readPartitionTable } from '../udevd/gpt.ts';
 import { attr } from '../udevd/sysfs.ts';
+import { prettySize } from '../contract/resources/disk.ts';
 import { currentMounts } from './mounts.ts';
+import type { VolumeStatusSpec } from './volume-status.ts';
 
 export const VOLUME_LABELS = ['EFI', 'BIOS', 'BOOT', 'META', 'STATE', 'EPHEMERAL'] as const;
 export type VolumeLabel = (typeof VOLUME_LABELS)[number];
@@ -128,6 +130,8 @@ export const VOLUME_MOUNTS: ReadonlyArray<{ label: VolumeLabel; target: string; 
 ];
 
 export interface MountVolumesOptions {
+  /** After the disk is chosen and before anything is mounted (wipes recorded in META are carried out here). */
+  beforeMount?: (disk: NodeDisk) => Promise<void>;
   sysRoot?: string;
   devRoot?: string;
   /** Where each label goes instead of VOLUME_MOUNTS' targets (tests). */
@@ -141,6 +145,35 @@ export interface MountedVolumes {
   /** The node's disk (see chooseDisk), if there is one. */
   disk?: NodeDisk;
   mounted: Array<{ label: VolumeLabel; device: string; target: string }>;
+  /** What became of each volume of VOLUME_MOUNTS (the VolumeStatus resources' specs). */
+  statuses: Partial<Record<VolumeLabel, VolumeStatusSpec>>;
+}
+
+/** What an operator can do about a volume that does not mount: one sentence for the console and the API. */
+export function repairAdvice(label: VolumeLabel): string {
+  return `repair it with \`bronzectl repair ${label}\` (xfs_repair), or erase it with \`bronzectl reset --system-labels-to-wipe ${label} --reboot\``;
+}
+
+/** What is lost while a volume is memory-backed. */
+const WHILE_IN_MEMORY: Partial<Record<VolumeLabel, string>> = {
+  STATE: 'the machine configuration on it is not read, and a configuration applied now is kept in memory only',
+  EPHEMERAL: 'what is written to /var now is lost at the next reboot',
+};
+
+/** The VolumeStatus of a partition: where it is, and how big. */
+function partitionStatus(disk: NodeDisk, part: NodePartition, target: string): VolumeStatusSpec {
+  return {
+    phase: 'located',
+    type: 'partition',
+    ...(part.device ? { location: part.device, mountLocation: part.device } : {}),
+    partitionIndex: part.number,
+    parentLocation: disk.device,
+    partitionUUID: part.uuid,
+    size: part.size,
+    prettySize: prettySize(part.size),
+    filesystem: 'xfs',
+    mountSpec: { targetPath: target },
+  };
 }
 
 /**
@@ -153,13 +186,23 @@ export interface MountedVolumes {
 export async function mountNodeVolumes(log: Logger, o: MountVolumesOptions = {}): Promise<MountedVolumes> {
   const disks = await findPartitions(o.sysRoot, o.devRoot);
   const disk = chooseDisk(disks);
+  const statuses: MountedVolumes['statuses'] = {};
   if (!disk) {
     log.info('volumes: no disk with Bronze partitions (STATE, EPHEMERAL): /system/state and /var stay in memory');
-    return { mounted: [] };
+    for (const m of VOLUME_MOUNTS) statuses[m.label] = { phase: 'missing', type: 'partition', mountSpec: { targetPath: m.target }, errorMessage: `no ${m.label} partition: ${m.target} is memory-backed` };
+    return { mounted: [], statuses };
   }
   const found = VOLUME_LABELS.filter((l) => disk.partitions[l]).map((l) => `${l}=${disk.partitions[l]!.number}`);
   log.info(`volumes: node disk ${disk.device} (GPT ${disk.uuid}): ${found.join(' ')}`);
   for (const other of disks) if (other !== disk) log.warn(`volumes: ignoring ${other.device}, which also has Bronze partitions`);
+
+  if (o.beforeMount) {
+    try {
+      await o.beforeMount(disk);
+    } catch (err) {
+      log.error(`volumes: before mounting: ${(err as Error).message}`);
+    }
+  }
 
   const doMount = o.mount ?? ((src, target, fstype, flags) => sysMount(src, target, fstype, flags, null));
   const replace = o.replace ?? replaceEmptyTmpfs;
@@ -168,25 +211,35 @@ export async function mountNodeVolumes(log: Logger, o: MountVolumesOptions = {})
     const part = disk.partitions[m.label];
     if (!part) {
       log.warn(`volumes: no ${m.label} partition on ${disk.device}: ${m.target} stays in memory`);
-      continue;
-    }
-    if (!part.device) {
-      log.warn(`volumes: the kernel shows no device for ${m.label} (partition ${part.number} of ${disk.device}): ${m.target} stays in memory`);
+      statuses[m.label] = { phase: 'missing', type: 'partition', parentLocation: disk.device, mountSpec: { targetPath: m.target }, errorMessage: `no ${m.label} partition on ${disk.device}: ${m.target} is memory-backed` };
       continue;
     }
     const target = o.targets?.[m.label] ?? m.target;
+    const status = partitionStatus(disk, part, target);
+    statuses[m.label] = status;
+    if (!part.device) {
+      const why = `the kernel shows no device for ${m.label} (partition ${part.number} of ${disk.device})`;
+      log.warn(`volumes: ${why}: ${m.target} stays in memory`);
+      Object.assign(status, { phase: 'failed', preFailPhase: 'located', errorMessage: why });
+      continue;
+    }
     try {
       fs.mkdirSync(target, { recursive: true });
       replace(target);
       doMount(part.device, target, m.fstype, m.flags);
       if (m.mode !== undefined) fs.chmodSync(target, m.mode);
       mounted.push({ label: m.label, device: part.device, target });
+      status.phase = 'ready';
       log.info(`mounted ${m.label} (${part.device}) at ${target}`);
     } catch (err) {
-      log.error(`mount ${m.label} (${part.device}) at ${target} (${m.fstype}): ${(err as Error).message}; ${target} stays in memory`);
+      // The volume is left as it is (nothing is written to it) until the operator decides.
+      const error = `mount ${m.label} (${part.device}) at ${target} (${m.fstype}): ${(err as Error).message}`;
+      Object.assign(status, { phase: 'failed', preFailPhase: 'located', errorMessage: `${error}; ${repairAdvice(m.label)}` });
+      log.error(`${error}; ${target} stays in memory: ${WHILE_IN_MEMORY[m.label] ?? 'it is memory-backed'}`);
+      log.error(`${m.label} is left untouched: ${repairAdvice(m.label)}`);
     }
   }
-  return { disk, mounted };
+  return { disk, mounted, statuses };
 }
 
 /**

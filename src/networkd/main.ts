@@ -6,9 +6,11 @@
 // BRONZE_NETWORKD_MANAGE=1: a host run (machined as an ordinary process, in tests) must not
 // run DHCP on the host's links, so there networkd only observes and publishes.
 //
-// Inputs today: the kernel command line, and in host runs a JSON NetworkConfig file named by
-// BRONZE_NETWORKD_CONFIG (resolv.conf and hosts then go to BRONZE_NETWORKD_ETC_DIR). Resources go to machined's state over its socket (RemotePublisher)
-// when BRONZE_NETWORKD_PUBLISH=remote or on a node; elsewhere into a local in-memory state.
+// Inputs: the kernel command line and the machine configuration (watched in machined's state,
+// applied live), or in host runs a JSON NetworkConfig file named by BRONZE_NETWORKD_CONFIG
+// (resolv.conf and hosts then go to BRONZE_NETWORKD_ETC_DIR). Resources go to machined's state
+// over its socket (RemotePublisher) when BRONZE_NETWORKD_PUBLISH=remote or on a node; elsewhere
+// into a local in-memory state.
 import fs from 'node:fs';
 import path from 'node:path';
 import { StderrLogger } from '../lib/log.ts';
@@ -18,7 +20,7 @@ import { runDaemon, serveDaemon } from '../daemon/serve.ts';
 import { type Publisher, StatePublisher } from '../daemon/publisher.ts';
 import { RemotePublisher } from '../daemon/remote-publisher.ts';
 import { MemoryState } from '../state/memory.ts';
-import { hostnameSeed, stableHostname } from '../lib/hostname.ts';
+import { readIdentity, stableHostname } from '../lib/hostname.ts';
 import { HOSTNAME_STATUS_TYPE } from '../contract/resources/hostname-status.ts';
 import { mayWrite } from '../contract/resources/registry.ts';
 import { readLinkSysInfo } from './linkinfo.ts';
@@ -75,7 +77,8 @@ export async function main(): Promise<void> {
         publishHostname: !remote || mayWrite('networkd', HOSTNAME_STATUS_TYPE),
         ...(onNode && mayWrite('networkd', HOSTNAME_STATUS_TYPE) ? { setHostname: sethostname } : {}),
         ...(remote ? { mayPublish: (type: string) => mayWrite('networkd', type) } : {}),
-        defaultHostname: () => stableHostname(hostnameSeed()),
+        // The identity machined chose at boot (physical links only, else its machine id).
+        defaultHostname: () => stableHostname(readIdentity()?.value),
         // /sys shows the links of this network namespace only on a node.
         ...(onNode ? { linkInfo: (name: string) => readLinkSysInfo(name) } : {}),
       });

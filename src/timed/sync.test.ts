@@ -171,10 +171,12 @@ describe('TimeSync', () => {
     expect(log.lines.join('\n')).toMatch(/read-only/);
   });
 
-  it('answers one-off checks against a named or the configured server', async () => {
+  it('answers one-off checks against a named or the configured server, else the default (issue 17: rc 1 without one)', async () => {
     const server = await fake({ offsetMs: -1500 });
-    const { sync } = makeSync(new SimulatedClock());
-    await expect(sync.check()).rejects.toThrow(/no NTP server configured/);
+    const fallback = await fake({ offsetMs: 0 });
+    const { sync } = makeSync(new SimulatedClock(), { defaultServers: [fallback.spec] });
+    expect((await sync.check()).server, 'nothing configured, nothing from DHCP: the default answers').toBe(fallback.spec);
+    await expect(makeSync(new SimulatedClock(), { defaultServers: [] }).sync.check()).rejects.toThrow(/no NTP server configured, from DHCP or by default/);
     const s = await sync.check(server.spec);
     expect(s.offsetMs).toBeLessThan(-1490);
     sync.setDhcpServers([server.spec]);

@@ -64,7 +64,15 @@ export interface TimeSyncOptions {
   /** Addresses used per server name. Default 3. */
   maxAddressesPerServer?: number;
   maxRootDistanceMs?: number;
+  /**
+   * Asked by a one-off check (`bronzectl time`) when neither the configuration nor DHCP names a
+   * server: Talos's default. Default DEFAULT_TIME_SERVERS.
+   */
+  defaultServers?: readonly string[];
 }
+
+/** Talos's default NTP server (machine.time.servers when nothing else is known). */
+export const DEFAULT_TIME_SERVERS: readonly string[] = ['time.cloudflare.com'];
 
 export type RoundResult =
   | { ok: true; sample: Sample; correction: Correction | undefined; nextPollMs: number }
@@ -170,6 +178,7 @@ export class TimeSync {
       resolve: o.resolve ?? defaultResolve,
       maxAddressesPerServer: o.maxAddressesPerServer ?? 3,
       maxRootDistanceMs: o.maxRootDistanceMs,
+      defaultServers: o.defaultServers ?? DEFAULT_TIME_SERVERS,
     };
   }
 
@@ -510,9 +519,13 @@ export class TimeSync {
   // ---- the API's one-off query -------------------------------------------------------------
 
   /** One query to `server` (default: the first configured one), without touching the clock. */
+  /**
+   * One query to `server`, else to the first server in use (the configuration's, else DHCP's),
+   * else to the default (Talos's): the answer names the server that answered.
+   */
   async check(server?: string): Promise<Sample> {
-    const name = server?.trim() || this.servers[0];
-    if (!name) throw new NoServerError('no NTP server configured');
+    const name = server?.trim() || this.servers[0] || this.#o.defaultServers[0];
+    if (!name) throw new NoServerError('no NTP server configured, from DHCP or by default');
     const { host, port } = parseServer(name);
     const addresses = net.isIP(host) ? [host] : await this.#o.resolve(host);
     const address = addresses[0];

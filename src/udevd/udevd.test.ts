@@ -13,7 +13,7 @@ import { addFakeDisk, populate, removeFakeDisk } from './fakesys.ts';
 import { ManualUeventSource } from './netlink.ts';
 import { buildGpt, ext4Superblock, fatImage, xfsSuperblock } from './testimages.ts';
 import { formatUevent } from './uevent.ts';
-import { Udevd } from './udevd.ts';
+import { Udevd, isNoMedium } from './udevd.ts';
 
 const ESP = 'c12a7328-f81f-11d2-ba4b-00a0c93ec93b';
 const LINUX = '0fc63daf-8483-4772-8e79-3d69d8477de4';
@@ -287,5 +287,13 @@ describe('Udevd', () => {
     await start({ trigger: true, filter: (d) => d.name === 'sda' });
     expect(fs.readFileSync(path.join(sys, paths.sda!, 'uevent'), 'utf8')).toMatch(/^add [0-9a-f-]{36}$/);
     expect(fs.readFileSync(path.join(sys, paths.sdb!, 'uevent'), 'utf8')).toMatch(/^MAJOR=/);
+  });
+});
+
+describe('an empty drive', () => {
+  it('is recognised (ENOMEDIUM, which Node calls "Unknown system error -123"), so udevd does not warn about it', () => {
+    expect(isNoMedium(Object.assign(new Error('Unknown system error -123: Unknown system error -123, open \'/dev/sr0\''), { errno: -123, code: 'Unknown system error -123' }))).toBe(true);
+    expect(isNoMedium(Object.assign(new Error('ENOENT'), { errno: -2, code: 'ENOENT' }))).toBe(false);
+    expect(isNoMedium(new Error('short read'))).toBe(false);
   });
 });

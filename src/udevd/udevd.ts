@@ -62,6 +62,15 @@ export interface Device {
   generation: number;
 }
 
+/** ENOMEDIUM: libuv does not know it, so Node says "Unknown system error -123". */
+const ENOMEDIUM = 123;
+
+/** Whether opening or reading a device failed because it has no medium (an empty drive). */
+export function isNoMedium(err: unknown): boolean {
+  const e = err as { errno?: unknown; code?: unknown; message?: unknown } | undefined;
+  return e?.errno === -ENOMEDIUM || e?.code === 'ENOMEDIUM' || (typeof e?.message === 'string' && /Unknown system error -123\b/.test(e.message));
+}
+
 export class Udevd {
   readonly stats: UeventStats = emptyStats();
   readonly #devices = new Map<string, Device>();
@@ -266,8 +275,13 @@ export class Udevd {
           await r.close();
         }
       } catch (err) {
-        dev.probeError = (err as Error).message;
-        this.#log.warn(`probing ${sys.devname}: ${dev.probeError}`);
+        if (isNoMedium(err)) {
+          // An empty drive (a CD-ROM without a disc): nothing to probe, nothing wrong.
+          this.#log.info(`${sys.devname}: no medium`);
+        } else {
+          dev.probeError = (err as Error).message;
+          this.#log.warn(`probing ${sys.devname}: ${dev.probeError}`);
+        }
       }
     }
     if (sys.type === 'partition') dev.entry = this.#entryFor(sys);

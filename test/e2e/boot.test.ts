@@ -47,6 +47,8 @@ describe('boot under QEMU', () => {
       expect(stopped(node.id), `${node.id} stopped`).toBeGreaterThan(0);
       // Every dependent is gone before its dependency is even asked to stop.
       for (const dep of node.dependsOn) expect(stopped(node.id), `${node.id} stops before ${dep} gets SIGTERM`).toBeLessThan(sigterm(dep));
+      // And what a service must outlive (networkd outlives apid) is gone before it is asked to stop.
+      for (const first of node.stopAfter ?? []) expect(stopped(first), `${first} stops before ${node.id} gets SIGTERM`).toBeLessThan(sigterm(node.id));
     }
     await vm.waitFor(/machined\[1\]: powering off/, 60_000, pressed);
     await vm.waitFor(/reboot: Power down/, 60_000, pressed);

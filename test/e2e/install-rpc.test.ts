@@ -1,8 +1,9 @@
 // End-to-end: installs on nodes that booted without boot media to copy from (QEMU -kernel,
 // configured from a URL, as a PXE boot is), from a signed image fetched over HTTP:
 //   - `bronzectl install` (the Install RPC): the node refuses a disk holding data without
-//     --wipe, then downloads, verifies and installs to the blank disk, and comes back from that
-//     disk on the image's version with its configuration from STATE;
+//     --wipe, and a disk too small (exit code 1, in machinestatus, nothing written), then
+//     downloads, verifies and installs to the blank disk, and comes back from that disk on the
+//     image's version with its configuration from STATE;
 //   - machine.install in the configuration the node boots with (disk, wipe, image): it installs
 //     by itself over a disk holding data, and comes back from it.
 import fs from 'node:fs';
@@ -61,11 +62,14 @@ describe('bronzectl install from an image URL', () => {
     const used = path.join(dir, 'used.raw');
     fs.writeFileSync(used, Buffer.concat([Buffer.alloc(4096), Buffer.from('precious data')]));
     fs.truncateSync(used, 2 * 1024 ** 3);
+    const small = path.join(dir, 'small.raw');
+    fs.closeSync(fs.openSync(small, 'w'));
+    fs.truncateSync(small, 1024 ** 3);
     vm = new QemuVM(
       {
         apiPort: port,
         append: `ip=dhcp bronze.config=http://10.0.2.2:${files.port}/controlplane.yaml`,
-        drives: [`file=${blank},format=raw,if=virtio`, `file=${used},format=raw,if=virtio`],
+        drives: [`file=${blank},format=raw,if=virtio`, `file=${used},format=raw,if=virtio`, `file=${small},format=raw,if=virtio`],
         noReboot: true,
       },
       consoleFile('install-rpc'),
@@ -82,6 +86,23 @@ describe('bronzectl install from an image URL', () => {
     fs.readSync(fd, head, 0, head.length, 0);
     fs.closeSync(fd);
     expect(head.subarray(4096).toString()).toBe('precious data');
+
+    // Too small a disk: bronzectl install fails (exit 1) naming why, before anything is
+    // downloaded or written, and the console says so too. (An install machine.install starts,
+    // which no caller waits for, also shows in machinestatus and bootstatus: lifecycle.test.ts.)
+    const tooSmall = await ctl(['install', '--disk', '/dev/vdc', '--image', `http://10.0.2.2:${files.port}/upgrade.tar`]);
+    expect(tooSmall.code).toBe(1);
+    expect(tooSmall.stderr).toMatch(/FailedPrecondition desc = \/dev\/vdc: disk of 1073741824 bytes .* is too small/);
+    expect(tooSmall.stderr).not.toMatch(/download/);
+    await vm.waitFor(/machined\[1\]: install to \/dev\/vdc refused: .*too small/, 30_000);
+    const zero = Buffer.alloc(1 << 20);
+    const sfd = fs.openSync(small, 'r');
+    for (const at of [0, 1024 ** 3 - zero.length]) {
+      const got = Buffer.alloc(zero.length);
+      fs.readSync(sfd, got, 0, got.length, at);
+      expect(got.equals(zero), `nothing written at ${at}`).toBe(true);
+    }
+    fs.closeSync(sfd);
 
     const t0 = Date.now();
     const r = await ctl(['install', '--disk', '/dev/vda', '--image', `http://10.0.2.2:${files.port}/upgrade.tar`, '--extra-kernel-arg', 'bronze.hostname=from-install']);

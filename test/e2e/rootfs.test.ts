@@ -24,7 +24,8 @@ describe('rootfs.sqsh', () => {
   it('holds the binary and its names, its libraries, and no shell or coreutils', () => {
     const files = listing(SQSH);
     for (const f of ['/sbin/init', '/sbin/machined', '/sbin/apid', '/sbin/trustd', '/sbin/networkd', '/sbin/timed', '/sbin/udevd',
-      '/etc/os-release', '/etc/ssl/certs/ca-certificates.crt', '/lib64/ld-linux-x86-64.so.2', '/lib/x86_64-linux-gnu/libc.so.6', '/lib/x86_64-linux-gnu/libstdc++.so.6'])
+      '/etc/os-release', '/etc/ssl/certs/ca-certificates.crt', '/lib64/ld-linux-x86-64.so.2', '/lib/x86_64-linux-gnu/libc.so.6', '/lib/x86_64-linux-gnu/libstdc++.so.6',
+      '/usr/sbin/mkfs.xfs', '/usr/sbin/xfs_repair'])
       expect(files, f).toContain(f);
     const forbidden = /^(sh|bash|dash|ash|busybox|toybox|ls|cat|cp|mv|rm|mkdir|echo|env|chmod|chown|ln|coreutils|login|su|sudo|ssh|sshd)$/;
     const bad = files.filter((f) => forbidden.test(path.posix.basename(f)));

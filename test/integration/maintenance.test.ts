@@ -11,6 +11,7 @@ import { generateConfigs } from '../../src/contract/genconfig.ts';
 import { serviceClient } from '../../src/contract/protos.ts';
 import { generateSecrets, type SecretsBundle } from '../../src/contract/secrets.ts';
 import { issueClientCert } from '../../src/pki/certs.ts';
+import { newClientConfig, save } from '../../src/contract/clientconfig.ts';
 import { bronzectl } from '../lib/bronzectl.ts';
 import { HostNode } from '../lib/nodes.ts';
 import { freePort } from '../lib/ports.ts';
@@ -64,6 +65,20 @@ describe('maintenance mode over real processes', () => {
     expect(version.stderr).toMatch(/API is not implemented in maintenance mode/);
   });
 
+  /** A client config for the node with `ca`'s admin certificate. */
+  async function clientConfig(name: string, ca: SecretsBundle['certs']['os']): Promise<string> {
+    const file = path.join(node.dir, `${name}.bronzeconfig`);
+    await save(file, await newClientConfig({ contextName: name, endpoints: [node.endpoint], ca, roles: ['os:admin'], ttlMs: 3600_000 }));
+    return file;
+  }
+
+  it('bronzectl with the cluster\'s config, meeting the node in maintenance mode, is told so and to use --insecure', async () => {
+    const r = await bronzectl(['version'], { config: await clientConfig('cluster', secrets.certs.os) });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${node.endpoint} is in maintenance mode (it has no configuration yet, and so no certificate from your cluster's CA): talk to it with --insecure`);
+    expect(r.stderr).not.toMatch(/self-signed certificate/);
+  });
+
   it('refuses an invalid configuration with its errors', async () => {
     const c = insecure(node.endpoint);
     const bad = controplaneWith('type: controlplane', 'type: spaceship');
@@ -71,6 +86,25 @@ describe('maintenance mode over real processes', () => {
       code: grpc.status.INVALID_ARGUMENT,
       details: expect.stringMatching(/machine\.type/),
     });
+    expect(fs.existsSync(path.join(node.dir, 'state', 'config.yaml'))).toBe(false);
+  });
+
+  it('bronzectl apply-config prints each error of an invalid configuration once (issue 17)', async () => {
+    const cases: Array<[string, string, RegExp]> = [
+      ['type.yaml', controplaneWith('type: controlplane', 'type: spaceship'), /machine\.type/],
+      ['yaml.yaml', controplaneWith('type: controlplane', 'type: controlplane\n   oops: [1,'), /invalid YAML/],
+    ];
+    for (const [name, text, marker] of cases) {
+      const file = path.join(node.dir, name);
+      fs.writeFileSync(file, text);
+      const r = await bronzectl(['apply-config', '--insecure', '-n', node.endpoint, '-f', file]);
+      expect(r.code, r.stderr).toBe(1);
+      const lines = `${r.stdout}${r.stderr}`.split('\n').filter((l) => marker.test(l));
+      expect(lines.length, `${name}:\n${r.stderr}`).toBeGreaterThan(0);
+      // One line per problem: no line twice, and machine.type named once, in one wording.
+      expect(new Set(lines).size, `${name}:\n${r.stderr}`).toBe(lines.length);
+      if (name === 'type.yaml') expect(lines, r.stderr).toHaveLength(1);
+    }
     expect(fs.existsSync(path.join(node.dir, 'state', 'config.yaml'))).toBe(false);
   });
 
@@ -98,7 +132,12 @@ describe('maintenance mode over real processes', () => {
     const admin = await issueClientCert(secrets.certs.os, { commonName: 'admin', roles: ['os:admin'], ttlMs: 3600_000 });
     const mtls = new Machine(node.endpoint, grpc.credentials.createSsl(Buffer.from(secrets.certs.os.crt), Buffer.from(admin.key), Buffer.from(admin.crt))) as unknown as MachineClient;
     expect((await call(mtls, 'Version')).messages).toHaveLength(1);
-  });
+    // A client config of another cluster: told that the node's CA is not the one it holds.
+    const other = await generateSecrets();
+    const o = await bronzectl(['version'], { config: await clientConfig('other', other.certs.os) });
+    expect(o.code).toBe(1);
+    expect(o.stderr).toMatch(/certificate is issued by "[^"]+", not by the CA in your client config \("[^"]+", fingerprint [0-9A-F:]+…\): the node belongs to another cluster, or this client config is for another one/);
+  }, 60_000);
 
   function controplaneWith(a: string, b: string): string {
     return controlplane.replace(a, b);

@@ -1,8 +1,7 @@
-// `bronzectl dmesg [-f] [--tail]`: the kernel ring buffer, every line prefixed with its node.
-// -f follows until Ctrl-C; --tail with -f shows only new messages.
+// `bronzectl dmesg [-f] [--tail]`: the kernel ring buffer, one line per kernel message, each
+// prefixed with its node. -f follows until Ctrl-C; --tail with -f shows only new messages.
 import type { Command } from 'commander';
 import type { Ctx } from '../program.ts';
-import { LineSlicer } from '../output.ts';
 
 export function register(program: Command, ctx: Ctx): void {
   program
@@ -12,11 +11,13 @@ export function register(program: Command, ctx: Ctx): void {
     .option('--tail', 'specify if only new messages should be sent (makes sense only when combined with --follow)')
     .action(async (opts: { follow?: boolean; tail?: boolean }) => {
       const s = ctx.session();
-      const lines = new LineSlicer((node, line) => s.out(`${node}: ${line}\n`));
+      // Each message is one kernel record, without a newline (Talos's wire): a line each.
       await s.streamFanOut(
         (c, o) => c.machine.dmesg({ follow: !!opts.follow, tail: !!opts.tail }, o),
-        (node, msg) => lines.push(node, msg.bytes),
+        (node, msg) => {
+          const text = Buffer.from(msg.bytes ?? []).toString('utf8').replace(/\r?\n$/, '');
+          for (const line of text.split('\n')) s.out(`${node}: ${line.replace(/\r$/, '')}\n`);
+        },
       );
-      lines.flush();
     });
 }

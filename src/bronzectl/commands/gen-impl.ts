@@ -158,7 +158,18 @@ export async function genConfig(ctx: Ctx, clusterName: string, endpoint: string,
     worker: patchGenerated(ctx, configs.worker, [...(opts.configPatch ?? []), ...(opts.configPatchWorker ?? [])], 'worker'),
   };
   configs = patched;
-  const client = await newClientConfig({ contextName: clusterName.trim(), endpoints: [host], ca: secrets.certs.os, roles: ['os:admin'], ttlMs: 365 * 24 * HOUR });
+  // The client config's endpoints: the global --endpoints when given (as talosctl's gen config
+  // takes them: e.g. a port QEMU forwards, when the node's own address is not reachable from
+  // here), else the control plane endpoint's host. --nodes become the context's nodes.
+  const { endpoints: given, nodes } = ctx.session().globals;
+  const client = await newClientConfig({
+    contextName: clusterName.trim(),
+    endpoints: given.length ? given : [host],
+    ...(nodes.length ? { nodes } : {}),
+    ca: secrets.certs.os,
+    roles: ['os:admin'],
+    ttlMs: 365 * 24 * HOUR,
+  });
   await mkdir(dir, { recursive: true });
   await writePrivate(files.controlplane, configs.controlplane);
   ctx.io.stdout.write(`Created ${files.controlplane}\n`);

@@ -1,6 +1,7 @@
 // `bronzectl gen ...`: offline generation of cluster files, as talosctl's `gen` commands.
 //   secrets [-o secrets.yaml]                          the secrets bundle (OS CA, tokens)
-//   config <cluster-name> <endpoint> [-o dir]          controlplane.yaml, worker.yaml, bronzeconfig (os:admin);
+//   config <cluster-name> <endpoint> [-o dir]          controlplane.yaml, worker.yaml, bronzeconfig (os:admin;
+//                                                      its endpoints: the global -e/--endpoints, else the endpoint's host);
 //                                                      --config-patch[-control-plane|-worker], --with-secrets
 //   ca --organization x [--hours]                      x.crt, x.key, x.sha256
 //   key --name x                                       x.key (Ed25519)
@@ -75,7 +76,7 @@ export function register(program: Command, ctx: Ctx): void {
 
   gen
     .command('config')
-    .description('Generates a set of configuration files for a Bronze cluster')
+    .description('Generates a set of configuration files for a Bronze cluster (the bronzeconfig talks to the global --endpoints when given, else to the cluster endpoint\'s host)')
     .argument('<cluster-name>', 'the name of the cluster')
     .argument('<cluster-endpoint>', 'the control plane endpoint (https://host:port, host:port or host)')
     .option('-o, --output-dir <dir>', 'destination directory for the generated files', '.')

@@ -25,6 +25,16 @@ export function specOf(r: WireResource): unknown {
   }
 }
 
+/**
+ * The NODE of a reply when no node was named: the endpoint answered for itself, and NODE names
+ * that node, by its address as talosctl shows nodes, not the endpoint's host:port (issue 17).
+ */
+export function nodeOfEndpoint(endpoint: string): string {
+  const v6 = /^\[([^\]]+)\](?::\d+)?$/.exec(endpoint);
+  if (v6) return v6[1]!;
+  return endpoint.replace(/:\d+$/, '');
+}
+
 /** A resource as talosctl prints it in YAML/JSON: metadata then spec. */
 export function resourceDoc(r: WireResource): { metadata: Record<string, unknown>; spec: unknown } {
   const md = r.metadata;
@@ -112,8 +122,7 @@ class Output {
         this.#rows.push(row);
         return;
       }
-      this.#stream ??= new StreamTable(this.#header(), (x) => this.s.out(x));
-      this.#stream.row(row);
+      this.#table().row(row);
       return;
     }
     const doc = resourceDoc(r);
@@ -124,6 +133,17 @@ class Output {
     }
     const text = YAML.stringify({ node, ...ev, ...doc }, { indent: 4, lineWidth: 0 });
     this.s.out((this.#docs++ > 0 ? '---\n' : '') + text);
+  }
+
+  /** A watch's table: its initial contents are held until bootstrapped(), to go out aligned. */
+  #table(): StreamTable {
+    this.#stream ??= new StreamTable(this.#header(), (x) => this.s.out(x), 3, { hold: true });
+    return this.#stream;
+  }
+
+  /** A watch has sent its initial contents: print them as one aligned table. */
+  bootstrapped(): void {
+    if (this.format === 'table' && this.watch) this.#table().release();
   }
 
   /** Prints a collected table. */
@@ -155,12 +175,14 @@ export async function get(ctx: Ctx, typeName: string, id: string | undefined, op
     await s.perNode(async (c, o, target) => {
       const req = { namespace, type, ...(id !== undefined ? { id } : {}), options: { bootstrap_contents: id === undefined }, api_version: 1 };
       for await (const ev of c.state.watch(req, o)) {
-        const node = target ?? c.currentEndpoint;
+        const node = target ?? nodeOfEndpoint(c.currentEndpoint);
         if (ev.event_type === 'ERRORED') s.fail(node, ev.error || 'watch error');
+        else if (ev.event_type === 'BOOTSTRAPPED') out.bootstrapped();
         else if (ev.resource && (ev.event_type === 'CREATED' || ev.event_type === 'UPDATED' || ev.event_type === 'DESTROYED')) {
           out.write(node, ev.resource, ev.event_type);
         }
       }
+      out.bootstrapped(); // a watch that ended before its bootstrap still shows what it got
     });
     return;
   }
@@ -170,7 +192,7 @@ export async function get(ctx: Ctx, typeName: string, id: string | undefined, op
     const resources: WireResource[] = [];
     if (id !== undefined) resources.push(await c.state.get(namespace, type, id, o));
     else for await (const r of c.state.list(namespace, type, o)) resources.push(r);
-    results.push({ node: target ?? c.currentEndpoint, target, resources });
+    results.push({ node: target ?? nodeOfEndpoint(c.currentEndpoint), target, resources });
   });
   const order = s.insecure ? s.insecureTargets() : await s.nodes();
   results.sort((a, b) => order.indexOf(a.target ?? '') - order.indexOf(b.target ?? ''));

@@ -16,7 +16,12 @@ export interface BootStatusSpec {
   /** The slot GRUB tries once on the next boot, '' for none. */
   next?: string;
   slots?: Record<string, { present: boolean; version: string }>;
-  upgrade?: { state: string; from?: string; to?: string; version?: string };
+  upgrade?: { state: string; from?: string; to?: string; version?: string; time?: string };
+  rollback?: { state: string; from?: string; to?: string; version?: string; time?: string };
+  /** The latest upgrade or rollback, in a few words. */
+  last?: string;
+  /** The install the node last attempted, until it reboots. */
+  install?: { state: string; disk: string; error?: string; time?: string };
 }
 
 export const BOOT_STATUS_TYPE = 'BootStatuses.runtime.bronze.dev';
@@ -34,7 +39,9 @@ export const bootStatusDefinition: ResourceDefinition<BootStatusSpec> = {
     { name: 'Booted', jsonPath: '{.booted}' },
     { name: 'Default', jsonPath: '{.default}' },
     { name: 'Next', jsonPath: '{.next}' },
-    { name: 'Version', jsonPath: '{.version}' },
+    // Not "Version": the table has the resource's own VERSION column already.
+    { name: 'Running Version', jsonPath: '{.version}' },
+    { name: 'Last Change', jsonPath: '{.last}' },
   ],
   proto: {
     message: 'bronze.resource.definitions.runtime.BootStatusSpec',
@@ -46,7 +53,10 @@ export const bootStatusDefinition: ResourceDefinition<BootStatusSpec> = {
       default: s.default ?? '',
       next: s.next ?? '',
       slots: Object.fromEntries(Object.entries(s.slots ?? {}).map(([k, v]) => [k, { present: v.present, version: v.version }])),
-      ...(s.upgrade ? { upgrade: { state: s.upgrade.state, from: s.upgrade.from ?? '', to: s.upgrade.to ?? '', version: s.upgrade.version ?? '' } } : {}),
+      ...(s.upgrade ? { upgrade: { state: s.upgrade.state, from: s.upgrade.from ?? '', to: s.upgrade.to ?? '', version: s.upgrade.version ?? '', time: s.upgrade.time ?? '' } } : {}),
+      ...(s.rollback ? { rollback: { state: s.rollback.state, from: s.rollback.from ?? '', to: s.rollback.to ?? '', version: s.rollback.version ?? '', time: s.rollback.time ?? '' } } : {}),
+      last: s.last ?? '',
+      ...(s.install ? { install: { state: s.install.state, disk: s.install.disk, error: s.install.error ?? '', time: s.install.time ?? '' } } : {}),
     }),
   },
 };

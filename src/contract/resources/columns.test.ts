@@ -27,3 +27,17 @@ describe('print columns', () => {
     expect(printColumnValue(spec, { jsonPath: '{.missing}' })).toBe('');
   });
 });
+
+describe('table columns', () => {
+  it('no definition repeats a column every table has already (issue 17: BootStatus had two VERSION columns)', async () => {
+    const { RESOURCE_DEFINITIONS } = await import('./registry.ts');
+    // TYPE is not among them: Talos's own BlockDevices has a Type column (disk, partition), and
+    // talosctl shows it beside the resource's TYPE; Talos's choice stands.
+    const base = ['NODE', 'NAMESPACE', 'ID', 'VERSION'];
+    for (const d of RESOURCE_DEFINITIONS) {
+      const names = d.printColumns.map((c) => c.name.toUpperCase());
+      expect(names.filter((n) => base.includes(n)), d.type).toEqual([]);
+      expect(new Set(names).size, d.type).toBe(names.length);
+    }
+  });
+});

@@ -19,6 +19,7 @@ const RENAMES: Array<[old: string | null, type: string, namespace: string, owner
   ['Disks.block.bronze.dev', 'Disks.block.talos.dev', 'runtime', 'udevd'],
   ['BlockDevices.block.bronze.dev', 'BlockDevices.block.talos.dev', 'runtime', 'udevd'],
   [null, 'DiscoveredVolumes.block.talos.dev', 'runtime', 'udevd'],
+  [null, 'VolumeStatuses.block.talos.dev', 'runtime', 'machined'],
   [null, 'BlockSymlinks.block.talos.dev', 'runtime', 'udevd'],
   ['Links.net.bronze.dev', 'LinkStatuses.net.talos.dev', 'network', 'networkd'],
   ['AddressStatuses.net.bronze.dev', 'AddressStatuses.net.talos.dev', 'network', 'networkd'],

@@ -9,6 +9,7 @@ import { blockSymlinkDefinition } from './block-symlink.ts';
 import { bootStatusDefinition } from './boot-status.ts';
 import { type OwnerRole, type ResourceDefinition, type ResourceDefinitionSpec, definitionSpec, validateDefinition } from './definition.ts';
 import { discoveredVolumeDefinition } from './discovered-volume.ts';
+import { volumeStatusDefinition } from './volume-status.ts';
 import { diskDefinition } from './disk.ts';
 import { hostnameStatusDefinition } from './hostname-status.ts';
 import { kernelParamStatusDefinition } from './kernel-param-status.ts';
@@ -45,6 +46,7 @@ export const RESOURCE_DEFINITIONS: readonly ResourceDefinition[] = [
   diskDefinition,
   blockDeviceDefinition,
   discoveredVolumeDefinition,
+  volumeStatusDefinition,
   blockSymlinkDefinition,
   // network
   linkStatusDefinition,

@@ -1,61 +1,24 @@
 // Shared by the machine API handlers: errors carrying a gRPC status, the unary and streaming
-// plumbing (errors mapped to statuses, backpressure, cancellation), and wire conversions.
+// plumbing (errors mapped to statuses by status.ts, backpressure, cancellation), and wire
+// conversions.
 //
 // Replies leave `metadata` unset: apid stamps each node's reply with its hostname.
 
 import * as grpc from '@grpc/grpc-js';
-import { ConflictError, NotFoundError, OwnerConflictError, PhaseConflictError } from '../../state/resource.ts';
-import { UnknownResourceTypeError } from '../../contract/resources/registry.ts';
+import { ApiError, statusOf } from './status.ts';
 
-/** An error with the gRPC status it should be answered with. */
-export class ApiError extends Error {
-  override name = 'ApiError';
-  constructor(
-    readonly code: grpc.status,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export { ApiError, errnoStatus, isErrno } from './status.ts';
 
 export const notFound = (msg: string) => new ApiError(grpc.status.NOT_FOUND, msg);
 export const invalidArgument = (msg: string) => new ApiError(grpc.status.INVALID_ARGUMENT, msg);
 export const permissionDenied = (msg: string) => new ApiError(grpc.status.PERMISSION_DENIED, msg);
 export const unavailable = (msg: string) => new ApiError(grpc.status.UNAVAILABLE, msg);
 
-/** The status an error is answered with: ApiError's own, state errors mapped, else INTERNAL. */
+/** An error as the status the call ends with: its message, and the code statusOf (status.ts) gives it. */
 export function toServiceError(err: unknown): grpc.ServiceError {
   const message = err instanceof Error ? err.message : String(err);
-  let code: grpc.status = grpc.status.INTERNAL;
-  if (err instanceof ApiError) code = err.code;
-  else if (err instanceof NotFoundError || err instanceof UnknownResourceTypeError) code = grpc.status.NOT_FOUND;
-  else if (err instanceof OwnerConflictError) code = grpc.status.PERMISSION_DENIED;
-  else if (err instanceof ConflictError || err instanceof PhaseConflictError) code = grpc.status.FAILED_PRECONDITION;
-  else if (isErrno(err)) code = errnoStatus(err.code);
+  const code = statusOf(err);
   return Object.assign(new Error(message), { code, details: message, metadata: new grpc.Metadata() });
-}
-
-export function isErrno(err: unknown): err is NodeJS.ErrnoException & { code: string } {
-  return err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string';
-}
-
-/** The gRPC status for a filesystem errno. */
-export function errnoStatus(code: string): grpc.status {
-  switch (code) {
-    case 'ENOENT':
-    case 'ENOTDIR':
-      return grpc.status.NOT_FOUND;
-    case 'EACCES':
-    case 'EPERM':
-      return grpc.status.PERMISSION_DENIED;
-    case 'EISDIR':
-    case 'EINVAL':
-    case 'ELOOP':
-    case 'ENAMETOOLONG':
-      return grpc.status.INVALID_ARGUMENT;
-    default:
-      return grpc.status.INTERNAL;
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -165,6 +128,74 @@ export class Stream<T> {
     this.#ended = true;
     this.#call.emit('error', toServiceError(err));
     this.#abort.abort();
+  }
+}
+
+/**
+ * The messages a client streams to the server (a bidi call's requests), read one at a time with
+ * backpressure: the call is paused while a message waits to be taken, so a slow reader slows
+ * the client (HTTP/2 flow control) instead of filling memory.
+ *
+ * Not Node's `Readable` async iterator: when the handler ends the call with an error
+ * (`call.emit('error', status)`, grpc-js's way to send a status) while a read is pending, that
+ * iterator takes the error as its own and destroys the call, and grpc-js then sends no status
+ * at all: the client, still uploading, waits for good once the flow-control windows are full
+ * (issue 17: `upgrade --image` of a 58 MiB non-image stalled at "upload 36 MiB"). This reader
+ * only listens; the call's end is the handler's to decide.
+ */
+export class MessageReader<T> implements AsyncIterator<T> {
+  readonly #call: grpc.ServerDuplexStream<T, unknown>;
+  readonly #queue: T[] = [];
+  #ended = false;
+  #failure: Error | undefined;
+  #waiting: { resolve: (r: IteratorResult<T>) => void; reject: (e: Error) => void } | undefined;
+
+  constructor(call: grpc.ServerDuplexStream<T, unknown>) {
+    this.#call = call;
+    call.on('data', (msg: T) => {
+      this.#queue.push(msg);
+      call.pause();
+      this.#wake();
+    });
+    call.on('end', () => {
+      this.#ended = true;
+      this.#wake();
+    });
+    const gone = () => {
+      this.#failure ??= new ApiError(grpc.status.CANCELLED, 'the client cancelled the call');
+      this.#wake();
+    };
+    call.on('cancelled', gone);
+    call.on('close', () => {
+      if (!this.#ended) gone();
+    });
+  }
+
+  #wake(): void {
+    const w = this.#waiting;
+    if (!w) return;
+    const msg = this.#queue.shift();
+    if (msg !== undefined) {
+      this.#waiting = undefined;
+      return w.resolve({ done: false, value: msg });
+    }
+    if (this.#ended) {
+      this.#waiting = undefined;
+      return w.resolve({ done: true, value: undefined });
+    }
+    if (this.#failure) {
+      this.#waiting = undefined;
+      w.reject(this.#failure);
+    }
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    if (this.#waiting) return Promise.reject(new Error('MessageReader: one read at a time'));
+    return new Promise((resolve, reject) => {
+      this.#waiting = { resolve, reject };
+      this.#wake();
+      if (this.#waiting && this.#queue.length === 0) this.#call.resume();
+    });
   }
 }
 

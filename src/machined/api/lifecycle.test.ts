@@ -12,12 +12,14 @@ import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { serviceClient, serviceDefinition } from '../../contract/protos.ts';
 import { ApiError } from './common.ts';
-import { type InstallOptions, type Lifecycle, type ProgressEvent, type ResetOptions, type UpgradeOptions, lifecycleHandlers } from './lifecycle.ts';
+import { type InstallOptions, type Lifecycle, type ProgressEvent, type RepairOptions, type ResetOptions, type UpgradeOptions, lifecycleHandlers } from './lifecycle.ts';
 
 type Progress = { metadata: unknown; stage: string; message: string; done: string; total: string };
 type AnyClient = grpc.Client & Record<string, (...args: any[]) => any>;
 
 const MiB = 1 << 20;
+/** An upload of this size is refused by FakeLifecycle after its first chunk. */
+const REFUSED_SIZE = 64 * MiB;
 
 class FakeLifecycle implements Lifecycle {
   readonly log: string[] = [];
@@ -47,6 +49,18 @@ class FakeLifecycle implements Lifecycle {
       await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
       throw new ApiError(grpc.status.CANCELLED, 'upgrade cancelled, nothing was written');
     }
+    if (upload && o.image === '' && size === REFUSED_SIZE) {
+      // Like the image verifier: a reader pulls in the background, and the header already
+      // says no while that reader waits for the next chunk.
+      const reading = (async () => {
+        for await (const chunk of upload) rec.bytes += chunk.length;
+      })().catch(() => {});
+      await new Promise((r) => setTimeout(r, 50));
+      void reading;
+      // A last progress message still being written when the call ends with the error.
+      progress({ stage: 'receive', message: 'upload', done: rec.bytes, total: size });
+      throw new ApiError(grpc.status.INVALID_ARGUMENT, 'upgrade image refused, nothing was written: not a Bronze upgrade image');
+    }
     if (upload) {
       const hash = crypto.createHash('sha256');
       progress({ stage: 'receive', message: 'upload', done: 0, total: size });
@@ -70,6 +84,14 @@ class FakeLifecycle implements Lifecycle {
     if (o.disk === '/dev/vda') throw new ApiError(grpc.status.FAILED_PRECONDITION, '/dev/vda holds data: install with wipe to overwrite it');
     for (const stage of ['partition', 'format', 'write', 'bootloader']) progress({ stage, message: o.disk });
     this.log.push('install done');
+  }
+
+  repairs: RepairOptions[] = [];
+  async repair(o: RepairOptions, progress: (p: ProgressEvent) => void): Promise<void> {
+    this.repairs.push(o);
+    if (o.labels.includes('EPHEMERAL')) throw new ApiError(grpc.status.DATA_LOSS, 'repair of EPHEMERAL failed: xfs_repair exited with 1');
+    progress({ stage: 'repair', message: 'STATE: Phase 1 - find and verify superblock...' });
+    progress({ stage: 'verify', message: 'STATE mounts again' });
   }
 
   reboot(reason: string, actorId: string): void {
@@ -219,6 +241,17 @@ describe('lifecycle API handlers', () => {
       expect(lc.reboots).toEqual([]);
     });
 
+    it('a refusal while the client is still sending ends the call with its status (no hang)', async () => {
+      const data = Buffer.alloc(REFUSED_SIZE, 0x5a);
+      await expect(upgradeStream({ request: {}, size: data.length }, data)).rejects.toMatchObject({
+        code: grpc.status.INVALID_ARGUMENT,
+        details: 'upgrade image refused, nothing was written: not a Bronze upgrade image',
+      });
+      expect(lc.upgrades[0]!.bytes).toBeLessThan(REFUSED_SIZE);
+      await new Promise((r) => setTimeout(r, 80));
+      expect(lc.reboots).toEqual([]);
+    }, 20_000);
+
     it('a client that cancels aborts the Lifecycle\'s signal', async () => {
       const call = client.UpgradeStream!() as grpc.ClientDuplexStream<object, Progress>;
       call.on('error', () => {});
@@ -260,6 +293,36 @@ describe('lifecycle API handlers', () => {
       expect(await err({ disk: '/dev/sdb', image: 'ftp://x' })).toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: expect.stringContaining('"ftp://x" is not an http:// or https:// URL') });
       expect(lc.installs).toEqual([]);
       expect(await err({ disk: '/dev/vda' })).toMatchObject({ code: grpc.status.FAILED_PRECONDITION, details: '/dev/vda holds data: install with wipe to overwrite it' });
+      await new Promise((r) => setTimeout(r, 80));
+      expect(lc.reboots).toEqual([]);
+    });
+  });
+
+  describe('Repair', () => {
+    const run = (req: object) =>
+      new Promise<{ progress: Progress[]; error?: grpc.ServiceError }>((resolve) => {
+        const out: Progress[] = [];
+        const s = client.Repair!(req) as grpc.ClientReadableStream<Progress>;
+        s.on('data', (m: Progress) => out.push(m));
+        s.on('error', (error: grpc.ServiceError) => resolve({ progress: out, error }));
+        s.on('end', () => resolve({ progress: out }));
+      });
+
+    it('streams xfs_repair\'s progress, ends, then reboots', async () => {
+      const r = await run({ labels: ['state'] });
+      expect(r.error).toBeUndefined();
+      expect(lc.repairs).toEqual([{ labels: ['STATE'], zeroLog: false }]);
+      expect(r.progress.map((p) => p.stage)).toEqual(['repair', 'verify', 'reboot']);
+      await until('the reboot', () => lc.reboots.length > 0);
+      expect(lc.reboots[0]!.reason).toBe('API Repair request');
+    });
+
+    it('refuses no label or one that is not a system volume before the Lifecycle sees it; a failed repair keeps its status and nothing reboots', async () => {
+      expect((await run({})).error).toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: expect.stringContaining('name the system volumes to repair') });
+      expect((await run({ labels: ['BOOT'] })).error).toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: 'cannot repair BOOT: only STATE and EPHEMERAL can be repaired' });
+      expect(lc.repairs).toEqual([]);
+      expect((await run({ labels: ['EPHEMERAL'], zero_log: true })).error).toMatchObject({ code: grpc.status.DATA_LOSS });
+      expect(lc.repairs).toEqual([{ labels: ['EPHEMERAL'], zeroLog: true }]);
       await new Promise((r) => setTimeout(r, 80));
       expect(lc.reboots).toEqual([]);
     });

@@ -3,7 +3,7 @@
 // handlers check the requests, turn the Lifecycle's progress into Progress messages, and order
 // the reply against the reboot:
 //
-// - UpgradeStream (bidi) and Install (server stream) report progress while the Lifecycle
+// - UpgradeStream (bidi), Install and Repair (server streams) report progress while the Lifecycle
 //   works, send a last Progress{stage: "reboot"}, end the stream, and only then (afterReplyMs
 //   later) ask for the reboot. An error ends the stream with its status and nothing reboots.
 // - Upgrade (unary, Talos's) takes a URL only, and replies once the image is verified and
@@ -19,7 +19,7 @@
 
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { ApiError, Stream, invalidArgument, serverStream, unary, unavailable } from './common.ts';
+import { ApiError, MessageReader, Stream, invalidArgument, serverStream, unary, unavailable } from './common.ts';
 
 export interface ProgressEvent {
   stage: string;
@@ -49,6 +49,13 @@ export interface ResetOptions {
   labels: string[];
 }
 
+export interface RepairOptions {
+  /** Upper case: STATE, EPHEMERAL. */
+  labels: string[];
+  /** xfs_repair -L: zero a log that only a mount could replay (its changes are lost). */
+  zeroLog: boolean;
+}
+
 /** What an upgrade leaves to do: `staged` (--stage) means no reboot now. */
 export interface UpgradeOutcome {
   staged: boolean;
@@ -63,7 +70,9 @@ export interface Lifecycle {
   upgrade(o: UpgradeOptions, upload: AsyncIterable<Buffer> | undefined, size: number, progress: (p: ProgressEvent) => void, signal: AbortSignal): Promise<UpgradeOutcome | void>;
   /** Installs to o.disk; resolves when the node is ready to reboot into it. Must not reboot by itself. */
   install(o: InstallOptions, progress: (p: ProgressEvent) => void, signal: AbortSignal): Promise<void>;
-  /** After a successful upgrade/install: the reboot (stops services in order). */
+  /** Repairs system volumes that did not mount (xfs_repair); resolves when the node is ready to reboot and mount them. Must not reboot by itself. */
+  repair?(o: RepairOptions, progress: (p: ProgressEvent) => void, signal: AbortSignal): Promise<void>;
+  /** After a successful upgrade/install/repair: the reboot (stops services in order). */
   reboot(reason: string, actorId: string): Promise<void> | void;
   /** Called after the reply, with labels already checked (only WIPEABLE ones). */
   reset(o: ResetOptions, actorId: string): Promise<void>;
@@ -106,6 +115,11 @@ interface InstallRequest {
   wipe?: boolean;
   image?: string;
   extra_kernel_args?: string[];
+}
+
+interface RepairRequest {
+  labels?: string[];
+  zero_log?: boolean;
 }
 
 interface ResetRequest {
@@ -210,9 +224,9 @@ export function lifecycleHandlers(o: LifecycleApiOptions): Record<string, grpc.U
 
   const UpgradeStream: grpc.handleBidiStreamingCall<UpgradeStreamRequest, Progress> = (call) => {
     const stream = new Stream<Progress>(call as unknown as grpc.ServerWritableStream<unknown, Progress>);
-    // Not call[Symbol.asyncIterator](): at the end of the requests it would destroy the call,
-    // replies and status included.
-    const messages = call.iterator({ destroyOnReturn: false }) as AsyncIterator<UpgradeStreamRequest>;
+    // Not the call's async iterator: it destroys the call (status included) when the call ends
+    // with an error while a read is pending (see MessageReader).
+    const messages = new MessageReader<UpgradeStreamRequest>(call);
     const run = async () => {
       const lc = lifecycle('install or upgrade');
       const first = await messages.next();
@@ -258,6 +272,17 @@ export function lifecycleHandlers(o: LifecycleApiOptions): Record<string, grpc.U
     await finish(lc, stream, 'install');
   });
 
+  const Repair = serverStream<RepairRequest, Progress>(async (req, stream) => {
+    const lc = lifecycle('install or upgrade');
+    if (!lc.repair) throw unavailable('this node cannot repair its volumes');
+    const labels = [...new Set((req.labels ?? []).flatMap((l) => l.split(',')).map((l) => l.trim().toUpperCase()).filter(Boolean))];
+    if (labels.length === 0) throw invalidArgument(`name the system volumes to repair (${WIPEABLE_LABELS.join(', ')})`);
+    const bad = labels.filter((l) => !WIPEABLE_LABELS.includes(l));
+    if (bad.length) throw invalidArgument(`cannot repair ${bad.join(', ')}: only ${WIPEABLE_LABELS.join(' and ')} can be repaired`);
+    await lc.repair({ labels, zeroLog: !!req.zero_log }, (p) => stream.push(toProgress(p)), stream.signal);
+    await finish(lc, stream, 'repair');
+  });
+
   const Upgrade = unary<UpgradeRequest, unknown>(async (req, call) => {
     const lc = lifecycle('install or upgrade');
     const o = upgradeOptions(req);
@@ -294,5 +319,5 @@ export function lifecycleHandlers(o: LifecycleApiOptions): Record<string, grpc.U
     return { messages: [{}] };
   });
 
-  return { UpgradeStream, Install, Upgrade, Reset, Rollback };
+  return { UpgradeStream, Install, Repair, Upgrade, Reset, Rollback };
 }

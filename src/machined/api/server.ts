@@ -104,7 +104,10 @@ export async function startMachinedApi(deps: MachinedApiDeps): Promise<MachinedA
       return { messages: [await deps.generateClientConfiguration(req)] };
     }),
     ...sysinfoHandlers({ procRoot: deps.procRoot }),
-    ...serviceHandlers(deps.supervisor),
+    ...serviceHandlers(deps.supervisor, {
+      afterReplyMs: deps.powerDelayMs,
+      onError: (err) => deps.onError?.(`service request failed: ${err instanceof Error ? err.message : String(err)}`),
+    }),
     ...logsHandlers({ supervisor: deps.supervisor, log: deps.log }),
     ...dmesgHandlers({ kmsgPath: deps.kmsgPath }),
     ...eventsHandlers(deps.events),

@@ -25,6 +25,7 @@ function fakeSupervisor(): ServiceControl & { calls: string[]; infos: Map<string
       },
     ],
     ['trustd', { id: 'trustd', state: 'Waiting', restarts: 0, events: [{ ts: at(0), state: 'Waiting', message: 'Waiting for networkd' }] }],
+    ['timed', { id: 'timed', state: 'Running', pid: 101, healthy: true, restarts: 0, events: [{ ts: at(1), state: 'Running', message: 'Process started (pid 101)' }] }],
   ]);
   const calls: string[] = [];
   return {
@@ -65,18 +66,33 @@ describe('service handlers', () => {
     expect(reply.messages).toHaveLength(1);
     expect(reply.messages[0].metadata).toBeUndefined();
     const services = reply.messages[0].services;
-    expect(services.map((s: { id: string }) => s.id)).toEqual(['apid', 'machined', 'trustd']);
+    expect(services.map((s: { id: string }) => s.id)).toEqual(['apid', 'machined', 'timed', 'trustd']);
     expect(services[1]).toMatchObject({ state: 'Running', health: { unknown: true } });
-    expect(services[2]).toMatchObject({ state: 'Waiting', health: { unknown: true, healthy: false } });
+    expect(services[3]).toMatchObject({ state: 'Waiting', health: { unknown: true, healthy: false } });
   });
 
   it('Start, Stop and Restart call the supervisor and answer as Talos', async () => {
     const sup = fakeSupervisor();
     const h = serviceHandlers(sup);
-    expect(await callUnary(h.ServiceStop, { id: 'apid' })).toEqual({ messages: [{ resp: 'Service "apid" stopped' }] });
-    expect(await callUnary(h.ServiceStart, { id: 'apid' })).toEqual({ messages: [{ resp: 'Service "apid" started' }] });
-    expect(await callUnary(h.ServiceRestart, { id: 'apid' })).toEqual({ messages: [{ resp: 'Service "apid" restarted' }] });
-    expect(sup.calls).toEqual(['stop apid', 'start apid', 'stop apid', 'start apid']);
+    expect(await callUnary(h.ServiceStop, { id: 'timed' })).toEqual({ messages: [{ resp: 'Service "timed" stopped' }] });
+    expect(await callUnary(h.ServiceStart, { id: 'timed' })).toEqual({ messages: [{ resp: 'Service "timed" started' }] });
+    expect(await callUnary(h.ServiceRestart, { id: 'timed' })).toEqual({ messages: [{ resp: 'Service "timed" restarted' }] });
+    expect(sup.calls).toEqual(['stop timed', 'start timed', 'stop timed', 'start timed']);
+  });
+
+  it('apid, which carries the call, is stopped or restarted only after the reply', async () => {
+    const sup = fakeSupervisor();
+    const h = serviceHandlers(sup, { afterReplyMs: 20 });
+    const restart = await callUnary(h.ServiceRestart, { id: 'apid' });
+    expect(restart).toEqual({ messages: [{ resp: 'Service "apid" restarting: the API comes back in a few seconds' }] });
+    expect(sup.calls, 'nothing happened before the reply').toEqual([]);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(sup.calls).toEqual(['stop apid', 'start apid']);
+    const stop = await callUnary(h.ServiceStop, { id: 'apid' });
+    expect(stop.messages[0].resp).toMatch(/^Service "apid" stopping/);
+    expect(sup.calls).toEqual(['stop apid', 'start apid']);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(sup.calls).toEqual(['stop apid', 'start apid', 'stop apid']);
   });
 
   it('unknown ids are NOT_FOUND, an empty id INVALID_ARGUMENT, machined FAILED_PRECONDITION', async () => {

@@ -1,6 +1,10 @@
 // ServiceList, ServiceStart, ServiceStop, ServiceRestart: the supervisor's services in the
 // Talos ServiceInfo shape. machined itself is listed too (as in Talos: Running, health
 // unknown) but cannot be started, stopped or restarted through the API.
+//
+// Every call reaches machined through apid: stopping or restarting apid would cut the call
+// before its reply. For apid the reply goes first, and the stop or restart follows (as Reboot
+// does); `bronzectl service apid restart` then waits for apid to come back.
 
 import * as grpc from '@grpc/grpc-js';
 import type { ServiceEvent, ServiceInfo } from '../supervisor.ts';
@@ -69,7 +73,14 @@ export function machinedServiceInfo(startedAt: Date): ServiceInfo {
 export interface ServiceHandlerOptions {
   /** When machined started (its ServiceList entry's event); default this module's load. */
   startedAt?: Date;
+  /** Delay between the reply and stopping or restarting apid, ms. Default 100. */
+  afterReplyMs?: number;
+  /** Where a stop or restart that failed after the reply is reported. */
+  onError?: (err: unknown) => void;
 }
+
+/** The service every API call comes through. */
+export const API_SERVICE = 'apid';
 
 const loadedAt = new Date();
 
@@ -81,6 +92,13 @@ export function serviceHandlers(supervisor: ServiceControl, opts: ServiceHandler
     if (id === MACHINED_ID) throw new ApiError(grpc.status.FAILED_PRECONDITION, `service ${MACHINED_ID} cannot be ${action} through the API`);
     if (!supervisor.get(id)) throw notFound(`service ${JSON.stringify(id)} not found`);
     return id;
+  };
+
+  /** Runs fn once the reply has had time to leave through apid. */
+  const afterReply = (fn: () => Promise<void>) => {
+    setTimeout(() => {
+      fn().catch((err: unknown) => opts.onError?.(err));
+    }, opts.afterReplyMs ?? 100);
   };
 
   /** Starts and waits a little for it to be up, so that the reply reflects the new process. */
@@ -102,11 +120,22 @@ export function serviceHandlers(supervisor: ServiceControl, opts: ServiceHandler
     }),
     ServiceStop: unary(async (req: { id: string }) => {
       const id = must(req.id, 'stopped');
+      if (id === API_SERVICE) {
+        afterReply(() => supervisor.stopService(id));
+        return { messages: [{ resp: `Service ${JSON.stringify(id)} stopping: the API is unreachable until it is started again (or the node reboots)` }] };
+      }
       await supervisor.stopService(id);
       return { messages: [{ resp: `Service ${JSON.stringify(id)} stopped` }] };
     }),
     ServiceRestart: unary(async (req: { id: string }) => {
       const id = must(req.id, 'restarted');
+      if (id === API_SERVICE) {
+        afterReply(async () => {
+          await supervisor.stopService(id);
+          await supervisor.startService(id);
+        });
+        return { messages: [{ resp: `Service ${JSON.stringify(id)} restarting: the API comes back in a few seconds` }] };
+      }
       await supervisor.stopService(id);
       await startAndWait(id);
       return { messages: [{ resp: `Service ${JSON.stringify(id)} restarted` }] };

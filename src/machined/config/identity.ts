@@ -1,5 +1,6 @@
 // What machined needs from the machine configuration to give the node its API identity:
-// machine type, OS CA, join token, extra certificate names, the control-plane endpoint.
+// machine type, OS CA, join token, extra certificate names, the control-plane endpoint. The
+// schema itself is checked before (src/config/validate.ts); these are the node's own needs.
 import { validateConfig } from '../../config/validate.ts';
 import { fromBase64Pem } from '../../pki/pem.ts';
 

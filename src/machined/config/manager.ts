@@ -34,6 +34,8 @@ export const LIVE_PATHS: readonly string[] = [
   'machine.files',
   'machine.env',
   'machine.certSANs',
+  // As in Talos: read only when installing (a node not yet installed installs at once).
+  'machine.install',
   'debug',
 ];
 /** Multi-document kinds, all applied live. */
@@ -106,9 +108,25 @@ export interface ConfigManagerDeps {
   validate: (text: string) => Validation;
   /** Makes the configuration the running one: controllers reconcile it into the system. */
   activate: (text: string) => Promise<void>;
+  /**
+   * Why a configuration saved now would not be kept (STATE failed to mount: the directory is
+   * memory-backed), or undefined when it would. Then a configuration is applied in memory only,
+   * and the modes that rely on the saved copy (reboot, staged) are refused.
+   */
+  notKept?: () => string | undefined;
   reboot: (reason: string) => void;
   log: Logger;
+  /**
+   * Whether stateDir survives a reboot (STATE on a disk). Default: it does. When it does not
+   * (ISO, PXE or a bare kernel: STATE in memory), a mode that reboots would lose the
+   * configuration it applies, so those modes are refused (issue 17).
+   */
+  persistent?: () => boolean;
 }
+
+/** Said with every change applied on a node whose STATE is in memory. */
+export const VOLATILE_NOTE =
+  'STATE is in memory on this node (no installed disk): the configuration lasts until the node reboots or powers off';
 
 export const CONFIG_FILE = 'config.yaml';
 
@@ -154,9 +172,33 @@ export class ConfigManager {
     if ((resolved === 'NO_REBOOT' || resolved === 'TRY') && reasons.length) {
       throw new ConfigRejected([`these changes need a reboot: ${reasons.join('; ')} (use --mode=reboot, auto or staged)`], 'needs-reboot');
     }
+    const notKept = this.d.notKept?.();
+    if (notKept && (resolved === 'STAGED' || resolved === 'REBOOT')) {
+      throw new ConfigRejected(
+        [`cannot apply with mode ${resolved.toLowerCase().replace('_', '-')}: ${notKept}, so the node would ${resolved === 'STAGED' ? 'lose the staged configuration' : 'reboot without it'} (mode no-reboot runs it from memory until the next reboot${reasons.length ? `, but these changes need a reboot: ${reasons.join('; ')}` : ''})`],
+        'state',
+      );
+    }
+    const persistent = this.d.persistent?.() ?? true;
+    if (!persistent && (resolved === 'REBOOT' || resolved === 'STAGED')) {
+      const why = mode === 'AUTO' ? ` (auto chose ${resolved.toLowerCase()}: ${reasons.join('; ')})` : '';
+      throw new ConfigRejected(
+        [
+          `mode ${resolved.toLowerCase()}${why} would lose this configuration: ${VOLATILE_NOTE.replace(': the configuration lasts', ', so a configuration lasts')}. ` +
+            'Apply it with --mode=no-reboot (it then lasts until power-off), or install Bronze to a disk (machine.install.disk, bronzectl install) to keep it.',
+        ],
+        'state',
+      );
+    }
     const diff = configDiff(this.current, text);
     if (opts.dryRun) {
-      return { mode: resolved, warnings, diff, details: `Dry run: the configuration would be applied with mode ${resolved}; nothing changed.\n${diff}` };
+      return { mode: resolved, warnings, diff, details: `Dry run: the configuration would be applied with mode ${resolved}${notKept && resolved === 'NO_REBOOT' ? ', in memory only' : ''}; nothing changed.\n${diff}` };
+    }
+    if (notKept && resolved === 'NO_REBOOT') {
+      this.cancelTry();
+      await this.activate(text);
+      this.d.log.warn(`configuration applied in memory only: ${notKept}`);
+      return { mode: resolved, warnings, details: `Applied in memory only: ${notKept}. This configuration is lost at the next reboot.` };
     }
     switch (resolved) {
       case 'STAGED':
@@ -166,11 +208,13 @@ export class ConfigManager {
         await this.persist(text);
         this.d.reboot('configuration applied with a reboot');
         return { mode: resolved, warnings, details: 'Applied: the node reboots into the new configuration.' };
-      case 'NO_REBOOT':
+      case 'NO_REBOOT': {
         this.cancelTry();
         await this.persist(text);
         await this.activate(text);
-        return { mode: resolved, warnings, details: 'Applied without a reboot.' };
+        const note = persistent ? '' : ` ${VOLATILE_NOTE}.`;
+        return { mode: resolved, warnings, details: `Applied without a reboot.${note}` };
+      }
       case 'TRY': {
         const timeout = opts.tryTimeoutMs && opts.tryTimeoutMs > 0 ? opts.tryTimeoutMs : 60_000;
         this.cancelTry();

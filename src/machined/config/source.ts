@@ -1,10 +1,11 @@
 // Where machined finds its machine configuration at boot, in order: the kernel argument
 // `bronze.config.inline=<base64>`, then `bronze.config=<http(s) url>` (fetched with retries;
-// `${uuid}` and `${mac}` are replaced by the machine's SMBIOS UUID and first MAC address).
-// The STATE partition comes first once nodes install to disk.
-import fs from 'node:fs';
+// `${uuid}` and `${mac}` are replaced by the machine's SMBIOS UUID and its first physical
+// link's MAC address).
+// A configuration kept in STATE comes before both (src/machined/node-config.ts).
 import type { Logger } from '../../lib/log.ts';
 import type { Cmdline } from '../cmdline.ts';
+import { physicalLinks, smbiosUuid } from '../../lib/hostname.ts';
 
 export interface ConfigText {
   text: string;
@@ -12,27 +13,6 @@ export interface ConfigText {
 }
 
 export class ConfigSourceError extends Error {}
-
-function smbiosUuid(): string {
-  try {
-    return fs.readFileSync('/sys/class/dmi/id/product_uuid', 'utf8').trim();
-  } catch {
-    return '';
-  }
-}
-
-function firstMac(sysNet = '/sys/class/net'): string {
-  try {
-    for (const link of fs.readdirSync(sysNet).sort()) {
-      if (link === 'lo') continue;
-      const mac = fs.readFileSync(`${sysNet}/${link}/address`, 'utf8').trim();
-      if (mac && mac !== '00:00:00:00:00:00') return mac;
-    }
-  } catch {
-    /* no sysfs */
-  }
-  return '';
-}
 
 export function substitute(url: string, vars: { uuid: string; mac: string }): string {
   return url.replace(/\$\{(uuid|mac)\}/g, (_, k: 'uuid' | 'mac') => encodeURIComponent(vars[k]));
@@ -77,7 +57,8 @@ export async function acquireConfig(cmdline: Cmdline, log: Logger, o: FetchOptio
   const url = cmdline.get('bronze.config');
   if (url) {
     if (!/^https?:\/\//.test(url)) throw new ConfigSourceError(`bronze.config=${url}: only http:// and https:// URLs are supported`);
-    const real = substitute(url, { uuid: smbiosUuid(), mac: firstMac() });
+    // ${mac}: the first physical link's (never a bond or bridge the kernel or networkd made).
+    const real = substitute(url, { uuid: smbiosUuid() ?? '', mac: physicalLinks()[0]?.mac ?? '' });
     return { text: await fetchConfig(real, log, o), source: real };
   }
   return undefined;

@@ -24,8 +24,19 @@ export interface DiskRoots {
   devRoot?: string;
 }
 
+/**
+ * A disk that cannot be used as asked. kind 'argument': what was named is not a usable disk at
+ * all (no such device, a partition); 'state': the disk cannot take it (too small, holds data, in
+ * use, read-only). api/status.ts maps them to INVALID_ARGUMENT and FAILED_PRECONDITION.
+ */
 export class DiskError extends Error {
   override name = 'DiskError';
+  constructor(
+    message: string,
+    readonly kind: 'argument' | 'state' = 'state',
+  ) {
+    super(message);
+  }
 }
 
 
@@ -36,18 +47,18 @@ export class DiskError extends Error {
 export function resolveDisk(given: string, o: DiskRoots = {}): BlockDisk {
   const sysRoot = o.sysRoot ?? '/sys';
   const devRoot = o.devRoot ?? '/dev';
-  if (!given.startsWith('/')) throw new DiskError(`${given}: not an absolute device path (e.g. /dev/vda)`);
+  if (!given.startsWith('/')) throw new DiskError(`${given}: not an absolute device path (e.g. /dev/vda)`, 'argument');
   let real: string;
   try {
     real = fs.realpathSync(given);
   } catch {
     const known = listDisks(o).map((d) => d.device);
-    throw new DiskError(`${given}: no such device${known.length ? ` (disks: ${known.join(', ')})` : ' (the node sees no disks)'}`);
+    throw new DiskError(`${given}: no such device${known.length ? ` (disks: ${known.join(', ')})` : ' (the node sees no disks)'}`, 'argument');
   }
   const name = path.basename(real);
   const dir = path.join(sysRoot, 'class', 'block', name);
-  if (!fs.existsSync(dir)) throw new DiskError(`${given}: not a block device`);
-  if (fs.existsSync(path.join(dir, 'partition'))) throw new DiskError(`${given} is a partition (${name}): give the whole disk`);
+  if (!fs.existsSync(dir)) throw new DiskError(`${given}: not a block device`, 'argument');
+  if (fs.existsSync(path.join(dir, 'partition'))) throw new DiskError(`${given} is a partition (${name}): give the whole disk`, 'argument');
   const sectors = Number(attr(dir, 'size'));
   if (!(sectors > 0)) throw new DiskError(`${given}: no medium (size 0)`);
   return {

@@ -1,7 +1,7 @@
-// Filesystems for the installer, reset and upgrades: making xfs (mkfs.xfs, the one foreign
-// program in the rootfs: no library makes xfs), copying raw images onto partitions, and
-// mounting a partition for the length of one job.
-import { execFile } from 'node:child_process';
+// Filesystems for the installer, reset, repair and upgrades: making and repairing xfs
+// (mkfs.xfs and xfs_repair, the foreign programs in the rootfs: no library makes or repairs
+// xfs), copying raw images onto partitions, and mounting a partition for the length of one job.
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -9,10 +9,12 @@ import { MNT_DETACH, MS, mount, sync, umount } from '../../lib/sys.ts';
 
 const run = promisify(execFile);
 
-/** Where the rootfs has mkfs.xfs; a host run falls back to PATH. */
-function mkfsXfsPath(): string {
-  return fs.existsSync('/usr/sbin/mkfs.xfs') ? '/usr/sbin/mkfs.xfs' : 'mkfs.xfs';
+/** Where the rootfs has an xfsprogs program; a host run falls back to PATH. */
+function xfsTool(name: 'mkfs.xfs' | 'xfs_repair'): string {
+  return fs.existsSync(`/usr/sbin/${name}`) ? `/usr/sbin/${name}` : name;
 }
+
+const TOOL_ENV = { PATH: '/usr/sbin:/sbin:/usr/bin:/bin' };
 
 export interface MkfsOptions {
   /** The filesystem UUID (BOOT's must be the one GRUB searches for). */
@@ -24,13 +26,65 @@ export async function mkfsXfs(device: string, label: string, o: MkfsOptions = {}
   const args = ['-q', '-f', '-L', label, ...(o.uuid ? ['-m', `uuid=${o.uuid}`] : []), device];
   // mkfs.xfs refuses filesystems under 300 MB unless it believes it runs under fstests; STATE
   // is 100 MiB (as Talos has it), so the fstests variables are set.
-  const env = { PATH: '/usr/sbin:/sbin:/usr/bin:/bin', TEST_DIR: '1', TEST_DEV: '1', QA_CHECK_FS: '1' };
+  const env = { ...TOOL_ENV, TEST_DIR: '1', TEST_DEV: '1', QA_CHECK_FS: '1' };
   try {
-    await run(mkfsXfsPath(), args, { env, timeout: 120_000 });
+    await run(xfsTool('mkfs.xfs'), args, { env, timeout: 120_000 });
   } catch (err) {
     const e = err as { stderr?: string; message: string };
     throw new Error(`mkfs.xfs ${label} on ${device}: ${(e.stderr || e.message).trim()}`);
   }
+}
+
+/** xfs_repair did not repair the filesystem; dirtyLog: its log must be replayed by a mount first (exit 2). */
+export class XfsRepairError extends Error {
+  override name = 'XfsRepairError';
+  constructor(
+    message: string,
+    readonly exitCode: number | null,
+    readonly dirtyLog: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Runs xfs_repair on an unmounted device, passing each line it prints to onLine. zeroLog adds
+ * -L (a dirty log is zeroed: its changes are lost). Throws XfsRepairError unless it exits 0.
+ */
+export function xfsRepair(device: string, o: { zeroLog?: boolean; onLine?: (line: string) => void; timeoutMs?: number } = {}): Promise<void> {
+  const args = [...(o.zeroLog ? ['-L'] : []), device];
+  return new Promise((resolve, reject) => {
+    const child = spawn(xfsTool('xfs_repair'), args, { env: TOOL_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    const tail: string[] = [];
+    let partial = '';
+    const onData = (chunk: Buffer) => {
+      partial += chunk.toString('utf8');
+      let nl: number;
+      while ((nl = partial.indexOf('\n')) >= 0) {
+        const line = partial.slice(0, nl).trimEnd();
+        partial = partial.slice(nl + 1);
+        if (!line) continue;
+        tail.push(line);
+        if (tail.length > 5) tail.shift();
+        o.onLine?.(line);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? 30 * 60_000);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(new XfsRepairError(`xfs_repair could not run: ${err.message}`, null, false));
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      if (partial.trim()) onData(Buffer.from('\n'));
+      if (code === 0) return resolve();
+      const last = tail.length ? `: ${tail.join(' / ')}` : '';
+      const how = signal ? `was killed by ${signal}` : `exited with ${code}`;
+      reject(new XfsRepairError(`xfs_repair ${how}${last}`, code, code === 2));
+    });
+  });
 }
 
 /**

@@ -1,7 +1,7 @@
 // NodeLifecycle's slot logic on the host: BOOT is a directory, META a file, STATE and
 // EPHEMERAL sparse files (mkfs.xfs makes real filesystems on them). The same flows run for
 // real under QEMU in test/e2e/lifecycle.test.ts; here each decision is checked directly.
-import { silentLogger } from '../../lib/log.ts';
+import { ListLogger, silentLogger } from '../../lib/log.ts';
 import { execFileSync } from 'node:child_process';
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import fs from 'node:fs';
@@ -14,7 +14,9 @@ import { readMeta } from '../../install/meta.ts';
 import { MemoryState } from '../../state/memory.ts';
 import { parseCmdline } from '../cmdline.ts';
 import type { NodeDisk } from '../volumes.ts';
-import { NodeLifecycle } from './lifecycle.ts';
+import { statusOf } from '../api/status.ts';
+import { META_WIPE_PENDING, NodeLifecycle, wipeRecordedVolumes } from './lifecycle.ts';
+import { MachineStatusReporter } from '../machine-status.ts';
 import { initGrubenv, readGrubenv } from './slots.ts';
 
 const quiet = silentLogger;
@@ -67,15 +69,16 @@ describe('NodeLifecycle on an installed disk', () => {
   let ephemeral: string;
   let sequences: string[];
 
-  const node = (slot: 'A' | 'B', o: { trialTimeoutMs?: number } = {}) => {
-    const part = (label: string, device: string) => ({ label, number: 1, name: label, device, start: 0, size: 0, uuid: '', type: '' });
-    const disk = { disk: 'vda', device: '/dev/vda', uuid: 'u', partitions: { BOOT: part('BOOT', 'boot-device'), META: part('META', meta), EPHEMERAL: part('EPHEMERAL', ephemeral) } } as unknown as NodeDisk;
+  const part = (label: string, device: string) => ({ label, number: 1, name: label, device, start: 0, size: 0, uuid: '', type: '' });
+  const theDisk = () => ({ disk: 'vda', device: '/dev/vda', uuid: 'u', partitions: { BOOT: part('BOOT', 'boot-device'), META: part('META', meta), EPHEMERAL: part('EPHEMERAL', ephemeral) } }) as unknown as NodeDisk;
+  const node = (slot: 'A' | 'B', o: Partial<ConstructorParameters<typeof NodeLifecycle>[0]> = {}) => {
+    const disk = theDisk();
     const state = new MemoryState();
     const lc = new NodeLifecycle({
       log: quiet,
       state,
       cmdline: () => parseCmdline(`console=ttyS0 bronze.slot=${slot}`),
-      volumes: () => ({ disk, mounted: [] }),
+      volumes: () => ({ disk, mounted: [], statuses: {} }),
       configText: () => undefined,
       requestSequence: (seq, reason) => void sequences.push(`${seq}: ${reason}`),
       trustedKeyFile: path.join(root, 'trusted.pub'),
@@ -86,12 +89,21 @@ describe('NodeLifecycle on an installed disk', () => {
     return { lc, state };
   };
   /** A node that has booted `slot` (boot() read GRUB's state: a trial or not). */
-  const booted = async (slot: 'A' | 'B', o: { trialTimeoutMs?: number } = {}) => {
+  const booted = async (slot: 'A' | 'B', o: Partial<ConstructorParameters<typeof NodeLifecycle>[0]> = {}) => {
     const n = node(slot, o);
     await n.lc.boot();
     return n;
   };
   const metaValues = () => Object.fromEntries(readMeta(meta).values);
+  /** The xfs UUID on EPHEMERAL (bytes 32..48 of the superblock), or '' when it holds none. */
+  const xfsUuid = () => {
+    const sb = Buffer.alloc(48);
+    const fd = fs.openSync(ephemeral, 'r');
+    fs.readSync(fd, sb, 0, 48, 0);
+    fs.closeSync(fd);
+    return sb.subarray(0, 4).toString('latin1') === 'XFSB' ? sb.subarray(32, 48).toString('hex') : '';
+  };
+  const mkfs = (file: string) => execFileSync('mkfs.xfs', ['-q', '-f', file], { env: { ...process.env, TEST_DIR: '1', TEST_DEV: '1', QA_CHECK_FS: '1' }, stdio: 'pipe' });
   const env = () => Object.fromEntries(readGrubenv(boot));
 
   beforeEach(() => {
@@ -134,10 +146,9 @@ describe('NodeLifecycle on an installed disk', () => {
     const { lc } = await booted('A');
     const img = await image(true);
     const before = { env: env(), meta: fs.readFileSync(meta) };
-    await expect(lc.upgrade({ image: '', preserve: false, stage: false, force: false }, chunks(img), img.length, () => {}, new AbortController().signal)).rejects.toMatchObject({
-      code: grpc.status.INVALID_ARGUMENT,
-      message: expect.stringMatching(/nothing was written.*initramfs\.xz|initramfs\.xz.*nothing was written/s),
-    });
+    const err = await lc.upgrade({ image: '', preserve: false, stage: false, force: false }, chunks(img), img.length, () => {}, new AbortController().signal).catch((e: unknown) => e);
+    expect(err).toMatchObject({ message: expect.stringMatching(/nothing was written.*initramfs\.xz|initramfs\.xz.*nothing was written/s) });
+    expect(statusOf(err)).toBe(grpc.status.INVALID_ARGUMENT);
     expect(fs.readdirSync(path.join(boot, 'B'))).toEqual([]);
     expect(env()).toEqual(before.env);
     expect(fs.readFileSync(meta).equals(before.meta)).toBe(true);
@@ -155,6 +166,86 @@ describe('NodeLifecycle on an installed disk', () => {
     fs.readSync(fd, sb, 0, 4, 0);
     fs.closeSync(fd);
     expect(sb.toString('latin1')).toBe('XFSB');
+  });
+
+  it.skipIf(!hasMkfsXfs)('the wipe an upgrade asks for is in META before GRUB is armed: after a power cut, the next boot wipes EPHEMERAL', async () => {
+    mkfs(ephemeral);
+    const before = xfsUuid();
+    const logs = new ListLogger();
+    const { lc } = await booted('A', { log: logs });
+    const img = await image();
+    const stages: string[] = [];
+    await lc.upgrade({ image: '', preserve: false, stage: false, force: false }, chunks(img), img.length, (p) => stages.push(p.stage), new AbortController().signal);
+    expect(env()).toMatchObject({ next_entry: 'B' });
+    expect(metaValues()).toMatchObject({ [META_WIPE_PENDING]: 'EPHEMERAL' });
+    // The console tells each step: start, receive, verify, write, arm.
+    const said = logs.lines.join('\n');
+    for (const step of ['upgrade: start: slot B', 'upgrade: receive: ', 'upgrade: verify: signature and checksums good', 'upgrade: write: slot B: Bronze v9.0.0 written', 'upgrade: arm: GRUB boots slot B']) expect(said).toContain(step);
+    expect(stages.indexOf('arm')).toBeGreaterThan(stages.lastIndexOf('write'));
+
+    // The power goes: the reboot (and its wipe) never happens; this lifecycle is gone. The next
+    // boot (slot B) carries out the wipe before mounting, and clears the record.
+    const bootLog = new ListLogger();
+    expect(await wipeRecordedVolumes(theDisk(), bootLog)).toEqual(['EPHEMERAL']);
+    expect(xfsUuid(), 'a fresh xfs').not.toBe(before);
+    expect(xfsUuid()).not.toBe('');
+    expect(metaValues()[META_WIPE_PENDING]).toBeUndefined();
+    expect(bootLog.lines.join('\n')).toMatch(/a wipe of EPHEMERAL recorded in META \(upgrade to Bronze v9.0.0 in slot B without --preserve\) was not done/);
+    // Nothing recorded: the next boot wipes nothing.
+    const again = xfsUuid();
+    expect(await wipeRecordedVolumes(theDisk(), bootLog)).toEqual([]);
+    expect(xfsUuid()).toBe(again);
+  });
+
+  it.skipIf(!hasMkfsXfs)('a reboot that does the wipe clears the record; --preserve records none', async () => {
+    mkfs(ephemeral);
+    const { lc } = await booted('A');
+    const img = await image();
+    await lc.upgrade({ image: '', preserve: false, stage: false, force: false }, chunks(img), img.length, () => {}, new AbortController().signal);
+    expect(metaValues()).toMatchObject({ [META_WIPE_PENDING]: 'EPHEMERAL' });
+    await lc.wipePending();
+    expect(metaValues()[META_WIPE_PENDING]).toBeUndefined();
+    const n = await booted('A');
+    await n.lc.upgrade({ image: '', preserve: true, stage: false, force: false }, chunks(img), img.length, () => {}, new AbortController().signal);
+    expect(metaValues()[META_WIPE_PENDING]).toBeUndefined();
+  });
+
+  it('a reset records its wipe in META before the reboot starts', async () => {
+    const { lc } = await booted('A');
+    await lc.reset({ graceful: true, reboot: true, labels: ['EPHEMERAL'] }, 'actor');
+    expect(metaValues()).toMatchObject({ [META_WIPE_PENDING]: 'EPHEMERAL', 'wipe.reason': 'reset (EPHEMERAL)' });
+    expect(sequences).toEqual(['reboot: reset (EPHEMERAL)']);
+  });
+
+  it('a stage left by an upgrade the power cut is removed at boot', async () => {
+    const stale = path.join(root, 'var', 'upgrade');
+    fs.mkdirSync(stale, { recursive: true });
+    fs.writeFileSync(path.join(stale, 'initramfs.xz'), Buffer.alloc(1 << 20));
+    const logs = new ListLogger();
+    await booted('A', { log: logs });
+    expect(fs.existsSync(stale)).toBe(false);
+    expect(logs.lines.join('\n')).toMatch(/removed a stale upgrade stage .*var\/upgrade \(initramfs\.xz\)/);
+  });
+
+  it('an upgrade with no space to stage its image is RESOURCE_EXHAUSTED, and nothing is written', async (ctx) => {
+    if (process.getuid?.() !== 0) return ctx.skip();
+    const small = path.join(root, 'small');
+    fs.mkdirSync(small);
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', small]);
+    try {
+      const { lc } = await booted('A', { stageRoot: small });
+      const img = await image(); // 3 MiB of initramfs: more than the 1 MiB there is
+      const before = { env: env(), meta: fs.readFileSync(meta) };
+      const err = await lc.upgrade({ image: '', preserve: false, stage: false, force: false }, chunks(img), img.length, () => {}, new AbortController().signal).catch((e: unknown) => e);
+      expect((err as Error).message).toMatch(/cannot stage the upgrade image in .*small\/upgrade, nothing was written: .*ENOSPC/);
+      expect(grpc.status[statusOf(err)]).toBe('RESOURCE_EXHAUSTED');
+      expect(fs.readdirSync(path.join(boot, 'B'))).toEqual([]);
+      expect(env()).toEqual(before.env);
+      expect(fs.readFileSync(meta).equals(before.meta)).toBe(true);
+      expect(fs.readdirSync(small), 'no partial stage left').toEqual([]);
+    } finally {
+      execFileSync('umount', [small]);
+    }
   });
 
   it('--stage writes the slot and says so, leaving the reboot out', async () => {
@@ -244,5 +335,58 @@ describe('NodeLifecycle on an installed disk', () => {
     const after = await booted('B', { trialTimeoutMs: 60_000 });
     await after.lc.running();
     expect(env()).toEqual({ saved_entry: 'B' });
+  });
+
+  // Issue 17: after a rollback, `get bootstatus` showed only the last upgrade.
+  describe('rollback records in META and BootStatus', () => {
+    const status = async (state: MemoryState) => (await state.get('runtime', 'BootStatuses.runtime.bronze.dev', 'boot'))?.spec as Record<string, unknown>;
+    const withSlotB = () => {
+      fs.writeFileSync(path.join(boot, 'B', 'vmlinuz'), 'k');
+      fs.writeFileSync(path.join(boot, 'B', 'initramfs.xz'), 'i');
+    };
+
+    it('a rollback is recorded as trying, then committed once the slot is Running; BootStatus shows it as the last change', async () => {
+      const first = await booted('A');
+      const img = await image();
+      await first.lc.upgrade({ image: '', preserve: true, stage: false, force: false }, chunks(img), img.length, () => {}, new AbortController().signal);
+      initGrubenv(boot, { saved_entry: 'A' });
+      const onB = node('B', { trialTimeoutMs: 60_000 });
+      await onB.lc.boot();
+      await onB.lc.running(); // the upgrade to B is committed
+      await new Promise((r) => setTimeout(r, 5)); // the rollback's time comes after the upgrade's
+      await onB.lc.rollback('actor');
+      expect(metaValues()).toMatchObject({ 'rollback.from': 'B', 'rollback.to': 'A', 'rollback.state': 'trying', 'upgrade.state': 'committed' });
+      initGrubenv(boot, { saved_entry: 'B' }); // GRUB booted A once
+      const onA = node('A', { trialTimeoutMs: 60_000 });
+      await onA.lc.boot();
+      await onA.lc.running();
+      expect(metaValues()).toMatchObject({ 'rollback.state': 'committed' });
+      const st = await status(onA.state);
+      expect(st).toMatchObject({ booted: 'A', default: 'A', upgrade: { state: 'committed', from: 'A', to: 'B' }, rollback: { state: 'committed', from: 'B', to: 'A' } });
+      expect(st.last).toBe('rollback B->A committed');
+      await onA.lc.quiesce();
+    });
+
+    it('a rollback whose slot does not come up is recorded as failed', async () => {
+      const { lc } = await booted('A');
+      withSlotB();
+      await lc.rollback('actor');
+      initGrubenv(boot, { saved_entry: 'A' }); // B panicked; GRUB is back on A
+      const again = node('A');
+      await again.lc.boot();
+      expect(metaValues()).toMatchObject({ 'rollback.to': 'B', 'rollback.state': 'failed' });
+      expect((await status(again.state)).last).toBe('rollback A->B failed');
+    });
+
+    it('a rollback from a slot on trial (a reboot into the default) is committed when the default boots', async () => {
+      withSlotB();
+      const onTrial = await booted('B', { trialTimeoutMs: 60_000 }); // saved_entry is A
+      await onTrial.lc.rollback('actor');
+      expect(metaValues()).toMatchObject({ 'rollback.from': 'B', 'rollback.to': 'A', 'rollback.state': 'trying' });
+      await onTrial.lc.quiesce();
+      const back = await booted('A');
+      expect(metaValues()).toMatchObject({ 'rollback.state': 'committed' });
+      expect((await status(back.state)).rollback).toMatchObject({ state: 'committed', from: 'B', to: 'A' });
+    });
   });
 });

@@ -64,6 +64,16 @@ describe('gen config', () => {
     expect((await cli(ws, ['gen', 'config', 'lab', '10.5.0.10', '-o', 'out', '--force'])).code).toBe(0);
   });
 
+  it('the global --endpoints (and --nodes) go into the bronzeconfig: a node reached through a forwarded port', async () => {
+    const r = await cli(ws, ['gen', 'config', 'demo', 'https://10.0.2.15:6443', '--endpoints', '127.0.0.1:50001', '-n', '10.0.2.15', '-o', 'fwd']);
+    expect(r).toMatchObject({ code: 0, err: 'generating PKI and tokens\n' });
+    const ctx = (await load(path.join(ws.dir, 'fwd', 'bronzeconfig'))).contexts.demo!;
+    expect(ctx.endpoints).toEqual(['127.0.0.1:50001']);
+    expect(ctx.nodes).toEqual(['10.0.2.15']);
+    const cp = YAML.parse(await readFile(path.join(ws.dir, 'fwd', 'controlplane.yaml'), 'utf8'));
+    expect(cp.cluster.controlPlane.endpoint, 'the cluster endpoint is unchanged').toBe('https://10.0.2.15:6443');
+  });
+
   it('--with-secrets reuses the bundle; gen secrets refuses to overwrite', async () => {
     const r = await cli(ws, ['gen', 'secrets', '-o', 's.yaml']);
     expect(r.code).toBe(0);

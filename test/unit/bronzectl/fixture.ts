@@ -52,7 +52,7 @@ const SERVICES = ['machine.MachineService', 'time.TimeService', 'cosi.resource.S
 export async function startApi(
   pki: Pki,
   handlers: Record<string, Handler>,
-  opts: { requireClientCert?: boolean; cert?: CertAndKey } = {},
+  opts: { requireClientCert?: boolean; cert?: CertAndKey; port?: number } = {},
 ): Promise<FakeApi> {
   const calls: RecordedCall[] = [];
   const server = new grpc.Server();
@@ -108,7 +108,7 @@ export async function startApi(
     [{ private_key: Buffer.from(cert.key), cert_chain: Buffer.from(cert.crt) }],
     opts.requireClientCert !== false,
   );
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', creds, (err, p) => (err ? reject(err) : resolve(p))));
+  const port = await new Promise<number>((resolve, reject) => server.bindAsync(`127.0.0.1:${opts.port ?? 0}`, creds, (err, p) => (err ? reject(err) : resolve(p))));
   return {
     port,
     endpoint: `127.0.0.1:${port}`,

@@ -146,7 +146,8 @@ describe('get', () => {
     const docs = r.out.split(/\n(?=\{)/).map((d) => JSON.parse(d));
     expect(docs).toHaveLength(2);
     expect(Object.keys(docs[0])).toEqual(['metadata', 'node', 'spec']);
-    expect(docs[0]).toMatchObject({ node: api.endpoint, metadata: { id: 'apid', version: 3 }, spec: { running: true } });
+    // NODE is the node (the endpoint's address), not the endpoint's host:port (issue 17).
+    expect(docs[0]).toMatchObject({ node: '127.0.0.1', metadata: { id: 'apid', version: 3 }, spec: { running: true } });
     expect(r.out).toContain('\n    "metadata": {\n        "created"');
     const y = await cli(ws, ['get', 'services', '-o', 'yaml']);
     expect(y.out.split('\n---\n')).toHaveLength(2);
@@ -192,7 +193,28 @@ describe('get', () => {
   it('without resource definitions the type is passed through and the base columns are shown', async () => {
     const r = await cli(ws, ['-e', bare.endpoint, 'get', 'Widgets.example.dev']);
     expect(r.code).toBe(0);
-    expect(r.out).toBe(`NODE              NAMESPACE   TYPE                  ID    VERSION\n${bare.endpoint}   default     Widgets.example.dev   one   7\n`.replace('NODE              ', `NODE${' '.repeat(bare.endpoint.length - 1)}`));
+    expect(r.out).toBe('NODE        NAMESPACE   TYPE                  ID    VERSION\n127.0.0.1   default     Widgets.example.dev   one   7\n');
     expect(bare.calls.at(-1)!.request).toMatchObject({ namespace: '', type: 'Widgets.example.dev' });
   });
+
+  it('-w prints the initial contents as one aligned table, then each change (issue 17: misaligned columns)', async () => {
+    const ac = new AbortController();
+    const running = cli(ws, ['-n', 'n1', 'get', 'svc', '-w'], { signal: ac.signal });
+    await new Promise((r) => setTimeout(r, 200));
+    ac.abort();
+    const r = await running;
+    expect(r.code).toBe(0);
+    const lines = r.out.trimEnd().split('\n');
+    // Every column starts where the header's does: the ID column is as wide as "udevd" in
+    // every line, though "apid" came first.
+    const header = lines[0]!;
+    const idAt = header.indexOf(' ID ') + 1;
+    const versionAt = header.indexOf('VERSION');
+    for (const line of lines.slice(1)) {
+      expect(line.slice(idAt, versionAt).trimEnd(), line).toMatch(/^(apid|udevd)$/);
+      expect(line[versionAt - 1], line).toBe(' ');
+      expect(line[versionAt], line).not.toBe(' ');
+    }
+  });
 });
+

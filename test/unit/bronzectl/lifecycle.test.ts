@@ -70,6 +70,21 @@ beforeAll(async () => {
         call.write({ metadata: stamp, stage: 'reboot', message: 'install done: rebooting (actor id i-1)' });
       },
     },
+    '/machine.MachineService/Repair': {
+      stream: async (req, call) => {
+        const stamp = md(String(call.metadata.get('node')[0] ?? 'self'));
+        if (req.labels.includes('EPHEMERAL')) throw grpcError(grpc.status.DATA_LOSS, 'repair of EPHEMERAL (/dev/vda6) failed: xfs_repair exited with 1');
+        if (req.zero_log && req.labels.includes('STATE')) {
+          // The node says it reboots, and its network goes before the stream's end gets out: silence.
+          call.write({ metadata: stamp, stage: 'reboot', message: 'repair done: rebooting (actor id p-2)' });
+          return new Promise<void>((resolve) => call.on('cancelled', () => resolve()));
+        }
+        call.write({ metadata: stamp, stage: 'repair', message: 'STATE (/dev/vda5): xfs_repair' });
+        call.write({ metadata: stamp, stage: 'repair', message: 'STATE: Phase 1 - find and verify superblock...' });
+        call.write({ metadata: stamp, stage: 'verify', message: 'STATE (/dev/vda5) mounts again and holds a machine configuration' });
+        call.write({ metadata: stamp, stage: 'reboot', message: 'repair done: rebooting (actor id p-1)' });
+      },
+    },
     '/machine.MachineService/Rollback': {
       unary: (_r, m) => ({ messages: m.get('nodes').flatMap((v) => String(v).split(',')).map((n) => (n.trim() === 'node03' ? { metadata: md('node03', 'cannot roll back: slot A holds no image') } : { metadata: md(n.trim()) })) }),
     },
@@ -156,6 +171,31 @@ describe('install', () => {
       code: 1,
       err: 'n1: rpc error: code = FailedPrecondition desc = /dev/vda holds data: install with wipe to overwrite it\n',
     });
+  });
+});
+
+describe('repair', () => {
+  it('sends the labels (upper case, comma-separated or not), prints the steps, and the outcome', async () => {
+    const r = await cli(ws, ['-n', 'n1', 'repair', 'state']);
+    expect(r.code, r.err).toBe(0);
+    expect(lastCall('/machine.MachineService/Repair')).toMatchObject({ node: ['n1'], request: { labels: ['STATE'], zero_log: false } });
+    expect(r.err).toBe('repair: STATE (/dev/vda5): xfs_repair\nrepair: STATE: Phase 1 - find and verify superblock...\nverify: STATE (/dev/vda5) mounts again and holds a machine configuration\n');
+    expect(r.out).toBe('n1: repair done: rebooting (actor id p-1)\n');
+    await cli(ws, ['-n', 'n1', 'repair', 'STATE,EPHEMERAL', '--zero-log']);
+    expect(lastCall('/machine.MachineService/Repair').request).toEqual({ labels: ['STATE', 'EPHEMERAL'], zero_log: true });
+  });
+
+  it('once the node said it reboots, a stream whose end never comes is done after a grace period', async () => {
+    const t0 = Date.now();
+    const r = await cli(ws, ['-n', 'n1', 'repair', 'STATE', '--zero-log'], { env: { BRONZECTL_REBOOT_GRACE_MS: '300' } });
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toBe('n1: repair done: rebooting (actor id p-2)\n');
+    expect(Date.now() - t0).toBeLessThan(10_000);
+  });
+
+  it('a failed repair fails the run; no label is a usage error', async () => {
+    expect(await cli(ws, ['-n', 'n1', 'repair', 'EPHEMERAL'])).toMatchObject({ code: 1, err: expect.stringContaining('n1: rpc error: code = DataLoss desc = repair of EPHEMERAL (/dev/vda6) failed') });
+    expect((await cli(ws, ['repair'])).code).toBe(2);
   });
 });
 

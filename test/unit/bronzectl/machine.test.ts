@@ -237,3 +237,38 @@ describe('errors and endpoints', () => {
     }
   });
 });
+
+describe('service apid restart', () => {
+  it('waits for apid to come back after the node replied and restarted it (the connection drops meanwhile)', async () => {
+    // The node's apid: replies to the restart, goes away, and a new one listens on the same port 1.5 s later.
+    const services = (healthy: boolean) => ({ messages: [{ services: [{ id: 'apid', state: 'Running', health: { unknown: false, healthy } }], metadata: null }] });
+    let restarted: FakeApi | undefined;
+    const first = await startApi(pki, {
+      '/machine.MachineService/ServiceRestart': {
+        unary: (r) => {
+          setTimeout(() => {
+            void first.close();
+            setTimeout(async () => {
+              restarted = await startApi(pki, { '/machine.MachineService/ServiceList': { unary: () => services(true) } }, { port: first.port });
+            }, 1500);
+          }, 100);
+          return { messages: [{ resp: `Service "${r.id}" restarting: the API comes back in a few seconds`, metadata: null }] };
+        },
+      },
+      '/machine.MachineService/ServiceList': { unary: () => services(true) },
+    });
+    const w = await workspace(pki, [first.endpoint]);
+    try {
+      const t0 = Date.now();
+      const r = await cli(w, ['service', 'apid', 'restart']);
+      expect(r.code, r.err).toBe(0);
+      expect(r.out).toMatch(/Service "apid" restarting/);
+      expect(r.err).toMatch(/apid is back: Running and healthy/);
+      expect(Date.now() - t0, 'it waited for the new apid').toBeGreaterThanOrEqual(1500);
+      expect(restarted!.calls.some((c) => c.path === '/machine.MachineService/ServiceList')).toBe(true);
+    } finally {
+      await restarted?.close();
+      await w.cleanup();
+    }
+  }, 30_000);
+});

@@ -42,7 +42,10 @@ beforeAll(async () => {
     },
     '/machine.MachineService/Dmesg': {
       stream: (_req, call) => {
-        call.write({ metadata: null, bytes: Buffer.from('kern: info: [1.0]: Linux version 6.12\nkern: info: [1.1]: no newline') });
+        // As machined (and Talos) sends it: one record per message, without a newline.
+        call.write({ metadata: null, bytes: Buffer.from('kern:    info: [1.0]: Linux version 6.12') });
+        call.write({ metadata: null, bytes: Buffer.from('kern:  notice: [1.1]: random: crng init done') });
+        call.write({ metadata: null, bytes: Buffer.from('kern:    info: [1.2]: two lines\nin one message\n') });
       },
     },
     '/machine.MachineService/Events': {
@@ -106,10 +109,13 @@ describe('logs', () => {
 });
 
 describe('dmesg', () => {
-  it('without nodes, lines are named after the endpoint; the last partial line is flushed', async () => {
+  it('one line per kernel message, named after the endpoint without nodes (issue 17: all on one line)', async () => {
     const r = await cli(ws, ['dmesg']);
     expect(r.code).toBe(0);
-    expect(r.out).toBe(`${api.endpoint}: kern: info: [1.0]: Linux version 6.12\n${api.endpoint}: kern: info: [1.1]: no newline\n`);
+    const e = api.endpoint;
+    expect(r.out).toBe(
+      `${e}: kern:    info: [1.0]: Linux version 6.12\n${e}: kern:  notice: [1.1]: random: crng init done\n${e}: kern:    info: [1.2]: two lines\n${e}: in one message\n`,
+    );
   });
 });
 

@@ -106,6 +106,14 @@ beforeAll(async () => {
     slots: { A: { present: true, version: 'v0.1.0' }, B: { present: false, version: '' } },
     upgrade: { state: 'committed', from: 'B', to: 'A', version: 'v0.1.0' },
   });
+  // VolumeStatuses as machined writes them at boot: mounted, found but not mountable, absent.
+  put('runtime', 'VolumeStatuses.block.talos.dev', 'STATE', {
+    phase: 'ready', type: 'partition', location: '/dev/vda5', mountLocation: '/dev/vda5', partitionIndex: 5, parentLocation: '/dev/vda',
+    uuid: '3f2504e0-4f89-41d3-9a0c-0305e82c3301', partitionUUID: 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee', size: 104857600, prettySize: '100 MiB',
+    filesystem: 'xfs', mountSpec: { targetPath: '/system/state' },
+  });
+  put('runtime', 'VolumeStatuses.block.talos.dev', 'EPHEMERAL', { phase: 'failed', preFailPhase: 'located', type: 'partition', location: '/dev/vda6', errorMessage: 'mount /dev/vda6 on /var: wrong fs type' });
+  put('runtime', 'VolumeStatuses.block.talos.dev', 'META', { phase: 'missing', type: 'partition' });
   put('runtime', 'BootStatuses.runtime.bronze.dev', 'live', { installed: false, booted: '', version: 'v0.1.0' });
   // timed.
   put('runtime', 'TimeStatuses.v1alpha1.talos.dev', 'node', { synced: true, epoch: 2, syncDisabled: false });

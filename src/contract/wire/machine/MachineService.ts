@@ -36,6 +36,7 @@ import type { Progress as _machine_Progress, Progress__Output as _machine_Progre
 import type { ReadRequest as _machine_ReadRequest, ReadRequest__Output as _machine_ReadRequest__Output } from '../machine/ReadRequest.ts';
 import type { RebootRequest as _machine_RebootRequest, RebootRequest__Output as _machine_RebootRequest__Output } from '../machine/RebootRequest.ts';
 import type { RebootResponse as _machine_RebootResponse, RebootResponse__Output as _machine_RebootResponse__Output } from '../machine/RebootResponse.ts';
+import type { RepairRequest as _machine_RepairRequest, RepairRequest__Output as _machine_RepairRequest__Output } from '../machine/RepairRequest.ts';
 import type { ResetRequest as _machine_ResetRequest, ResetRequest__Output as _machine_ResetRequest__Output } from '../machine/ResetRequest.ts';
 import type { ResetResponse as _machine_ResetResponse, ResetResponse__Output as _machine_ResetResponse__Output } from '../machine/ResetResponse.ts';
 import type { RollbackRequest as _machine_RollbackRequest, RollbackRequest__Output as _machine_RollbackRequest__Output } from '../machine/RollbackRequest.ts';
@@ -82,6 +83,7 @@ export interface MachineServiceDefinition {
   Processes: MethodDefinition<_google_protobuf_Empty, _machine_ProcessesResponse, _google_protobuf_Empty__Output, _machine_ProcessesResponse__Output>
   Read: MethodDefinition<_machine_ReadRequest, _common_Data, _machine_ReadRequest__Output, _common_Data__Output>
   Reboot: MethodDefinition<_machine_RebootRequest, _machine_RebootResponse, _machine_RebootRequest__Output, _machine_RebootResponse__Output>
+  Repair: MethodDefinition<_machine_RepairRequest, _machine_Progress, _machine_RepairRequest__Output, _machine_Progress__Output>
   Reset: MethodDefinition<_machine_ResetRequest, _machine_ResetResponse, _machine_ResetRequest__Output, _machine_ResetResponse__Output>
   Rollback: MethodDefinition<_machine_RollbackRequest, _machine_RollbackResponse, _machine_RollbackRequest__Output, _machine_RollbackResponse__Output>
   ServiceList: MethodDefinition<_google_protobuf_Empty, _machine_ServiceListResponse, _google_protobuf_Empty__Output, _machine_ServiceListResponse__Output>

@@ -6,6 +6,7 @@ export interface BootUpgrade {
   'from'?: (string);
   'to'?: (string);
   'version'?: (string);
+  'time'?: (string);
 }
 
 export interface BootUpgrade__Output {
@@ -13,4 +14,5 @@ export interface BootUpgrade__Output {
   'from': (string);
   'to': (string);
   'version': (string);
+  'time': (string);
 }

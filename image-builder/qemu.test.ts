@@ -1,0 +1,99 @@
+// qemu.ts without QEMU: what `make run` boots from its flags (a named disk persists and is
+// made blank when missing; the image's own disk.raw runs on an overlay), and `make stop`
+// pressing the power button of the node on the port it names, through that node's own
+// monitor socket (issue 17: one shared socket could not tell two nodes apart).
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { defaultMonitorSocket, nodeUuid, parseSize, qemuCommand, runBoot } from './qemu.ts';
+
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-qemu-'));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe('make run: what boots', () => {
+  it('a named disk that does not exist is made blank and sparse, boots with the ISO, and persists', () => {
+    const disk = path.join(dir, 'node1.raw');
+    const { boot, drives } = runBoot({ disk }, 'amd64', path.join(dir, '_out'));
+    expect(fs.statSync(disk).size).toBe(6 * 1024 ** 3);
+    expect(fs.statSync(disk).blocks).toBe(0);
+    expect(boot).toEqual({ kind: 'iso', path: path.join(dir, '_out', 'amd64', 'bronze.iso') });
+    expect(drives).toEqual([`file=${disk},format=raw,if=none,id=disk0`]);
+    expect(drives[0]).not.toMatch(/snapshot/);
+    // The next run keeps it; SNAPSHOT=1 throws the writes away; MEDIA=none boots it alone.
+    expect(runBoot({ disk, snapshot: 'true' }, 'amd64', path.join(dir, '_out')).drives[0]).toMatch(/,snapshot=on$/);
+    expect(runBoot({ disk, 'no-media': 'true' }, 'amd64', path.join(dir, '_out')).boot).toEqual({ kind: 'disk', path: disk, snapshot: false });
+    expect(() => runBoot({ disk, 'disk-size': '2G' }, 'amd64', path.join(dir, '_out'))).toThrow(/exists already/);
+  });
+
+  it('the image\'s own disk.raw runs on an overlay (a signed artifact)', () => {
+    fs.mkdirSync(path.join(dir, '_out', 'amd64'), { recursive: true });
+    const art = path.join(dir, '_out', 'amd64', 'disk.raw');
+    fs.writeFileSync(art, '');
+    expect(runBoot({ disk: art, 'no-media': 'true' }, 'amd64', path.join(dir, '_out')).boot).toMatchObject({ kind: 'disk', snapshot: true });
+  });
+
+  it('sizes and UUIDs', () => {
+    expect(parseSize('6G')).toBe(6 * 1024 ** 3);
+    expect(parseSize('4096M')).toBe(4 * 1024 ** 3);
+    expect(() => parseSize('lots')).toThrow(/disk size "lots"/);
+    expect(nodeUuid('disk:/a')).toBe(nodeUuid('disk:/a'));
+    expect(nodeUuid('disk:/a')).not.toBe(nodeUuid('disk:/b'));
+    expect(nodeUuid('port:50000')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
+  it('each node has its own monitor socket, by API port', () => {
+    expect(defaultMonitorSocket('_out', 'amd64', 50001)).toBe('_out/amd64/qemu-monitor-50001.sock');
+    fs.mkdirSync(path.join(dir, 'amd64'), { recursive: true });
+    for (const f of ['vmlinuz', 'initramfs.xz', 'cmdline']) fs.writeFileSync(path.join(dir, 'amd64', f), 'x');
+    const a = qemuCommand({ outDir: dir, apiPort: 50001, uuid: nodeUuid('port:50001') });
+    const b = qemuCommand({ outDir: dir, apiPort: 50002 });
+    expect(a.monitor).not.toBe(b.monitor);
+    expect(a.args).toContain(`unix:${a.monitor},server,nowait`);
+    expect(a.args.join(' ')).toMatch(/-uuid [0-9a-f-]{36}/);
+  });
+});
+
+describe('make stop: the node on the port named', () => {
+  /** A fake QEMU human monitor: a banner with a prompt, then it records what it is sent. */
+  function fakeMonitor(socket: string): { got: string[]; close: () => void } {
+    const got: string[] = [];
+    const server = net.createServer((c) => {
+      c.write('QEMU 7.2.0 monitor - type \'help\' for more information\r\n(qemu) ');
+      c.on('data', (d) => got.push(...d.toString().split('\n').filter(Boolean)));
+    });
+    server.listen(socket);
+    return { got, close: () => server.close() };
+  }
+  const stop = (args: string[]) =>
+    new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const p = spawn(path.resolve('node_modules/.bin/tsx'), [path.resolve('image-builder/qemu.ts'), 'stop', ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      p.stderr.on('data', (d) => (stderr += d));
+      p.on('exit', (code) => resolve({ code, stderr }));
+    });
+
+  it('presses the power button of that node only, and names the running ones otherwise', async () => {
+    fs.mkdirSync(path.join(dir, '_out', 'amd64'), { recursive: true });
+    const one = fakeMonitor(path.join(dir, defaultMonitorSocket('_out', 'amd64', 50001)));
+    const two = fakeMonitor(path.join(dir, defaultMonitorSocket('_out', 'amd64', 50002)));
+    try {
+      const r = await stop(['--port', '50002']);
+      expect(r, r.stderr).toMatchObject({ code: 0 });
+      expect(r.stderr).toMatch(/power button pressed on the node with API port 50002/);
+      expect(two.got).toEqual(['system_powerdown']);
+      expect(one.got).toEqual([]);
+      const none = await stop([]);
+      expect(none.code).toBe(1);
+      expect(none.stderr).toMatch(/no node runs with API port 50000 .*; running: PORT=50001, PORT=50002/);
+    } finally {
+      one.close();
+      two.close();
+    }
+  }, 30_000);
+});

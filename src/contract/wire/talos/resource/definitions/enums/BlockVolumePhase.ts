@@ -1,0 +1,32 @@
+// Original file: protos/resource/definitions/enums/enums.proto
+
+export const BlockVolumePhase = {
+  VOLUME_PHASE_WAITING: 'VOLUME_PHASE_WAITING',
+  VOLUME_PHASE_FAILED: 'VOLUME_PHASE_FAILED',
+  VOLUME_PHASE_MISSING: 'VOLUME_PHASE_MISSING',
+  VOLUME_PHASE_LOCATED: 'VOLUME_PHASE_LOCATED',
+  VOLUME_PHASE_PROVISIONED: 'VOLUME_PHASE_PROVISIONED',
+  VOLUME_PHASE_PREPARED: 'VOLUME_PHASE_PREPARED',
+  VOLUME_PHASE_READY: 'VOLUME_PHASE_READY',
+  VOLUME_PHASE_CLOSED: 'VOLUME_PHASE_CLOSED',
+} as const;
+
+export type BlockVolumePhase =
+  | 'VOLUME_PHASE_WAITING'
+  | 0
+  | 'VOLUME_PHASE_FAILED'
+  | 1
+  | 'VOLUME_PHASE_MISSING'
+  | 2
+  | 'VOLUME_PHASE_LOCATED'
+  | 3
+  | 'VOLUME_PHASE_PROVISIONED'
+  | 4
+  | 'VOLUME_PHASE_PREPARED'
+  | 5
+  | 'VOLUME_PHASE_READY'
+  | 6
+  | 'VOLUME_PHASE_CLOSED'
+  | 7
+
+export type BlockVolumePhase__Output = typeof BlockVolumePhase[keyof typeof BlockVolumePhase]

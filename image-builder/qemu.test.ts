@@ -51,11 +51,14 @@ describe('make run: what boots', () => {
     expect(defaultMonitorSocket('_out', 'amd64', 50001)).toBe('_out/amd64/qemu-monitor-50001.sock');
     fs.mkdirSync(path.join(dir, 'amd64'), { recursive: true });
     for (const f of ['vmlinuz', 'initramfs.xz', 'cmdline']) fs.writeFileSync(path.join(dir, 'amd64', f), 'x');
+    fs.writeFileSync(path.join(dir, 'amd64', 'roothash'), `${'ab'.repeat(32)}\n`);
     const a = qemuCommand({ outDir: dir, apiPort: 50001, uuid: nodeUuid('port:50001') });
     const b = qemuCommand({ outDir: dir, apiPort: 50002 });
     expect(a.monitor).not.toBe(b.monitor);
     expect(a.args).toContain(`unix:${a.monitor},server,nowait`);
     expect(a.args.join(' ')).toMatch(/-uuid [0-9a-f-]{36}/);
+    // The direct kernel boot carries the rootfs's dm-verity root hash on its command line.
+    expect(a.args[a.args.indexOf('-append') + 1]).toContain(`bronze.roothash=${'ab'.repeat(32)}`);
   });
 });
 

@@ -45,7 +45,10 @@ describe('rootfs.sqsh', () => {
       execFileSync('image-builder/sea.sh', ['amd64', `${tmp}/roles`, `${tmp}/bronze`], { stdio: 'pipe' });
       expect(sha256(`${tmp}/bronze`)).toBe(sha256('_out/build/amd64/bronze'));
       execFileSync('image-builder/rootfs.sh', ['amd64', `${tmp}/bronze`, `${tmp}/rootfs.sqsh`], { stdio: 'pipe' });
+      // With its dm-verity hash tree (reproducible salt): the same file and the same root hash.
+      execFileSync('image-builder/verity.sh', [`${tmp}/rootfs.sqsh`, `${tmp}/roothash`], { stdio: 'pipe' });
       expect(sha256(`${tmp}/rootfs.sqsh`)).toBe(sha256(SQSH));
+      expect(fs.readFileSync(`${tmp}/roothash`, 'utf8')).toBe(fs.readFileSync('_out/amd64/roothash', 'utf8'));
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
     }

@@ -67,6 +67,19 @@ $(A)/disk.raw: $(A)/initramfs.xz $(A)/vmlinuz $(A)/bootloader/boot-uuid image-bu
 $(A)/pxe/boot.ipxe: $(A)/initramfs.xz $(A)/vmlinuz $(A)/cmdline image-builder/pxe.sh
 	@image-builder/pxe.sh $(ARCH) $(A) $(A)/pxe
 
+# Secure Boot (amd64 UEFI): the signed UKI and an EFI system partition with signed systemd-boot
+# that enrolls Bronze's keys into a firmware in setup mode (image-builder/uki.sh,
+# secureboot-esp.sh). The keys are made at build time in _out/secureboot
+# (image-builder/secureboot-keys.sh; BRONZE_SECUREBOOT_KEYS names another set).
+$(A)/secureboot/bronze.efi: $(A)/initramfs.xz $(A)/vmlinuz $(A)/cmdline image-builder/uki.sh image-builder/secureboot-keys.sh rootfs/etc/os-release
+	@mkdir -p $(dir $@)
+	@image-builder/uki.sh $(ARCH) $(A) $@
+
+$(A)/secureboot/esp.img: $(A)/secureboot/bronze.efi image-builder/secureboot-esp.sh
+	@image-builder/secureboot-esp.sh $(ARCH) $< $@
+
+SECUREBOOT := $(if $(filter amd64,$(ARCH)),$(A)/secureboot/esp.img)
+
 # The signed upgrade image for `bronzectl upgrade --image` (image-builder/upgrade.sh).
 $(A)/upgrade.tar: $(A)/initramfs.xz $(A)/vmlinuz image-builder/upgrade.sh
 	@image-builder/upgrade.sh $(ARCH) $(A) $@
@@ -82,7 +95,7 @@ test-images: image
 
 image: deps kernel
 	@$(MAKE) --no-print-directory $(A)/initramfs.xz
-	@$(MAKE) --no-print-directory $(A)/bronze.iso $(A)/disk.raw $(A)/pxe/boot.ipxe $(A)/upgrade.tar
+	@$(MAKE) --no-print-directory $(A)/bronze.iso $(A)/disk.raw $(A)/pxe/boot.ipxe $(A)/upgrade.tar $(SECUREBOOT)
 	@image-builder/bronzectl.sh $(A) >/dev/null && echo "bronzectl: $(A)/bronzectl (single executable), $(A)/bronzectl.cjs (any Node >= 20)"
 	@image-builder/sign.sh $(OUT)
 

@@ -35,6 +35,8 @@ export type QemuBoot =
 
 /** OVMF (Debian's ovmf package): the firmware code, read-only, and the variable store template. */
 export const OVMF = { code: '/usr/share/OVMF/OVMF_CODE_4M.fd', vars: '/usr/share/OVMF/OVMF_VARS_4M.fd' };
+/** OVMF built with Secure Boot (needs SMM); its variable store template is the same empty one: setup mode, no keys. */
+export const OVMF_SECBOOT = { code: '/usr/share/OVMF/OVMF_CODE_4M.secboot.fd', vars: '/usr/share/OVMF/OVMF_VARS_4M.fd' };
 
 export interface QemuOptions {
   arch?: 'amd64';
@@ -53,8 +55,12 @@ export interface QemuOptions {
   monitorSocket?: string;
   /** Default: { kind: 'kernel' }. */
   boot?: QemuBoot;
-  /** Default 'bios' (SeaBIOS). 'uefi' uses OVMF with a writable copy of its variable store. */
-  firmware?: 'bios' | 'uefi';
+  /**
+   * Default 'bios' (SeaBIOS). 'uefi' uses OVMF with a writable copy of its variable store;
+   * 'uefi-secureboot' OVMF with Secure Boot (SMM on, the flash only SMM may write), from the
+   * empty store unless `ovmfVars` names one: setup mode, so a boot loader may enroll keys.
+   */
+  firmware?: 'bios' | 'uefi' | 'uefi-secureboot';
   /** The UEFI variable store to use (written by the firmware); default: a fresh copy in a temporary directory. */
   ovmfVars?: string;
   /** Extra `-drive` specifications, e.g. `file=extra.raw,format=raw,if=virtio`. */
@@ -87,22 +93,25 @@ export function qemuCommand(o: QemuOptions = {}): { bin: string; args: string[];
   const port = o.apiPort ?? 50000;
   const monitor = o.monitorSocket ?? defaultMonitorSocket(out, arch, port);
   const hostfwd = `hostfwd=tcp:127.0.0.1:${port}-:50000`;
+  const secure = o.firmware === 'uefi-secureboot';
   const args = [
-    '-machine', 'q35,accel=tcg',
+    '-machine', secure ? 'q35,accel=tcg,smm=on' : 'q35,accel=tcg',
     '-cpu', 'max',
     '-smp', String(o.cpus ?? 2),
     '-m', String(o.memoryMiB ?? DEFAULT_MEMORY_MIB),
   ];
   let tempDir: string | undefined;
-  if (o.firmware === 'uefi') {
-    for (const f of [OVMF.code, OVMF.vars]) if (!fs.existsSync(f)) throw new Error(`${f} is missing: apt-get install ovmf (scripts/deps.sh)`);
+  if (o.firmware === 'uefi' || secure) {
+    const fw = secure ? OVMF_SECBOOT : OVMF;
+    for (const f of [fw.code, fw.vars]) if (!fs.existsSync(f)) throw new Error(`${f} is missing: apt-get install ovmf (scripts/deps.sh)`);
     let vars = o.ovmfVars;
     if (!vars) {
       tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-ovmf-'));
       vars = path.join(tempDir, 'OVMF_VARS.fd');
-      fs.copyFileSync(OVMF.vars, vars);
+      fs.copyFileSync(fw.vars, vars);
     }
-    args.push('-drive', `if=pflash,format=raw,unit=0,readonly=on,file=${OVMF.code}`, '-drive', `if=pflash,format=raw,unit=1,file=${qemuValue(vars)}`);
+    if (secure) args.push('-global', 'driver=cfi.pflash01,property=secure,value=on');
+    args.push('-drive', `if=pflash,format=raw,unit=0,readonly=on,file=${fw.code}`, '-drive', `if=pflash,format=raw,unit=1,file=${qemuValue(vars)}`);
   }
   if (boot.kind === 'kernel') {
     for (const f of ['vmlinuz', 'initramfs.xz', 'cmdline', 'roothash']) {

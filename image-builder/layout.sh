@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # The installed disk's GPT, for the image-builder scripts (sourced): the one place the shell
-# side lays it out. src/install/layout.ts is the same layout for machined's installer; its
+# side lays it out. src/disk/layout.ts is the same layout for machined's installer; its
 # test compares the two (it reads the sgdisk command below).
 #
 #   1 EFI        100 MiB  EF00   vfat (EFI/BOOT/BOOTX64.EFI)

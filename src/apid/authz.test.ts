@@ -15,7 +15,7 @@ import { silentLogger } from '../lib/log.ts';
 import { newCA } from '../pki/ca.ts';
 import { issueClientCert, issueServerCert } from '../pki/certs.ts';
 import { ConnectionRoles, IMPERSONATOR_ROLE, ROLES_METADATA, sessionOf, type AuthenticatedCall } from './authz.ts';
-import { ApidCertificateSource } from './certs.ts';
+import { ApidCertificateSource } from '../daemon/certs.ts';
 import { ApiProxy } from './proxy.ts';
 import { SelfIdentity } from './router.ts';
 

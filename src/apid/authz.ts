@@ -4,11 +4,11 @@
 // (src/contract/rbac.ts) decides.
 import * as grpc from '@grpc/grpc-js';
 import type { PeerCertificate } from 'node:tls';
-import { RBAC, ROLES, allowed } from '../contract/rbac.ts';
+import { RBAC, API_ROLES, ROLE_METADATA_KEY, allowed } from '../contract/rbac.ts';
 
 export const IMPERSONATOR_ROLE = 'os:impersonator';
 /** The caller's roles, set by apid on every call it forwards (to a peer apid or a local daemon). */
-export const ROLES_METADATA = 'bronze-role';
+export const ROLES_METADATA = ROLE_METADATA_KEY;
 
 export interface AuthError {
   code: grpc.status;
@@ -89,7 +89,7 @@ export function rolesOf(certRoles: readonly string[] | undefined, md: grpc.Metad
       .get(ROLES_METADATA)
       .flatMap((v) => String(v).split(','))
       .map((r) => r.trim())
-      .filter((r) => (ROLES as readonly string[]).includes(r));
+      .filter((r) => (API_ROLES as readonly string[]).includes(r));
   }
   return certRoles;
 }

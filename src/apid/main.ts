@@ -9,7 +9,7 @@ import * as grpc from '@grpc/grpc-js';
 import { StderrLogger } from '../lib/log.ts';
 import { startupTimes } from '../lib/startup.ts';
 import { runDaemon, serveDaemon, shutdownServer } from '../daemon/serve.ts';
-import { ApidCertificateSource } from './certs.ts';
+import { ApidCertificateSource } from '../daemon/certs.ts';
 import { apidListenAddress, secretsDir } from '../contract/paths.ts';
 import { PeerCredentials } from './peer-credentials.ts';
 import { ApiProxy } from './proxy.ts';

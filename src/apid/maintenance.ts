@@ -6,7 +6,7 @@
 import { MAINTENANCE_CALLER_ROLES, maintenanceRefusal } from '../contract/maintenance.ts';
 import type { AuthError } from './authz.ts';
 
-export const MAINTENANCE_MARKER = 'maintenance';
+export { MAINTENANCE_MARKER } from '../contract/maintenance.ts';
 
 /** The role apid vouches for towards machined for a maintenance-mode caller. */
 export const MAINTENANCE_ROLE = MAINTENANCE_CALLER_ROLES[0]!;

@@ -19,6 +19,7 @@
 // daemons, the common case, go through src/apid/local.ts (plain HTTP/2 on the unix socket),
 // everything else through grpc-js clients; the caller's roles are read once per TLS
 // connection (ConnectionRoles).
+import { ClientPool } from './client-pool.ts';
 import * as grpc from '@grpc/grpc-js';
 import { type ReplyShape } from '../contract/envelope.ts';
 import { methodsOf } from '../contract/protos.ts';
@@ -68,17 +69,6 @@ function asUpstreamError(err: unknown): UpstreamError {
   return { code: e.code ?? grpc.status.UNKNOWN, details: e.details || e.message || String(err) };
 }
 
-/** Remote clients kept for reuse beyond those in use (the least recently used idle ones go). */
-const MAX_IDLE_PEER_CLIENTS = 64;
-
-/** Codes after which a peer's client is dropped rather than kept (a dead or unreachable node). */
-const DEAD_PEER = new Set<number>([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED]);
-
-interface PeerClient {
-  client: grpc.Client;
-  users: number;
-}
-
 function deadlineMs(d: grpc.Deadline): number {
   const n = d instanceof Date ? d.getTime() : Number(d);
   return Number.isFinite(n) ? n : Infinity;
@@ -89,30 +79,24 @@ function deadlineError(t: Target): UpstreamError {
 }
 
 export class ApiProxy {
-  /** grpc-js clients: one per local socket (streams) and per other node, by key. */
-  private readonly clients = new Map<string, PeerClient>();
+  /** grpc-js clients: one per local socket (streams) and per other node (client-pool.ts). */
+  private readonly clients: ClientPool;
   /** Unary calls to this node's daemons: one channel per socket (src/apid/local.ts), found by method. */
   private readonly locals = new Map<string, LocalChannel>();
   private readonly localByMethod = new Map<string, LocalChannel>();
   private readonly connectionRoles = new ConnectionRoles();
-  private credsGeneration = 0;
 
-  constructor(private readonly o: ProxyOptions) {}
+  constructor(private readonly o: ProxyOptions) {
+    this.clients = new ClientPool(() => o.peerCredentials());
+  }
 
   /** Peer certificates changed: drop the clients so the next calls use the new ones. */
   resetPeers(): void {
-    this.credsGeneration++;
-    for (const [key, c] of this.clients) {
-      if (!key.startsWith('unix:') && c.users === 0) {
-        c.client.close();
-        this.clients.delete(key);
-      }
-    }
+    this.clients.resetPeers();
   }
 
   close(): void {
-    for (const c of this.clients.values()) c.client.close();
-    this.clients.clear();
+    this.clients.close();
     for (const l of this.locals.values()) l.close();
     this.locals.clear();
     this.localByMethod.clear();
@@ -217,61 +201,9 @@ export class ApiProxy {
     return l;
   }
 
-  private clientKey(path: string, t: Target): string {
-    return t.local ? `unix:${this.localSocket(path)}` : `${t.address}#${this.credsGeneration}`;
-  }
-
-  /**
-   * A grpc-js client for the target, held until release(): idle clients to other nodes are
-   * kept for reuse up to MAX_IDLE_PEER_CLIENTS, and one whose call failed as a dead node would
-   * (UNAVAILABLE, DEADLINE_EXCEEDED) is closed, so naming many dead nodes leaves nothing behind.
-   */
+  /** A client for the target, held until release() (client-pool.ts). */
   private acquire(path: string, t: Target): { client: grpc.Client; release: (code?: number) => void } {
-    const key = this.clientKey(path, t);
-    let entry = this.clients.get(key);
-    if (!entry) {
-      let client: grpc.Client;
-      if (t.local) client = new grpc.Client(key, grpc.credentials.createInsecure());
-      else {
-        const creds = this.o.peerCredentials();
-        if (!creds) throw Object.assign(new Error('this node has no certificate to reach other nodes yet'), { code: grpc.status.UNAVAILABLE });
-        // A local subchannel pool: closing the client closes its connection (grpc-js's global
-        // pool would keep it, connecting to a dead node, until its next sweep).
-        client = new grpc.Client(t.address, creds, { 'grpc.enable_channelz': 0, 'grpc.use_local_subchannel_pool': 1 });
-      }
-      entry = { client, users: 0 };
-    } else {
-      this.clients.delete(key); // re-inserted below: the map's order is the order of last use
-    }
-    this.clients.set(key, entry);
-    entry.users++;
-    const e = entry;
-    let released = false;
-    return {
-      client: e.client,
-      release: (code) => {
-        if (released) return;
-        released = true;
-        e.users--;
-        if (e.users === 0 && !t.local && code !== undefined && DEAD_PEER.has(code) && this.clients.get(key) === e) {
-          this.clients.delete(key);
-          e.client.close();
-        }
-        this.pruneIdle();
-      },
-    };
-  }
-
-  private pruneIdle(): void {
-    let idle = 0;
-    for (const [key, c] of this.clients) if (!key.startsWith('unix:') && c.users === 0) idle++;
-    for (const [key, c] of this.clients) {
-      if (idle <= MAX_IDLE_PEER_CLIENTS) break;
-      if (key.startsWith('unix:') || c.users > 0) continue;
-      this.clients.delete(key);
-      c.client.close();
-      idle--;
-    }
+    return this.clients.acquire(t.local ? { local: true, socket: this.localSocket(path) } : { local: false, address: t.address });
   }
 
   /** Fresh metadata: nothing the client sent is passed on, only the roles apid vouches for. */

@@ -5,6 +5,9 @@
 //   `nodes: X, Y, ...`     → every listed node in parallel, replies stamped and merged
 import os from 'node:os';
 import type * as grpc from '@grpc/grpc-js';
+import { splitHostPort } from '../lib/hostport.ts';
+
+export { splitHostPort };
 
 export type Route = { kind: 'local' } | { kind: 'one'; target: string } | { kind: 'many'; targets: string[] };
 
@@ -27,15 +30,6 @@ export function routeOf(md: grpc.Metadata): Route {
   if (node.length === 1) return { kind: 'one', target: node[0]! };
   if (nodes.length) return { kind: 'many', targets: [...new Set(nodes)] };
   return { kind: 'local' };
-}
-
-/** Splits "host", "host:port", "[v6]:port" and bare IPv6 into host and optional port. */
-export function splitHostPort(target: string): { host: string; port?: number } {
-  const v6 = /^\[([^\]]+)\](?::(\d+))?$/.exec(target);
-  if (v6) return { host: v6[1]!, port: v6[2] ? Number(v6[2]) : undefined };
-  const parts = target.split(':');
-  if (parts.length === 2 && /^\d+$/.test(parts[1]!)) return { host: parts[0]!, port: Number(parts[1]) };
-  return { host: target };
 }
 
 export class SelfIdentity {

@@ -7,7 +7,7 @@ import { HAND_OFF, runProgram } from './program.ts';
 import type { IO } from './session.ts';
 
 export type { IO } from './session.ts';
-export type { Ctx } from './program.ts';
+export type { Ctx } from './session.ts';
 export { buildProgram } from './program.ts';
 export { intArg, listArg } from './args.ts';
 

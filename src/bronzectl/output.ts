@@ -1,5 +1,6 @@
 // Output helpers that reproduce talosctl's formatting: Go's text/tabwriter tables (padding 3),
 // go-humanize byte sizes and relative times, Go durations and file modes.
+import { goDurationMs } from '../lib/duration.ts';
 
 /** Rows (the header first) aligned as Go's tabwriter with padding 3: every cell but a row's last is padded. */
 export function table(rows: readonly (readonly string[])[], padding = 3): string {
@@ -99,24 +100,12 @@ export function goDurationString(ms: number): string {
   return `${sign}${s}s`;
 }
 
-const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** Parses a Go duration ("87600h", "1h30m", "90s", "1.5h"), in milliseconds. */
+/** Parses a Go duration ("87600h", "1h30m", "90s", "1.5h"), in milliseconds; no sign. */
 export function parseGoDuration(text: string): number {
   const s = text.trim();
-  if (s === '0') return 0;
-  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/y;
-  let total = 0;
-  let matched = 0;
-  while (re.lastIndex < s.length) {
-    const at = re.lastIndex;
-    const m = re.exec(s);
-    if (!m) throw new Error(`invalid duration ${JSON.stringify(text)} at ${JSON.stringify(s.slice(at))} (want e.g. 87600h, 1h30m, 90s)`);
-    total += Number(m[1]) * UNIT_MS[m[2]!]!;
-    matched++;
-  }
-  if (matched === 0) throw new Error(`invalid duration ${JSON.stringify(text)} (want e.g. 87600h, 1h30m, 90s)`);
-  return total;
+  const ms = /^[+-]/.test(s) ? undefined : goDurationMs(s);
+  if (ms === undefined) throw new Error(`invalid duration ${JSON.stringify(text)} (want e.g. 87600h, 1h30m, 90s)`);
+  return ms;
 }
 
 const DAY = 86_400_000;

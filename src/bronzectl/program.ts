@@ -7,7 +7,7 @@
 // Exit codes: 0 success; 1 any failure, partial ones included (one node failed, the others
 // answered); 2 bad usage (unknown command or flag, missing argument, bad flag value).
 import { Command, CommanderError } from 'commander';
-import { Session, errorText, type GlobalOptions, type IO } from './session.ts';
+import { Session, errorText, type Ctx, type GlobalOptions, type IO } from './session.ts';
 import { listArg } from './args.ts';
 import { register as applyConfig } from './commands/apply-config.ts';
 import { register as completion } from './commands/completion.ts';
@@ -44,11 +44,6 @@ import { register as usage } from './commands/usage.ts';
 import { register as validate } from './commands/validate.ts';
 import { register as version } from './commands/version.ts';
 
-/** What a command's registration gets: the IO, and the per-run session built from the global flags. */
-export interface Ctx {
-  io: IO;
-  session(): Session;
-}
 
 type Register = (program: Command, ctx: Ctx) => void;
 

@@ -48,6 +48,12 @@ export interface IO {
   random?: () => number;
 }
 
+/** What a command's registration gets: the IO, and the per-run session built from the global flags. */
+export interface Ctx {
+  io: IO;
+  session(): Session;
+}
+
 export interface GlobalOptions {
   bronzeconfig?: string;
   context?: string;

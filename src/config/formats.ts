@@ -4,6 +4,7 @@
 // field builders (fields.ts) and the checks across fields (validate.ts, kinds) use them.
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { isIP } from 'node:net';
+import { ipToBytes } from '../lib/ip.ts';
 import { PRIVATE_KEY_LABELS, fromBase64Pem, normalizePrivateKeyPem, pemDecode } from '../pki/pem.ts';
 
 export interface IPPrefix {
@@ -18,24 +19,8 @@ export interface IPPrefix {
 
 /** The bytes of an IPv4 or IPv6 address (no zone), or undefined when it is not one. */
 export function ipBytes(ip: string): number[] | undefined {
-  const family = isIP(ip);
-  if (family === 4) return ip.split('.').map(Number);
-  if (family !== 6 || ip.includes('%')) return undefined;
-  let text = ip;
-  let tail: number[] = [];
-  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (v4) {
-    tail = v4[1]!.split('.').map(Number);
-    text = text.slice(0, -v4[1]!.length) + '0:0';
-  }
-  const [head, rest] = text.split('::') as [string, string | undefined];
-  const groups = (s: string) => (s === '' ? [] : s.split(':').map((g) => parseInt(g, 16)));
-  const h = groups(head);
-  const r = rest === undefined ? [] : groups(rest);
-  const all = rest === undefined ? h : [...h, ...new Array<number>(8 - h.length - r.length).fill(0), ...r];
-  const bytes = all.flatMap((g) => [g >> 8, g & 0xff]);
-  if (tail.length) bytes.splice(12, 4, ...tail);
-  return bytes;
+  if (!isIP(ip) || ip.includes('%')) return undefined;
+  return [...ipToBytes(ip)];
 }
 
 export function ipFamily(ip: string): 4 | 6 | undefined {
@@ -143,29 +128,7 @@ export function interfaceNameError(name: string): string | undefined {
   return undefined;
 }
 
-const DURATION_UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const DURATION_PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
-
-/** A Go `time.Duration` string ("2m30s", "1h", "500ms", "0") in milliseconds; undefined if malformed. */
-export function parseGoDuration(s: string): number | undefined {
-  let i = 0;
-  let sign = 1;
-  if (s[0] === '+' || s[0] === '-') {
-    sign = s[0] === '-' ? -1 : 1;
-    i = 1;
-  }
-  if (s.slice(i) === '0') return 0;
-  if (i >= s.length) return undefined;
-  let total = 0;
-  while (i < s.length) {
-    DURATION_PART.lastIndex = i;
-    const m = DURATION_PART.exec(s);
-    if (!m) return undefined;
-    total += Number(m[1]) * DURATION_UNITS[m[2]!]!;
-    i = DURATION_PART.lastIndex;
-  }
-  return sign * total;
-}
+export { goDurationMs as parseGoDuration } from '../lib/duration.ts';
 
 /** Talos tokens (trustd join token, Kubernetes bootstrap token): `[a-z0-9]{6}.[a-z0-9]{16}`. */
 export const TOKEN_PATTERN = /^[a-z0-9]{6}\.[a-z0-9]{16}$/;

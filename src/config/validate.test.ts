@@ -191,3 +191,12 @@ describe('format helpers', () => {
     expect(sysctlKeyError('net..ipv4')).toMatch(/dotted path/);
   });
 });
+
+describe('the MTU bound, settled once (config/fields.ts MTU_RANGE; networkd keeps no second check)', () => {
+  const withMtu = (mtu: number, vlan = false) =>
+    config({ machine: vlan ? `network:\n  interfaces:\n    - interface: eth0\n      vlans:\n        - vlanId: 7\n          mtu: ${mtu}` : `network:\n  interfaces:\n    - interface: eth0\n      mtu: ${mtu}` });
+  it.each([false, true])('576 and 9216 pass, 575 and 9217 do not (on a VLAN: %s)', (vlan) => {
+    for (const ok of [576, 1500, 9216]) expect(validateConfig(fill(withMtu(ok, vlan))).ok, String(ok)).toBe(true);
+    for (const bad of [575, 9217, 65535]) expect(errorsOf(withMtu(bad, vlan)).map((e) => e.message), String(bad)).toEqual([`${bad} is not a valid MTU: expected an integer from 576 to 9216`]);
+  });
+});

@@ -10,6 +10,7 @@
 //       key: <base64 PEM>     # client key
 //
 // In memory, ca/crt/key are PEM text ready for node:tls.
+import { API_ROLES } from './api-roles.ts';
 import { readFile } from 'node:fs/promises';
 import { writeFileAtomic } from '../lib/atomic.ts';
 import os from 'node:os';
@@ -34,9 +35,6 @@ export interface ClientConfig {
   contexts: Record<string, ClientContext>;
 }
 
-/** The roles Bronze's API knows, carried as the client certificate's Organizations. */
-export const OS_ROLES = ['os:admin', 'os:operator', 'os:reader', 'os:etcd:backup'] as const;
-export type OSRole = (typeof OS_ROLES)[number];
 
 /**
  * Where the client config lives: the `--bronzeconfig` flag, else `$BRONZECONFIG`, else
@@ -167,7 +165,7 @@ export async function newClientConfig(opts: NewClientConfigOptions): Promise<Cli
   if (!validContextName(opts.contextName)) throw new Error(`invalid context name ${JSON.stringify(opts.contextName)}`);
   if (opts.roles.length === 0) throw new Error('roles: at least one role is required');
   for (const r of opts.roles) {
-    if (!(OS_ROLES as readonly string[]).includes(r)) throw new Error(`roles: unknown role ${JSON.stringify(r)} (known: ${OS_ROLES.join(', ')})`);
+    if (!(API_ROLES as readonly string[]).includes(r)) throw new Error(`roles: unknown role ${JSON.stringify(r)} (known: ${API_ROLES.join(', ')})`);
   }
   const client = await issueClientCert(opts.ca, {
     commonName: opts.commonName ?? 'admin',

@@ -65,3 +65,6 @@ export function maintenanceRefusal(method: string, roles: readonly string[] = MA
  * its mTLS handshake fails, to say "the node is in maintenance mode: use --insecure".
  */
 export const MAINTENANCE_CA_COMMON_NAME = 'bronze maintenance';
+
+/** The file in apid's secrets directory whose presence puts apid in maintenance mode (machined writes it, with the reasons). */
+export const MAINTENANCE_MARKER = 'maintenance';

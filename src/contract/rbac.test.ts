@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { grpcObject } from './protos.ts';
-import { RBAC, ROLES, allowed, methodsOf } from './rbac.ts';
+import { RBAC, API_ROLES, allowed, methodsOf } from './rbac.ts';
 
 const methods = methodsOf(grpcObject());
 
@@ -29,7 +29,7 @@ describe('RBAC table', () => {
     for (const [method, rule] of Object.entries(RBAC)) {
       if (rule.auth !== 'roles') continue;
       expect(rule.roles.length, method).toBeGreaterThan(0);
-      for (const r of rule.roles) expect(ROLES, method).toContain(r);
+      for (const r of rule.roles) expect(API_ROLES, method).toContain(r);
       expect(rule.roles, method).toContain('os:admin');
     }
   });
@@ -40,7 +40,7 @@ describe('RBAC table', () => {
     expect(RBAC['/grpc.health.v1.Health/Watch']).toEqual({ auth: 'local' });
     const notRoles = Object.entries(RBAC).filter(([, r]) => r.auth !== 'roles').map(([m]) => m);
     expect(notRoles.sort()).toEqual(['/grpc.health.v1.Health/Check', '/grpc.health.v1.Health/Watch', '/securityapi.SecurityService/Certificate']);
-    for (const m of notRoles) expect(allowed(m, ROLES), m).toBe(false);
+    for (const m of notRoles) expect(allowed(m, API_ROLES), m).toBe(false);
   });
 });
 

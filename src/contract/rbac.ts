@@ -10,16 +10,20 @@
 // - `local`: served only on the daemons' unix sockets for machined's supervisor; apid never
 //   routes them.
 // allowed() grants neither kind to any role.
+
+/** gRPC metadata key in which apid passes the caller's roles to the daemons it forwards to (one value per role). */
+export const ROLE_METADATA_KEY = 'bronze-role';
 //
 // COSI State access is per method here; which resource types a reader may see (e.g. no
 // secrets) is the state service's own check, as in Talos.
 import type * as grpc from '@grpc/grpc-js';
 
-export const ROLES = ['os:admin', 'os:operator', 'os:reader', 'os:etcd:backup'] as const;
-export type Role = (typeof ROLES)[number];
+import { API_ROLES, type ApiRole } from './api-roles.ts';
+
+export { API_ROLES, type ApiRole };
 
 export type Rule =
-  | { readonly auth: 'roles'; readonly roles: readonly Role[] }
+  | { readonly auth: 'roles'; readonly roles: readonly ApiRole[] }
   | { readonly auth: 'token' }
   | { readonly auth: 'local' };
 

@@ -4,7 +4,7 @@
 // StatePublisher over a State in the same process (tests, and machined itself), and the
 // remote one over machined's unix socket (src/daemon/remote-publisher.ts).
 import type { Resource } from '../state/resource.ts';
-import { newResource, jsonEqual } from '../state/resource.ts';
+import { createOrUpdate } from '../state/apply.ts';
 import type { State, WatchEvent } from '../state/state.ts';
 import { NotFoundError } from '../state/resource.ts';
 
@@ -25,16 +25,17 @@ export class StatePublisher implements Publisher {
   ) {}
 
   async apply(namespace: string, type: string, id: string, spec: unknown, labels: Record<string, string> = {}): Promise<void> {
-    const existing = await this.state.get(namespace, type, id).catch((err) => {
-      if (err instanceof NotFoundError) return undefined;
-      throw err;
-    });
-    if (!existing) {
-      await this.state.create(newResource(namespace, type, id, spec, { labels }), { owner: this.owner });
-      return;
-    }
-    if (jsonEqual(existing.spec, spec) && jsonEqual(existing.metadata.labels, labels)) return;
-    await this.state.update({ ...existing, spec, metadata: { ...existing.metadata, labels } }, { owner: this.owner });
+    const owner = this.owner;
+    await createOrUpdate(
+      {
+        find: () => this.state.get(namespace, type, id).catch((err) => (err instanceof NotFoundError ? undefined : Promise.reject(err))),
+        create: (r) => this.state.create(r, { owner }),
+        update: (r) => this.state.update(r, { owner }),
+      },
+      { namespace, type, id },
+      spec,
+      { labels },
+    );
   }
 
   async destroy(namespace: string, type: string, id: string): Promise<void> {

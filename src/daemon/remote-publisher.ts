@@ -13,7 +13,8 @@ import type { Event__Output as WireEvent } from '../contract/wire/cosi/resource/
 import type { GetResponse__Output as GetResponse } from '../contract/wire/cosi/resource/GetResponse.ts';
 import type { ListResponse__Output as ListResponse } from '../contract/wire/cosi/resource/ListResponse.ts';
 import type { WatchResponse__Output as WatchResponse } from '../contract/wire/cosi/resource/WatchResponse.ts';
-import { jsonEqual, newResource, type Resource } from '../state/resource.ts';
+import { newResource, type Resource } from '../state/resource.ts';
+import { createOrUpdate } from '../state/apply.ts';
 import type { WatchEvent } from '../state/state.ts';
 import type { Publisher } from './publisher.ts';
 
@@ -39,8 +40,9 @@ function toResource<S>(w: WireResourceOut | null): Resource<S> {
   return r;
 }
 
-function toWire(namespace: string, type: string, id: string, spec: unknown, labels: Record<string, string>): WireResource {
-  return { metadata: { namespace, type, id, labels }, spec: { yaml_spec: yamlSpec(definitionOf(type), spec) } };
+function toWire(r: Resource<unknown>): WireResource {
+  const { namespace, type, id, labels } = r.metadata;
+  return { metadata: { namespace, type, id, labels }, spec: { yaml_spec: yamlSpec(definitionOf(type), r.spec) } };
 }
 
 export class RemotePublisher implements Publisher {
@@ -75,20 +77,28 @@ export class RemotePublisher implements Publisher {
   }
 
   async apply(namespace: string, type: string, id: string, spec: unknown, labels: Record<string, string> = {}): Promise<void> {
-    let current: WireResourceOut | null | undefined;
-    try {
-      current = ((await this.unary(this.client.Get, { namespace, type, id })) as GetResponse).resource;
-    } catch (err) {
-      if ((err as grpc.ServiceError).code !== grpc.status.NOT_FOUND) throw err;
-    }
-    const wire = toWire(namespace, type, id, spec, labels);
-    if (!current) {
-      await this.unary(this.client.Create, { resource: wire, options: { owner: this.owner } });
-      return;
-    }
-    const existing = toResource(current);
-    if (jsonEqual(existing.spec, JSON.parse(JSON.stringify(spec ?? null))) && jsonEqual(existing.metadata.labels, labels)) return;
-    await this.unary(this.client.Update, { new_resource: wire, options: { owner: this.owner } });
+    await createOrUpdate(
+      {
+        find: async () => {
+          try {
+            const current = ((await this.unary(this.client.Get, { namespace, type, id })) as GetResponse).resource;
+            return current ? toResource(current) : undefined;
+          } catch (err) {
+            if ((err as grpc.ServiceError).code === grpc.status.NOT_FOUND) return undefined;
+            throw err;
+          }
+        },
+        create: async (r) => {
+          await this.unary(this.client.Create, { resource: toWire(r), options: { owner: this.owner } });
+        },
+        update: async (r) => {
+          await this.unary(this.client.Update, { new_resource: toWire(r), options: { owner: this.owner } });
+        },
+      },
+      { namespace, type, id },
+      spec,
+      { labels },
+    );
   }
 
   async destroy(namespace: string, type: string, id: string): Promise<void> {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GRUBENV_SIGNATURE, GRUBENV_SIZE, parseGrubenv, serializeGrubenv } from './grubenv.ts';
-import { hasTool, run, tmpDir } from './testutil.ts';
+import { hasTool, run, tmpDir } from './testing.ts';
 
 /** A block from raw text after the signature, '#'-padded. */
 function block(body: string): Buffer {

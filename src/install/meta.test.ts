@@ -13,7 +13,7 @@ import {
   readMeta,
   writeMeta,
 } from './meta.ts';
-import { sparseFile, tmpDir } from './testutil.ts';
+import { sparseFile, tmpDir } from './testing.ts';
 
 const HALF = META_SIZE / 2;
 const tmp = tmpDir('meta');

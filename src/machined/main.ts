@@ -43,7 +43,7 @@ import { MachineStatusReporter } from './machine-status.ts';
 import { checkMemory, readMeminfo } from './memory-check.ts';
 import { validateMachineConfig } from './config/validation.ts';
 import { apidListenAddress, secretsDir } from '../contract/paths.ts';
-import { splitHostPort } from '../apid/router.ts';
+import { splitHostPort } from '../lib/hostport.ts';
 
 function uptime(): string {
   try {

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { MAINTENANCE_MARKER } from '../apid/maintenance.ts';
+import { MAINTENANCE_MARKER } from '../contract/maintenance.ts';
 import { MAINTENANCE_CA_COMMON_NAME } from '../contract/maintenance.ts';
 import { writeFileAtomic } from '../lib/atomic.ts';
 import type { Logger } from '../lib/log.ts';
@@ -21,11 +21,11 @@ import type { VolumeStatusSpec } from './volume-status.ts';
 import { repairAdvice } from './volumes.ts';
 import { ApiCertificates, certificateNames, nodeAddresses } from './apicerts.ts';
 import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE } from '../contract/resources/machine-config.ts';
-import { validatedMachineConfigSpec } from './config/spec.ts';
+import { machineConfigSpec } from './config/spec.ts';
 import { nodeIdentity, type NodeIdentity } from './config/identity.ts';
 import { ConfigManager, ConfigRejected, VOLATILE_NOTE, type ApplyMode, type Validation } from './config/manager.ts';
 import { acquireConfig } from './config/source.ts';
-import { validateConfig } from '../config/validate.ts';
+import { parsedConfig, validated } from './config/parsed.ts';
 import type { Cmdline } from './cmdline.ts';
 
 export interface NodeConfigOptions {
@@ -62,7 +62,7 @@ const OWNER = 'machined';
 
 /** Whether a (valid) configuration has the v1alpha1 document. */
 function hasV1Alpha1(text: string): boolean {
-  const r = validateConfig(text);
+  const r = validated(text);
   return r.ok && r.config.data.v1alpha1 !== undefined;
 }
 
@@ -158,7 +158,7 @@ export class NodeConfig {
   /** Makes `text` (already validated) the running configuration. */
   private async activate(text: string): Promise<void> {
     const wasMaintenance = this.maintenance;
-    await this.publisher.apply(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID, validatedMachineConfigSpec(text));
+    await this.publisher.apply(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID, machineConfigSpec(parsedConfig(text)));
     if (!hasV1Alpha1(text)) {
       // Typed documents alone (network, time, ...): applied, but the node has no identity yet.
       const reason = 'the configuration has typed documents only: the node needs the v1alpha1 document (machine.type, token, ca) to leave maintenance mode';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { kernelArgsToConfig, mergeConfigs, parseIpArg, parseKernelNetworkArgs, validateNetworkConfig } from './config.ts';
+import { kernelArgsToConfig, mergeConfigs, parseIpArg, parseKernelNetworkArgs } from './config.ts';
 
 describe('kernel arguments', () => {
   it('parses the full ip= form of the kernel documentation', () => {
@@ -70,34 +70,3 @@ describe('kernel arguments', () => {
   });
 });
 
-describe('validateNetworkConfig', () => {
-  it('accepts a full configuration', () => {
-    expect(() =>
-      validateNetworkConfig({
-        hostname: 'node-1.example.org',
-        interfaces: [
-          {
-            interface: 'eth0',
-            addresses: ['10.0.0.2/24', '2001:db8::2/64'],
-            routes: [{ network: '0.0.0.0/0', gateway: '10.0.0.1', metric: 100 }],
-            mtu: 9000,
-            vlans: [{ vlanId: 100, addresses: ['10.1.0.2/24'], dhcp: false }],
-          },
-          { deviceSelector: { hardwareAddr: '52:54:*' }, dhcp: true },
-        ],
-        nameservers: ['1.1.1.1'],
-        extraHostEntries: [{ ip: '10.0.0.9', aliases: ['db'] }],
-      }),
-    ).not.toThrow();
-  });
-
-  it('names the path of what is wrong', () => {
-    expect(() => validateNetworkConfig({ interfaces: [{ interface: 'eth0', addresses: ['10.0.0.300/24'] }] })).toThrow(/^interfaces\[0\]\.addresses\[0\]/);
-    expect(() => validateNetworkConfig({ interfaces: [{ interface: 'eth0', vlans: [{ vlanId: 5000 }] }] })).toThrow(/vlans\[0\]\.vlanId/);
-    expect(() => validateNetworkConfig({ interfaces: [{ interface: 'eth0', mtu: 20 }] })).toThrow(/mtu: MTU 20/);
-    expect(() => validateNetworkConfig({ interfaces: [{ interface: 'eth0', routes: [{ network: '0.0.0.0/0', gateway: 'x' }] }] })).toThrow(/routes\[0\]\.gateway/);
-    expect(() => validateNetworkConfig({ hostname: '-bad-' })).toThrow(/hostname/);
-    expect(() => validateNetworkConfig({ nameservers: ['dns.example'] })).toThrow(/nameservers\[0\]/);
-    expect(() => validateNetworkConfig({ interfaces: [{}] })).toThrow(/interface or deviceSelector/);
-  });
-});

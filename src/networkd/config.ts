@@ -73,55 +73,6 @@ export interface NetworkConfig {
   timeServers?: string[];
 }
 
-/** Throws an Error naming the path of the first invalid field. */
-export function validateNetworkConfig(c: NetworkConfig): void {
-  const ip = (path: string, v: unknown) => {
-    if (typeof v !== 'string') throw new Error(`${path}: not a string`);
-    try {
-      familyOf(v);
-    } catch (err) {
-      throw new Error(`${path}: ${(err as Error).message}`);
-    }
-  };
-  const cidr = (path: string, v: unknown) => {
-    if (typeof v !== 'string') throw new Error(`${path}: not a string`);
-    try {
-      parseCidr(v);
-    } catch (err) {
-      throw new Error(`${path}: ${(err as Error).message}`);
-    }
-  };
-  const routes = (path: string, rs: RouteConfig[] | undefined) =>
-    rs?.forEach((r, i) => {
-      if (r.network !== 'default') cidr(`${path}[${i}].network`, r.network);
-      if (r.gateway !== undefined) ip(`${path}[${i}].gateway`, r.gateway);
-      if (r.source !== undefined) ip(`${path}[${i}].source`, r.source);
-      if (r.metric !== undefined && (!Number.isInteger(r.metric) || r.metric < 0)) throw new Error(`${path}[${i}].metric: not a non-negative integer`);
-    });
-  const mtu = (path: string, v: number | undefined) => {
-    if (v !== undefined && (!Number.isInteger(v) || v < 68 || v > 65535)) throw new Error(`${path}: MTU ${v} is not in 68..65535`);
-  };
-  if (c.hostname !== undefined && !isValidHostname(c.hostname)) throw new Error(`hostname: ${JSON.stringify(c.hostname)} is not a valid host name`);
-  c.nameservers?.forEach((n, i) => ip(`nameservers[${i}]`, n));
-  c.extraHostEntries?.forEach((e, i) => ip(`extraHostEntries[${i}].ip`, e.ip));
-  c.interfaces?.forEach((itf, i) => {
-    const p = `interfaces[${i}]`;
-    if (itf.interface === undefined && itf.deviceSelector === undefined) throw new Error(`${p}: needs interface or deviceSelector`);
-    if (itf.interface !== undefined && (typeof itf.interface !== 'string' || itf.interface === '' || itf.interface.length > 15)) {
-      throw new Error(`${p}.interface: not a link name`);
-    }
-    itf.addresses?.forEach((a, j) => cidr(`${p}.addresses[${j}]`, a));
-    routes(`${p}.routes`, itf.routes);
-    mtu(`${p}.mtu`, itf.mtu);
-    itf.vlans?.forEach((v, j) => {
-      if (!Number.isInteger(v.vlanId) || v.vlanId < 1 || v.vlanId > 4094) throw new Error(`${p}.vlans[${j}].vlanId: not in 1..4094`);
-      v.addresses?.forEach((a, k) => cidr(`${p}.vlans[${j}].addresses[${k}]`, a));
-      routes(`${p}.vlans[${j}].routes`, v.routes);
-      mtu(`${p}.vlans[${j}].mtu`, v.mtu);
-    });
-  });
-}
-
 export function isValidHostname(name: string): boolean {
   if (name.length === 0 || name.length > 253) return false;
   return name.split('.').every((l) => /^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$/.test(l));

@@ -11,6 +11,7 @@
 // Each controller gets a state handle that reads only its inputs and outputs and writes only
 // its outputs, always as owner = the controller's name.
 
+import { createOrUpdate } from './apply.ts';
 import { type Logger, StderrLogger } from '../lib/log.ts';
 import { type Resource, NotFoundError, jsonEqual, newResource } from './resource.ts';
 import type { ListOptions, State } from './state.ts';
@@ -359,14 +360,18 @@ class ScopedState implements ControllerState {
 
   async apply<S>(namespace: string, type: string, id: string, spec: S, opts: { labels?: Record<string, string> } = {}): Promise<Resource<S>> {
     this.#canWrite(type);
-    const cur = await this.find<S>(namespace, type, id);
-    if (!cur) return this.state.create(newResource(namespace, type, id, spec, { labels: opts.labels ?? {} }), { owner: this.#owner });
-    const labels = opts.labels ?? cur.metadata.labels;
-    if (jsonEqual(cur.spec, spec) && jsonEqual(cur.metadata.labels, labels) && cur.metadata.owner === this.#owner) return cur;
-    return this.state.update(
-      { metadata: { ...cur.metadata, labels: { ...labels } }, spec },
-      { owner: this.#owner, expectedVersion: cur.metadata.version },
+    const owner = this.#owner;
+    const stored = await createOrUpdate<S>(
+      {
+        find: () => this.find<S>(namespace, type, id),
+        create: (r) => this.state.create(r, { owner }),
+        update: (r, cur) => this.state.update(r, { owner, expectedVersion: cur.metadata.version }),
+      },
+      { namespace, type, id },
+      spec,
+      { ...(opts.labels ? { labels: opts.labels } : {}), owner },
     );
+    return stored!;
   }
 
   async teardown(namespace: string, type: string, id: string): Promise<Resource> {

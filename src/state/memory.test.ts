@@ -2,7 +2,7 @@
 // (no watcher is left behind).
 
 import { describe, expect, it } from 'vitest';
-import { stateConformance } from './conformance.ts';
+import { stateConformance } from './testing-conformance.ts';
 import { MemoryState } from './memory.ts';
 import { newResource } from './resource.ts';
 

@@ -1,6 +1,6 @@
 // The State interface: where resources live. machined holds the one instance (in memory);
 // daemons and the API reach it through machined. Every implementation must pass the shared
-// conformance suite (conformance.ts).
+// conformance suite (testing-conformance.ts, a test aid).
 //
 // Writes carry the writer's name (`owner`): a resource may be updated, torn down or destroyed
 // only by the owner that created it. This is how "each daemon writes only the types it owns"
@@ -87,9 +87,15 @@ export interface State {
 
 export type LabelSelector = string | Record<string, string>;
 
+/**
+ * One term of a label query. The kubectl-form operations, and COSI's (resource.proto LabelTerm:
+ * in, the string and numeric comparisons, and `invert` on any of them), matched in one place
+ * (matchLabels) for the State implementations and the resource API alike.
+ */
 export type LabelTerm =
-  | { key: string; op: 'equal' | 'notEqual'; value: string }
-  | { key: string; op: 'exists' | 'notExists' };
+  | { key: string; op: 'equal' | 'notEqual' | 'lt' | 'lte' | 'ltNumeric' | 'lteNumeric'; value: string; invert?: boolean }
+  | { key: string; op: 'in'; values: readonly string[]; invert?: boolean }
+  | { key: string; op: 'exists' | 'notExists'; invert?: boolean };
 
 const LABEL_KEY = /^[A-Za-z0-9]([A-Za-z0-9._/-]*[A-Za-z0-9])?$/;
 
@@ -114,19 +120,34 @@ export function parseLabelSelector(sel: LabelSelector): LabelTerm[] {
 }
 
 export function matchLabels(labels: Record<string, string>, terms: readonly LabelTerm[]): boolean {
-  return terms.every((t) => {
-    const has = Object.hasOwn(labels, t.key);
-    switch (t.op) {
-      case 'equal':
-        return has && labels[t.key] === t.value;
-      case 'notEqual':
-        return !has || labels[t.key] !== t.value;
-      case 'exists':
-        return has;
-      case 'notExists':
-        return !has;
+  return terms.every((t) => matchLabelTerm(labels, t) !== !!t.invert);
+}
+
+function matchLabelTerm(labels: Record<string, string>, t: LabelTerm): boolean {
+  const has = Object.hasOwn(labels, t.key);
+  const v = labels[t.key]!;
+  switch (t.op) {
+    case 'equal':
+      return has && v === t.value;
+    case 'notEqual':
+      return !has || v !== t.value;
+    case 'exists':
+      return has;
+    case 'notExists':
+      return !has;
+    case 'in':
+      return has && t.values.includes(v);
+    case 'lt':
+      return has && v < t.value;
+    case 'lte':
+      return has && v <= t.value;
+    case 'ltNumeric':
+    case 'lteNumeric': {
+      const a = Number(v);
+      const b = Number(t.value);
+      return has && Number.isFinite(a) && Number.isFinite(b) && (t.op === 'ltNumeric' ? a < b : a <= b);
     }
-  });
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

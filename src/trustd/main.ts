@@ -12,7 +12,7 @@ import { serviceDefinition } from '../contract/protos.ts';
 import { serveDaemon, shutdownServer } from '../daemon/serve.ts';
 import { StderrLogger, type Logger } from '../lib/log.ts';
 import { signCSR } from '../pki/certs.ts';
-import { ApidCertificateSource } from '../apid/certs.ts';
+import { ApidCertificateSource } from '../daemon/certs.ts';
 import { secretsDir } from '../contract/paths.ts';
 
 export const CERT_TTL_MS = 24 * 3600 * 1000;

@@ -8,12 +8,12 @@ import zlib from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StatePublisher } from '../daemon/publisher.ts';
 import { MemoryState } from '../state/memory.ts';
-import { type Reader } from './bytes.ts';
-import { populate } from './fakesys.ts';
-import { readPartitionTable } from './gpt.ts';
-import { ManualUeventSource } from './netlink.ts';
-import { probeFilesystem } from './superblocks.ts';
-import { buildGpt, ext4Superblock, fatImage, isoImage, prng, squashfsSuperblock, xfsSuperblock } from './testimages.ts';
+import { type Reader } from '../disk/block-reader.ts';
+import { populate } from '../disk/testing-sysfs.ts';
+import { readPartitionTable } from '../disk/gpt-read.ts';
+import { ManualUeventSource } from './uevent-socket.ts';
+import { probeFilesystem } from '../disk/superblocks.ts';
+import { buildGpt, ext4Superblock, fatImage, isoImage, prng, squashfsSuperblock, xfsSuperblock } from '../disk/testing-images.ts';
 import { formatUevent, parseUevent } from './uevent.ts';
 import { Udevd } from './udevd.ts';
 

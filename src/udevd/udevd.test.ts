@@ -9,9 +9,9 @@ import { BLOCK_DEVICE_TYPE, type BlockDeviceSpec } from '../contract/resources/b
 import { BLOCK_SYMLINK_TYPE, type BlockSymlinkSpec } from '../contract/resources/block-symlink.ts';
 import { DISCOVERED_VOLUME_TYPE, type DiscoveredVolumeSpec } from '../contract/resources/discovered-volume.ts';
 import { DISK_TYPE, type DiskSpec } from '../contract/resources/disk.ts';
-import { addFakeDisk, populate, removeFakeDisk } from './fakesys.ts';
-import { ManualUeventSource } from './netlink.ts';
-import { buildGpt, ext4Superblock, fatImage, xfsSuperblock } from './testimages.ts';
+import { addFakeDisk, populate, removeFakeDisk } from '../disk/testing-sysfs.ts';
+import { ManualUeventSource } from './uevent-socket.ts';
+import { buildGpt, ext4Superblock, fatImage, xfsSuperblock } from '../disk/testing-images.ts';
 import { formatUevent } from './uevent.ts';
 import { Udevd, isNoMedium } from './udevd.ts';
 

@@ -10,17 +10,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Publisher } from '../daemon/publisher.ts';
 import type { Logger } from '../lib/log.ts';
-import { openReader } from './bytes.ts';
+import { openReader } from '../disk/block-reader.ts';
 import { BLOCK_DEVICE_TYPE, type BlockDeviceSpec } from '../contract/resources/block-device.ts';
 import { BLOCK_SYMLINK_TYPE } from '../contract/resources/block-symlink.ts';
 import { DISCOVERED_VOLUME_TYPE, type DiscoveredVolumeSpec } from '../contract/resources/discovered-volume.ts';
 import { BLOCK_NAMESPACE, DISK_TYPE, type DiskSpec, prettySize } from '../contract/resources/disk.ts';
-import { type PartitionEntry, type PartitionTable, readPartitionTable } from './gpt.ts';
+import { type PartitionEntry, type PartitionTable, readPartitionTable } from '../disk/gpt-read.ts';
 import { LinkTable, linkNames } from './links.ts';
 import { ResourceMirror } from './mirror.ts';
-import { NetlinkUeventSource, type UeventSource } from './netlink.ts';
-import { type Filesystem, probeFilesystem } from './superblocks.ts';
-import { type SysBlockDevice, blockDevpath, listBlockDevices, readBlockDevice } from './sysfs.ts';
+import { NetlinkUeventSource, type UeventSource } from './uevent-socket.ts';
+import { type Filesystem, probeFilesystem } from '../disk/superblocks.ts';
+import { type SysBlockDevice, blockDevpath, listBlockDevices, readBlockDevice } from '../disk/sysfs.ts';
 import { type Uevent, type UeventStats, emptyStats, parseUevent } from './uevent.ts';
 
 export interface DeviceFilterInput {

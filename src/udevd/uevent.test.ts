@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatUevent, parseUevent, parseUeventFile } from './uevent.ts';
+import { formatUevent, parseUevent } from './uevent.ts';
+import { parseUeventFile } from '../disk/uevent-file.ts';
 
 const msg = (s: string) => Buffer.from(s, 'utf8');
 

@@ -1,9 +1,11 @@
-// Kernel uevents: parsing the messages the kernel multicasts on NETLINK_KOBJECT_UEVENT (group 1)
-// and the KEY=VALUE files under /sys that coldplug reads.
+// Kernel uevents: parsing the messages the kernel multicasts on NETLINK_KOBJECT_UEVENT (group 1).
+// The KEY=VALUE files under /sys that coldplug reads are parsed in src/disk/uevent-file.ts.
 //
 // A kernel message is `ACTION@DEVPATH\0KEY=VALUE\0KEY=VALUE\0...`. Messages udev daemons
 // re-broadcast (group 2) start with "libudev" and a binary header; they are ignored, as is
 // anything malformed (counted, never thrown).
+
+import { UEVENT_KEY as KEY_RE } from '../disk/uevent-file.ts';
 
 export type UeventAction = 'add' | 'remove' | 'change' | 'move' | 'online' | 'offline' | 'bind' | 'unbind';
 
@@ -25,7 +27,6 @@ export type ParseResult = { kind: 'event'; event: Uevent } | { kind: 'libudev' }
 /** Kernel messages are at most UEVENT_BUFFER_SIZE (2048) bytes; allow room. */
 export const MAX_UEVENT_SIZE = 16384;
 
-const KEY_RE = /^[A-Za-z0-9_]+$/;
 
 export function parseUevent(msg: Buffer): ParseResult {
   if (msg.length >= 8 && msg.subarray(0, 8).toString('latin1') === 'libudev\0') return { kind: 'libudev' };
@@ -83,18 +84,6 @@ function isDevpath(p: string): boolean {
 export function formatUevent(action: string, devpath: string, env: Record<string, string>): Buffer {
   const fields = [`${action}@${devpath}`, `ACTION=${action}`, `DEVPATH=${devpath}`, ...Object.entries(env).map(([k, v]) => `${k}=${v}`)];
   return Buffer.from(fields.map((f) => `${f}\0`).join(''), 'utf8');
-}
-
-/** The contents of a /sys/.../uevent file (KEY=VALUE lines) as an environment. */
-export function parseUeventFile(text: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const line of text.split('\n')) {
-    const eq = line.indexOf('=');
-    if (eq <= 0) continue;
-    const key = line.slice(0, eq);
-    if (KEY_RE.test(key)) env[key] = line.slice(eq + 1);
-  }
-  return env;
 }
 
 /** Counters udevd keeps about what it received. */

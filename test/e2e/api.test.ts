@@ -11,7 +11,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QemuVM } from '../../image-builder/qemu.ts';
-import { connect } from '../../src/client/index.ts';
+import { connect, node } from '../../src/client/index.ts';
 import { load, newClientConfig, save } from '../../src/contract/clientconfig.ts';
 import { AmbiguousResourceTypeError, DefinitionRegistry, RESOURCE_DEFINITIONS } from '../../src/contract/resources/registry.ts';
 import { generateConfigs } from '../../src/contract/genconfig.ts';
@@ -151,12 +151,13 @@ describe('a node driven by bronzectl', () => {
         expect(rows[0]).toMatch(/^NODE\s+NAMESPACE\s+TYPE\s+ID\s+VERSION/);
         expect(rows[1]).toContain(def.displayType);
       }
-      const y = await bronzectl(['get', name!, '-o', 'yaml'], { config });
+      // Through `node` routing too (-n: apid routes the call to itself, as the README's example).
+      const y = await bronzectl(['-n', '127.0.0.1', 'get', name!, '-o', 'yaml'], { config });
       expect(y.code, y.stderr).toBe(0);
       const docs = YAML.parseAllDocuments(y.stdout).map((d) => d.toJS() as { metadata: { type: string; namespace: string }; spec: unknown } | null).filter(Boolean);
       expect(docs.length).toBe(rows.length === 0 ? 0 : rows.length - 1);
       for (const d of docs) expect(d!.metadata).toMatchObject({ type: def.type, namespace: def.defaultNamespace });
-      const j = await bronzectl(['get', name!, '-o', 'json'], { config });
+      const j = await bronzectl(['-n', '127.0.0.1', 'get', name!, '-o', 'json'], { config });
       expect(j.code, j.stderr).toBe(0);
       const objs = j.stdout.trim() === '' ? [] : j.stdout.split(/\n(?=\{)/).map((t) => JSON.parse(t) as { metadata: { type: string }; spec: unknown });
       expect(objs.map((o) => o.metadata.type)).toEqual(docs.map((d) => d!.metadata.type));
@@ -168,15 +169,18 @@ describe('a node driven by bronzectl', () => {
     const ctx = cfg.contexts[cfg.context]!;
     const client = connect({ endpoints: ctx.endpoints, ca: ctx.ca, crt: ctx.crt, key: ctx.key });
     try {
-      for (const def of RESOURCE_DEFINITIONS) {
-        let n = 0;
-        for await (const r of client.state.list(def.defaultNamespace, def.type)) {
-          n++;
-          expect(r.metadata).toMatchObject({ type: def.type, namespace: def.defaultNamespace });
-          const bytes = r.spec!.proto_spec;
-          expect(() => strictDecode(def.proto!.message, bytes), `${def.type}/${r.metadata!.id}`).not.toThrow();
+      // Directly, and through `node` routing (apid routing the call, here to itself).
+      for (const routed of [false, true]) {
+        for (const def of RESOURCE_DEFINITIONS) {
+          let n = 0;
+          for await (const r of client.state.list(def.defaultNamespace, def.type, routed ? { metadata: node('127.0.0.1') } : {})) {
+            n++;
+            expect(r.metadata).toMatchObject({ type: def.type, namespace: def.defaultNamespace });
+            const bytes = r.spec!.proto_spec;
+            expect(() => strictDecode(def.proto!.message, bytes), `${def.type}/${r.metadata!.id}${routed ? ' (routed)' : ''}`).not.toThrow();
+          }
+          if (!MAY_BE_EMPTY.has(def.type)) expect(n, `${def.type}${routed ? ' (routed)' : ''}`).toBeGreaterThan(0);
         }
-        if (!MAY_BE_EMPTY.has(def.type)) expect(n, def.type).toBeGreaterThan(0);
       }
     } finally {
       client.close();

@@ -29,7 +29,7 @@ import { QemuVM } from '../../image-builder/qemu.ts';
 import { newClientConfig, save } from '../../src/contract/clientconfig.ts';
 import { generateConfigs } from '../../src/contract/genconfig.ts';
 import { generateSecrets } from '../../src/contract/secrets.ts';
-import { planLayout, partitionByName } from '../../src/install/layout.ts';
+import { planLayout, partitionByName } from '../../src/disk/layout.ts';
 import { bronzectl, bronzectlUntilOk } from '../lib/bronzectl.ts';
 import { consoleFile } from '../lib/console-log.ts';
 import { freePort } from '../lib/ports.ts';
@@ -303,7 +303,8 @@ describe('lifecycle: install from the ISO, upgrade, rollback, fallback, reset', 
     await vm.waitFor(/machined\[1\]: mount STATE \(\/dev\/vda5\) at \/system\/state \(xfs\): .*stays in memory: the machine configuration on it is not read/, BOOT);
     await vm.waitFor(/machined\[1\]: STATE is left untouched: repair it with `bronzectl repair STATE`/, BOOT);
     await vm.waitFor(/machined\[1\]: maintenance mode: no machine configuration: STATE \(\/dev\/vda5\) cannot be mounted/, BOOT);
-    await bronzectlUntilOk(['version', '--insecure', '-n', target], { timeoutMs: 180_000 });
+    // In maintenance mode the node answers resource reads (Version is refused there, as on Talos).
+    await bronzectlUntilOk(['get', 'resourcedefinitions', '--insecure', '-n', target], { timeoutMs: 180_000 });
     const vs = await bronzectl(['get', 'volumestatus', 'STATE', '--insecure', '-n', target, '-o', 'json']);
     expect(vs.code, vs.stderr).toBe(0);
     expect(JSON.parse(vs.stdout)).toMatchObject({

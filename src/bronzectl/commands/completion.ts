@@ -10,7 +10,7 @@
 import { Argument, type Command, type Option } from 'commander';
 import { definitionSpec } from '../../contract/resources/definition.ts';
 import { RESOURCE_DEFINITIONS } from '../../contract/resources/registry.ts';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 
 interface Flag {
   names: string[];

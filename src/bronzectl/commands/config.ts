@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { ClientConfig, ClientContext } from '../../contract/clientconfig.ts';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { load } from '../lazy.ts';
 import { listArg } from '../args.ts';
 import { humanizeTime, parseGoDuration, table } from '../output.ts';

@@ -2,7 +2,7 @@
 // Bronze node has no container runtime: the node answers an empty list, and bronzectl prints
 // the header and says so (`stats` likewise).
 import type { Command } from 'commander';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { table } from '../output.ts';
 
 export const NO_CONTAINER_RUNTIME = 'no containers: Bronze nodes have no container runtime';

@@ -1,6 +1,6 @@
 // The work of `bronzectl copy` (commands/cp.ts), imported when the command runs.
 import fs from 'node:fs';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { UserError } from '../session.ts';
 import { extractTarGz } from '../untar.ts';
 

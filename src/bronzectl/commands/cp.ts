@@ -4,7 +4,7 @@
 // ownership and modes, as talosctl).
 // The work itself is in cp-impl.ts, imported when the command runs.
 import type { Command } from 'commander';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { load } from '../lazy.ts';
 
 export function register(program: Command, ctx: Ctx): void {

@@ -1,7 +1,7 @@
 // `bronzectl dmesg [-f] [--tail]`: the kernel ring buffer, one line per kernel message, each
 // prefixed with its node. -f follows until Ctrl-C; --tail with -f shows only new messages.
 import type { Command } from 'commander';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 
 export function register(program: Command, ctx: Ctx): void {
   program

@@ -9,7 +9,7 @@ import type { CallOptions, Client } from '../../client/client.ts';
 import { RpcError } from '../../client/errors.ts';
 import { node as nodeMetadata } from '../../client/metadata.ts';
 import { formatIssues, type ConfigIssue } from '../../config/validate.ts';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { errorText, UserError, type Session } from '../session.ts';
 import { stripHeader } from './edit.ts';
 import { configIssues, fetchConfig } from './machineconfig-impl.ts';

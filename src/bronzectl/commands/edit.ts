@@ -9,7 +9,7 @@
 // unchanged gives up on that node with its errors (exit 1). Nothing invalid ever reaches the node.
 // The work itself is in edit-impl.ts, imported when the command runs.
 import type { Command } from 'commander';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { load } from '../lazy.ts';
 import { MACHINE_CONFIG, addApplyOptions, applyOptions, checkMachineConfigTarget, type ApplyFlags } from './machineconfig.ts';
 

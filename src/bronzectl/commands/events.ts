@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import type { protoRoot } from '../../contract/protos.ts';
 import type { AnyMessage } from '../../client/types.ts';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { load } from '../lazy.ts';
 import { intArg } from '../args.ts';
 import { StreamTable, parseGoDuration } from '../output.ts';

@@ -15,7 +15,7 @@ import { newCSR } from '../../pki/certs.ts';
 import { generateKeyPair, privateKeyToPem } from '../../pki/keys.ts';
 import { pemDecode } from '../../pki/pem.ts';
 import { x509 } from '../../pki/x509.ts';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { UserError } from '../session.ts';
 import type { CAFlags, ConfigFlags, CrtFlags, CSRFlags, KeyFlags, SecretsFlags } from './gen.ts';
 

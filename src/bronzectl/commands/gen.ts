@@ -10,7 +10,7 @@
 // Existing files are never overwritten without --force; every file is written with mode 0600.
 // The work itself is in gen-impl.ts, imported when a command runs.
 import type { Command } from 'commander';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { load } from '../lazy.ts';
 import { intArg, listArg } from '../args.ts';
 

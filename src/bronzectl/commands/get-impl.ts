@@ -9,7 +9,7 @@ import type { ResourceDefinitionSpec } from '../../contract/resources/definition
 import { META_NAMESPACE } from '../../contract/resources/namespace.ts';
 import { AmbiguousResourceTypeError, UnknownResourceTypeError, resolveDefinition } from '../../contract/resources/registry.ts';
 import { RESOURCE_DEFINITION_TYPE } from '../../contract/resources/resource-definition.ts';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { StreamTable, sortedJSON, table } from '../output.ts';
 import { UserError, type Session } from '../session.ts';
 import type { Format, GetFlags } from './get.ts';

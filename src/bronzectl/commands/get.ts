@@ -6,7 +6,7 @@
 // its definitions gets the type passed through as typed.
 // The work itself is in get-impl.ts, imported when the command runs.
 import { Option, type Command } from 'commander';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { load } from '../lazy.ts';
 
 export type Format = 'table' | 'yaml' | 'json';

@@ -3,7 +3,7 @@
 // media the node booted from or from an upgrade image at a URL. Progress goes to stderr, the
 // outcome to stdout; the node reboots into the disk once the stream ends without an error.
 import type { Command } from 'commander';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { followProgress } from '../progress.ts';
 
 /** Repeatable, NOT split on commas: kernel arguments have commas of their own (console=ttyS0,115200). */

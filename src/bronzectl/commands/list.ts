@@ -1,7 +1,7 @@
 // `bronzectl list [path] [-l] [-r] [-d depth] [-H] [-t f,d,l]` (alias ls): a directory listing, as talosctl.
 import type { Command } from 'commander';
 import type { FileType } from '../../client/types.ts';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { intArg, listArg } from '../args.ts';
 import { fileModeString, humanizeBytes, shortDate, table } from '../output.ts';
 import { UserError } from '../session.ts';

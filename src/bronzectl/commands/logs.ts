@@ -1,7 +1,7 @@
 // `bronzectl logs <id> [-f] [--tail N]`: a service's log, every line prefixed with its node as
 // talosctl does. -f follows until Ctrl-C.
 import type { Command } from 'commander';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { intArg } from '../args.ts';
 import { LineSlicer } from '../output.ts';
 

@@ -9,7 +9,7 @@ import type { CallOptions, Client } from '../../client/client.ts';
 import { applyPatches, loadPatches, PatchError, type Patch } from '../../config/patch.ts';
 import { formatIssues, validateConfig, type ConfigIssue } from '../../config/validate.ts';
 import { writeFileAtomic } from '../../lib/atomic.ts';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { UserError } from '../session.ts';
 import { MACHINE_CONFIG } from './machineconfig.ts';
 

@@ -12,7 +12,7 @@ import type { CallOptions, Client } from '../../client/client.ts';
 import type { ApplyConfiguration, ApplyMode } from '../../client/types.ts';
 import { definitionSpec } from '../../contract/resources/definition.ts';
 import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, machineConfigDefinition } from '../../contract/resources/machine-config.ts';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { load } from '../lazy.ts';
 import { parseGoDuration } from '../output.ts';
 import { UserError, type Session } from '../session.ts';

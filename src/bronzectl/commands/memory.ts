@@ -1,7 +1,7 @@
 // `bronzectl memory [-v]`: memory usage per node in MiB, as talosctl (USED = total - free - cache - buffers).
 import type { Command } from 'commander';
 import type { MemInfo } from '../../client/types.ts';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { table } from '../output.ts';
 
 /** /proc/meminfo's names for the fields of machine.MemInfo, in its order (for --verbose). */

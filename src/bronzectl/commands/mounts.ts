@@ -1,6 +1,6 @@
 // `bronzectl mounts` (alias df): mounted file systems and their usage, as talosctl.
 import type { Command } from 'commander';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { table } from '../output.ts';
 
 export function register(program: Command, ctx: Ctx): void {

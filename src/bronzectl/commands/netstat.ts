@@ -3,7 +3,7 @@
 // pod finds none.
 import type { Command } from 'commander';
 import type { ConnectRecord, NetstatRequest } from '../../client/types.ts';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { table } from '../output.ts';
 import { UserError } from '../session.ts';
 

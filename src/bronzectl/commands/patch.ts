@@ -4,7 +4,7 @@
 // not valid, is reported for that node and nothing is sent to it; a result equal to the running
 // configuration is not sent either ("no changes detected").
 import type { Command } from 'commander';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { load } from '../lazy.ts';
 import { MACHINE_CONFIG, addApplyOptions, applyOptions, applyToNode, checkMachineConfigTarget, repeatableArg, type ApplyFlags } from './machineconfig.ts';
 

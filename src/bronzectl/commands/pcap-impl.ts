@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import { parseTcpdumpDd } from '../../contract/bpf.ts';
 import { PcapReader } from '../../lib/pcap.ts';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { parseGoDuration } from '../output.ts';
 import { describePacket } from '../packets.ts';
 import { UserError } from '../session.ts';

@@ -6,7 +6,7 @@
 // long; Ctrl-C ends it too.
 // The work itself is in pcap-impl.ts, imported when the command runs.
 import type { Command } from 'commander';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { intArg } from '../args.ts';
 import { load } from '../lazy.ts';
 

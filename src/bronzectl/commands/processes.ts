@@ -1,7 +1,7 @@
 // `bronzectl processes [-s rss|cpu]` (alias ps): the node's processes, as talosctl.
 import { Option, type Command } from 'commander';
 import type { ProcessInfo } from '../../client/types.ts';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { humanizeBytes, table } from '../output.ts';
 
 /** The command line talosctl shows: args with the first word replaced by the executable when they match. */

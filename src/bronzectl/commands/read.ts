@@ -1,6 +1,6 @@
 // `bronzectl read <path>`: a file's contents from one node, raw on stdout.
 import type { Command } from 'commander';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { UserError } from '../session.ts';
 
 export function register(program: Command, ctx: Ctx): void {

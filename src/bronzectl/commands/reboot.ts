@@ -1,7 +1,7 @@
 // `bronzectl reboot [--mode default|powercycle]`: asks each node to reboot. As talosctl without
 // --wait, it prints nothing on success; follow the reboot with `bronzectl events`.
 import { Option, type Command } from 'commander';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 
 export function register(program: Command, ctx: Ctx): void {
   program

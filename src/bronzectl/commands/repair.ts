@@ -4,7 +4,7 @@
 // mount to check it, then the node reboots to mount it. Exit 1 when the repair fails; then
 // `bronzectl reset --system-labels-to-wipe <label> --reboot` erases the volume instead.
 import type { Command } from 'commander';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { listArg } from '../args.ts';
 import { followProgress } from '../progress.ts';
 

@@ -6,7 +6,7 @@
 // repeatable and takes comma-separated labels. Prints nothing on success; follow with
 // `bronzectl events` or `bronzectl dmesg`.
 import { InvalidArgumentError, type Command } from 'commander';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { listArg } from '../args.ts';
 
 /** A Go-style boolean flag value: `--flag` alone is true, `--flag=false` false. */

@@ -1,7 +1,7 @@
 // `bronzectl rollback`: each node boots the image of its other slot from now on (the one it
 // ran before its last upgrade) and reboots into it. Prints nothing on success, as talosctl.
 import type { Command } from 'commander';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 
 export function register(program: Command, ctx: Ctx): void {
   program

@@ -5,7 +5,7 @@
 import { Argument, type Command } from 'commander';
 import type { ServiceInfo } from '../../client/types.ts';
 import { timestampToDate } from '../../client/types.ts';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { UserError, clientLib, errorText, type Session } from '../session.ts';
 import { goDurationString, table } from '../output.ts';
 import { healthStatus } from './services.ts';

@@ -1,7 +1,7 @@
 // `bronzectl services`: the services machined supervises, one row per service per node, as talosctl.
 import type { Command } from 'commander';
 import { timestampToDate, type ServiceInfo } from '../../client/types.ts';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { goDurationString, table } from '../output.ts';
 
 /** talosctl's HEALTH column: "?" unknown, "OK" healthy, "Fail" otherwise. */

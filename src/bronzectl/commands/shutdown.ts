@@ -1,7 +1,7 @@
 // `bronzectl shutdown [--force]`: asks each node to power off (--force: skip the graceful steps).
 // Prints nothing on success, as talosctl without --wait.
 import type { Command } from 'commander';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 
 export function register(program: Command, ctx: Ctx): void {
   program

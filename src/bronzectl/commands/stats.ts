@@ -1,7 +1,7 @@
 // `bronzectl stats [-k]`: talosctl's container stats. A Bronze node has no container runtime:
 // the node answers an empty list, and bronzectl prints the header and says so.
 import type { Command } from 'commander';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { table } from '../output.ts';
 import { NO_CONTAINER_RUNTIME, namespace } from './containers.ts';
 

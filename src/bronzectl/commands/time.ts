@@ -1,7 +1,7 @@
 // `bronzectl time [--check server]`: the node's clock next to its NTP server's, as talosctl.
 import type { Command } from 'commander';
 import { timestampToDate } from '../../client/types.ts';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { table } from '../output.ts';
 
 export function register(program: Command, ctx: Ctx): void {

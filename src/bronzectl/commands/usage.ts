@@ -2,7 +2,7 @@
 // talosctl's `usage`: directories (with -a files too) and their sizes, deepest first; -d 0
 // (the default) shows each path's total only, as talosctl (it sends depth + 1).
 import type { Command } from 'commander';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 import { intArg } from '../args.ts';
 import { humanizeBytes, table } from '../output.ts';
 

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { VERSION } from '../../version.ts';
 import type { VersionInfo } from '../../client/types.ts';
-import type { Ctx } from '../program.ts';
+import type { Ctx } from '../session.ts';
 
 function goArch(arch: string): string {
   return arch === 'x64' ? 'amd64' : arch;

@@ -8,8 +8,12 @@ export function machineConfigSpec(text: string): MachineConfigSpec {
   return { v1alpha1: docs.find((d) => d.version === 'v1alpha1') ?? {}, documents: docs.filter((d) => d.kind) };
 }
 
-/** The configuration as a YAML stream: the v1alpha1 document, then each kind document. */
+/**
+ * The configuration as a YAML stream: the validator's warnings as comments (`# warning: ...`,
+ * which any YAML reader skips), the v1alpha1 document, then each kind document.
+ */
 export function machineConfigText(spec: MachineConfigSpec): string {
   const docs = [spec.v1alpha1, ...spec.documents].filter((d) => d && Object.keys(d).length > 0);
-  return docs.map((d) => YAML.stringify(d, { lineWidth: 0 })).join('---\n');
+  const notes = (spec.warnings ?? []).map((w) => `# warning: ${w.replace(/\n/g, ' ')}\n`).join('');
+  return notes + docs.map((d) => YAML.stringify(d, { lineWidth: 0 })).join('---\n');
 }

@@ -13,6 +13,11 @@ export interface MachineConfigSpec {
   v1alpha1: Record<string, any>;
   /** Multi-document kinds (HostnameConfig, ...). */
   documents: Array<Record<string, any>>;
+  /**
+   * What the validator said of fields and documents Bronze accepts without acting on them
+   * (ignored Kubernetes parts, kinds kept for later, deprecations): comments atop the text.
+   */
+  warnings?: string[];
 }
 
 export const MACHINE_CONFIG_TYPE = 'MachineConfigs.config.talos.dev';

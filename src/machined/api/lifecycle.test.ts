@@ -111,6 +111,9 @@ class FakeLifecycle implements Lifecycle {
   }
 }
 
+/** The handlers' wait between a reply and the hand-over: long enough for a loaded machine's client to see the reply first. */
+const AFTER_REPLY_MS = 250;
+
 describe('lifecycle API handlers', () => {
   let dir: string;
   let server: grpc.Server;
@@ -122,7 +125,7 @@ describe('lifecycle API handlers', () => {
 
   async function serve(lifecycle: Lifecycle | undefined, socket: string): Promise<grpc.Server> {
     const s = new grpc.Server();
-    s.addService(serviceDefinition('machine.MachineService'), lifecycleHandlers({ get lifecycle() { return lifecycle === undefined ? undefined : lc; }, afterReplyMs: 30, onError: (e) => errors.push(e) }));
+    s.addService(serviceDefinition('machine.MachineService'), lifecycleHandlers({ get lifecycle() { return lifecycle === undefined ? undefined : lc; }, afterReplyMs: AFTER_REPLY_MS, onError: (e) => errors.push(e) }));
     await new Promise<void>((resolve, reject) => s.bindAsync(`unix:${socket}`, grpc.ServerCredentials.createInsecure(), (e) => (e ? reject(e) : resolve())));
     return s;
   }
@@ -228,7 +231,7 @@ describe('lifecycle API handlers', () => {
         code: grpc.status.INVALID_ARGUMENT,
         details: 'the client sent more than the 100 bytes it announced',
       });
-      await new Promise((r) => setTimeout(r, 80));
+      await new Promise((r) => setTimeout(r, AFTER_REPLY_MS + 100));
       expect(lc.reboots).toEqual([]);
     });
 
@@ -237,7 +240,7 @@ describe('lifecycle API handlers', () => {
         code: grpc.status.INVALID_ARGUMENT,
         details: 'upgrade image refused, nothing was written: no signature',
       });
-      await new Promise((r) => setTimeout(r, 80));
+      await new Promise((r) => setTimeout(r, AFTER_REPLY_MS + 100));
       expect(lc.reboots).toEqual([]);
     });
 
@@ -248,7 +251,7 @@ describe('lifecycle API handlers', () => {
         details: 'upgrade image refused, nothing was written: not a Bronze upgrade image',
       });
       expect(lc.upgrades[0]!.bytes).toBeLessThan(REFUSED_SIZE);
-      await new Promise((r) => setTimeout(r, 80));
+      await new Promise((r) => setTimeout(r, AFTER_REPLY_MS + 100));
       expect(lc.reboots).toEqual([]);
     }, 20_000);
 
@@ -260,7 +263,7 @@ describe('lifecycle API handlers', () => {
       await first;
       call.cancel();
       await until('the abort', () => lc.upgrades[0]?.aborted === true);
-      await new Promise((r) => setTimeout(r, 80));
+      await new Promise((r) => setTimeout(r, AFTER_REPLY_MS + 100));
       expect(lc.reboots).toEqual([]);
     });
   });
@@ -293,7 +296,7 @@ describe('lifecycle API handlers', () => {
       expect(await err({ disk: '/dev/sdb', image: 'ftp://x' })).toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: expect.stringContaining('"ftp://x" is not an http:// or https:// URL') });
       expect(lc.installs).toEqual([]);
       expect(await err({ disk: '/dev/vda' })).toMatchObject({ code: grpc.status.FAILED_PRECONDITION, details: '/dev/vda holds data: install with wipe to overwrite it' });
-      await new Promise((r) => setTimeout(r, 80));
+      await new Promise((r) => setTimeout(r, AFTER_REPLY_MS + 100));
       expect(lc.reboots).toEqual([]);
     });
   });
@@ -323,7 +326,7 @@ describe('lifecycle API handlers', () => {
       expect(lc.repairs).toEqual([]);
       expect((await run({ labels: ['EPHEMERAL'], zero_log: true })).error).toMatchObject({ code: grpc.status.DATA_LOSS });
       expect(lc.repairs).toEqual([{ labels: ['EPHEMERAL'], zeroLog: true }]);
-      await new Promise((r) => setTimeout(r, 80));
+      await new Promise((r) => setTimeout(r, AFTER_REPLY_MS + 100));
       expect(lc.reboots).toEqual([]);
     });
   });
@@ -342,7 +345,7 @@ describe('lifecycle API handlers', () => {
     it('takes URLs only, and passes the Lifecycle\'s error on without rebooting', async () => {
       await expect(unary(client, 'Upgrade', { image: 'ghcr.io/siderolabs/installer:v1.7.0' })).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
       await expect(unary(client, 'Upgrade', { image: 'https://x/unsigned' })).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: expect.stringMatching(/refused/) });
-      await new Promise((r) => setTimeout(r, 80));
+      await new Promise((r) => setTimeout(r, AFTER_REPLY_MS + 100));
       expect(lc.reboots).toEqual([]);
     });
   });
@@ -368,7 +371,7 @@ describe('lifecycle API handlers', () => {
         details: 'cannot wipe META, BOOT: only STATE and EPHEMERAL can be wiped',
       });
       await expect(unary(client, 'Reset', { user_disks_to_wipe: ['/dev/sdc'] })).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: expect.stringContaining('/dev/sdc') });
-      await new Promise((r) => setTimeout(r, 80));
+      await new Promise((r) => setTimeout(r, AFTER_REPLY_MS + 100));
       expect(lc.resets).toEqual([]);
     });
 
@@ -385,7 +388,7 @@ describe('lifecycle API handlers', () => {
   it('Rollback passes checkRollback\'s refusal to the caller, before anything is handed over', async () => {
     lc.refuseRollback = 'cannot roll back: slot B holds no image';
     await expect(unary(client, 'Rollback', {})).rejects.toMatchObject({ code: grpc.status.FAILED_PRECONDITION, details: 'cannot roll back: slot B holds no image' });
-    await new Promise((r) => setTimeout(r, 80));
+    await new Promise((r) => setTimeout(r, AFTER_REPLY_MS + 100));
     expect(lc.rollbacks).toEqual([]);
   });
 

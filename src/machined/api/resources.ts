@@ -20,6 +20,7 @@
 // socket and is trusted as admin, as Talos does for its local callers.
 
 import * as grpc from '@grpc/grpc-js';
+import { ROLE_METADATA_KEY } from '../../contract/rbac.ts';
 import type { ResourceDefinition } from '../../contract/resources/definition.ts';
 import { AmbiguousResourceTypeError, type DefinitionRegistry, OWNER_METADATA_KEY } from '../../contract/resources/registry.ts';
 import { protoSpec, specFromYaml, yamlSpec } from '../../contract/resources/wire.ts';
@@ -35,13 +36,12 @@ import type { Resource__Output as WireResourceIn } from '../../contract/wire/cos
 import type { LabelTerm__Output as WireLabelTerm } from '../../contract/wire/cosi/resource/LabelTerm.ts';
 import type { LabelQuery__Output as WireLabelQuery } from '../../contract/wire/cosi/resource/LabelQuery.ts';
 import { ConflictError, NotFoundError, OwnerConflictError, PhaseConflictError, newResource, type Resource } from '../../state/resource.ts';
-import type { State, WatchEvent } from '../../state/state.ts';
+import { type LabelTerm, type State, type WatchEvent, matchLabels } from '../../state/state.ts';
 import { ApiError, invalidArgument, permissionDenied, serverStream, toTimestamp, unary } from './common.ts';
 
 export type { WireResource };
 
-/** gRPC metadata key in which apid passes the caller's roles (one value per role). */
-export const ROLE_METADATA_KEY = 'bronze-role';
+export { ROLE_METADATA_KEY };
 export const READ_ONLY_MESSAGE = 'resources are read-only through the API';
 
 /** A resource as COSI sends it; `def` is its type's definition (none: YAML only). */
@@ -78,43 +78,36 @@ function tombstone(namespace: string, type: string, id: string): WireResource {
 
 const OPS = ['EXISTS', 'EQUAL', 'NOT_EXISTS', 'IN', 'LT', 'LTE', 'LT_NUMERIC', 'LTE_NUMERIC'] as const;
 
-export function matchTerm(labels: Record<string, string>, term: Partial<WireLabelTerm> & { op?: string | number }): boolean {
+/** A COSI LabelTerm (by enum number or name) as State's LabelTerm; INVALID_ARGUMENT for an unknown operation. */
+export function labelTermOf(term: Partial<WireLabelTerm> & { op?: string | number }): LabelTerm {
   const op = typeof term.op === 'number' ? OPS[term.op] : (term.op ?? 'EXISTS');
   const key = term.key ?? '';
-  const has = Object.hasOwn(labels, key);
-  const v = labels[key];
-  const want = term.value ?? [];
-  let ok: boolean;
+  const values = term.value ?? [];
+  const value = values[0];
+  const invert = !!term.invert;
   switch (op) {
     case 'EXISTS':
-      ok = has;
-      break;
+      return { key, op: 'exists', invert };
     case 'NOT_EXISTS':
-      ok = !has;
-      break;
-    case 'EQUAL':
-      ok = has && v === want[0];
-      break;
+      return { key, op: 'notExists', invert };
     case 'IN':
-      ok = has && want.includes(v!);
-      break;
+      return { key, op: 'in', values, invert };
+    case 'EQUAL':
     case 'LT':
-      ok = has && want[0] !== undefined && v! < want[0];
-      break;
     case 'LTE':
-      ok = has && want[0] !== undefined && v! <= want[0];
-      break;
     case 'LT_NUMERIC':
-    case 'LTE_NUMERIC': {
-      const a = Number(v);
-      const b = Number(want[0]);
-      ok = has && Number.isFinite(a) && Number.isFinite(b) && (op === 'LT_NUMERIC' ? a < b : a <= b);
-      break;
-    }
+    case 'LTE_NUMERIC':
+      // Without a value nothing compares (COSI's matchers do the same).
+      if (value === undefined) return { key, op: 'in', values: [], invert };
+      return { key, op: ({ EQUAL: 'equal', LT: 'lt', LTE: 'lte', LT_NUMERIC: 'ltNumeric', LTE_NUMERIC: 'lteNumeric' } as const)[op], value, invert };
     default:
       throw invalidArgument(`unknown label operation ${JSON.stringify(term.op)}`);
   }
-  return term.invert ? !ok : ok;
+}
+
+/** One COSI label term against labels (tests; the filter below converts each query once). */
+export function matchTerm(labels: Record<string, string>, term: Partial<WireLabelTerm> & { op?: string | number }): boolean {
+  return matchLabels(labels, [labelTermOf(term)]);
 }
 
 /** A filter from List/Watch options: every term of a query must hold; any query may. */
@@ -131,11 +124,9 @@ export function resourceFilter(opts: { label_query?: Array<Partial<WireLabelQuer
       throw invalidArgument(`id_query: invalid regular expression ${JSON.stringify(src)}: ${(err as Error).message}`);
     }
   }
-  // Validate the operations now rather than on the first resource.
-  for (const q of nonEmpty) for (const t of q.terms!) matchTerm({}, t);
-  return (r) =>
-    (re === undefined || re.test(r.metadata.id)) &&
-    (nonEmpty.length === 0 || nonEmpty.some((q) => q.terms!.every((t) => matchTerm(r.metadata.labels, t))));
+  // Converted (and their operations checked) once, not on every resource.
+  const terms = nonEmpty.map((q) => q.terms!.map(labelTermOf));
+  return (r) => (re === undefined || re.test(r.metadata.id)) && (terms.length === 0 || terms.some((t) => matchLabels(r.metadata.labels, t)));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 // What machined needs from the machine configuration to give the node its API identity:
 // machine type, OS CA, join token, extra certificate names, the control-plane endpoint. The
 // schema itself is checked before (src/config/validate.ts); these are the node's own needs.
-import { validateConfig } from '../../config/validate.ts';
+import { validated } from './parsed.ts';
 import { fromBase64Pem } from '../../pki/pem.ts';
 
 export interface NodeIdentity {
@@ -49,7 +49,7 @@ function pem(obj: unknown, path: string, required: boolean): string | undefined 
  * cluster.controlPlane.endpoint or a KubeClusterConfig document (Talos 1.14+).
  */
 export function nodeIdentity(configText: string): NodeIdentity {
-  const r = validateConfig(configText);
+  const r = validated(configText);
   if (!r.ok) throw new ConfigError(`invalid configuration: ${r.errors.map((e) => `${e.path || `line ${e.line}`}: ${e.message}`).join('; ')}`);
   const { config } = r;
   const doc = config.data.v1alpha1;

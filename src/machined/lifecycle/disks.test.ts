@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeGpt } from '../../install/gpt-write.ts';
-import { planLayout } from '../../install/layout.ts';
+import { writeGpt } from '../../disk/gpt-write.ts';
+import { planLayout } from '../../disk/layout.ts';
 import { DiskError, describeContents, listDisks, resolveDisk } from './disks.ts';
 
 /** A fake /sys/class/block and /dev: image files stand in for the device nodes. */

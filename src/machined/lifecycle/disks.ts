@@ -3,10 +3,10 @@
 // whether it holds anything (then it is only written with wipe set). Nothing here writes.
 import fs from 'node:fs';
 import path from 'node:path';
-import { isZero, openReader } from '../../udevd/bytes.ts';
-import { readPartitionTable } from '../../udevd/gpt.ts';
-import { attr } from '../../udevd/sysfs.ts';
-import { probeFilesystem } from '../../udevd/superblocks.ts';
+import { isZero, openReader } from '../../disk/block-reader.ts';
+import { readPartitionTable } from '../../disk/gpt-read.ts';
+import { attr } from '../../disk/sysfs.ts';
+import { probeFilesystem } from '../../disk/superblocks.ts';
 
 export interface BlockDisk {
   /** The kernel's name ('vda'). */

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MIN_DISK_BYTES } from '../../install/layout.ts';
+import { MIN_DISK_BYTES } from '../../disk/layout.ts';
 import type { BlockDisk } from './disks.ts';
 import { checkInstallDisk, partitionDevice } from './installer.ts';
 

@@ -1,12 +1,12 @@
-// Installs Bronze onto one whole disk: the GPT of src/install/layout.ts, GRUB for BIOS and
+// Installs Bronze onto one whole disk: the GPT of src/disk/layout.ts, GRUB for BIOS and
 // UEFI from the bootloader files image-builder/bootloader.sh made (copied byte for byte, as
 // disk.sh copies them into disk.raw), xfs on BOOT, STATE and EPHEMERAL, the image's kernel and
 // initramfs in slot A, grubenv choosing A, META recording the install, and the machine
 // configuration in STATE. Only the named disk is opened for writing.
 import fs from 'node:fs';
 import path from 'node:path';
-import { writeGpt } from '../../install/gpt-write.ts';
-import { type DiskLayout, type PartitionName, partitionByName, planLayout } from '../../install/layout.ts';
+import { writeGpt } from '../../disk/gpt-write.ts';
+import { type DiskLayout, type PartitionName, partitionByName, planLayout } from '../../disk/layout.ts';
 import { rereadPartitions } from '../../lib/sys.ts';
 import { serializeGrubenv } from '../../install/grubenv.ts';
 import { CONFIG_FILE } from '../config/manager.ts';

@@ -18,6 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { installOfText } from '../../config/install.ts';
+import { validated } from '../config/parsed.ts';
 import { UpgradeImageError, verifyUpgradeImage } from '../../install/image.ts';
 import type { Logger } from '../../lib/log.ts';
 import { StatePublisher } from '../../daemon/publisher.ts';
@@ -38,8 +39,8 @@ import { checkInstallDisk, installToDisk, zeroEnds } from './installer.ts';
 import { MetaStore, readMeta } from '../../install/meta.ts';
 import { type BootSnapshot, type Slot, type SlotFiles, bootSnapshot, isSlot, nextBoot, otherSlot, slotPresent, updateGrubenv, writeSlot } from './slots.ts';
 import { MS, mount, umount } from '../../lib/sys.ts';
-import { openReader } from '../../udevd/bytes.ts';
-import { probeFilesystem } from '../../udevd/superblocks.ts';
+import { openReader } from '../../disk/block-reader.ts';
+import { probeFilesystem } from '../../disk/superblocks.ts';
 
 export const WIPEABLE: readonly VolumeLabel[] = ['STATE', 'EPHEMERAL'];
 
@@ -161,7 +162,10 @@ const BOOT_MOUNT = 'boot';
 /** The install settings of a configuration (v1alpha1 machine.install, or an UnattendedInstallConfig naming a disk). */
 export function installSettings(text: string | undefined): InstallOptions | undefined {
   if (!text) return undefined;
-  const inst = installOfText(text);
+  // A valid configuration's install settings, as the validator read them; the raw reading for
+  // text that does not validate (an install named there is still refused visibly, not ignored).
+  const r = validated(text);
+  const inst = r.ok ? r.config.install : installOfText(text);
   return inst ? { disk: inst.disk, wipe: inst.wipe, image: inst.image ?? '', extraKernelArgs: inst.extraKernelArgs } : undefined;
 }
 

@@ -17,7 +17,7 @@ import { BLOCK_SYMLINK_TYPE, type BlockSymlinkSpec } from '../../../src/contract
 import { DISCOVERED_VOLUME_TYPE, type DiscoveredVolumeSpec } from '../../../src/contract/resources/discovered-volume.ts';
 import { DISK_TYPE, type DiskSpec } from '../../../src/contract/resources/disk.ts';
 import { encodeLinkName } from '../../../src/udevd/links.ts';
-import { requireTools } from '../../../src/udevd/testimages.ts';
+import { requireTools } from '../../../src/disk/testing-images.ts';
 import { type DeviceFilterInput, Udevd } from '../../../src/udevd/udevd.ts';
 
 const MiB = 1 << 20;

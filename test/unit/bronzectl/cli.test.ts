@@ -7,7 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cli, makePki, md, startApi, workspace, type FakeApi, type Pki, type Workspace } from './fixture.ts';
+import { cli, makePki, md, startApi, workspace, type FakeApi, type Pki, type Workspace } from './testing.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const BIN = path.join(ROOT, 'bin', 'bronzectl.mjs');

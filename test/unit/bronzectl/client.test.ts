@@ -6,7 +6,7 @@ import * as grpc from '@grpc/grpc-js';
 import { connect, node, nodes, parseEndpoint, RpcError } from '../../../src/client/index.ts';
 import { newCA } from '../../../src/pki/ca.ts';
 import { issueClientCert, issueServerCert } from '../../../src/pki/certs.ts';
-import { deadEndpoint, makePki, startApi, type FakeApi, type Pki } from './fixture.ts';
+import { deadEndpoint, makePki, startApi, type FakeApi, type Pki } from './testing.ts';
 
 const DAY = 86_400_000;
 let pki: Pki;

@@ -13,7 +13,7 @@ import { generateConfigs } from '../../../src/contract/genconfig.ts';
 import { generateSecrets } from '../../../src/contract/secrets.ts';
 import { formatIssues, validateConfig } from '../../../src/config/validate.ts';
 import { stripHeader } from '../../../src/bronzectl/commands/edit.ts';
-import { cli, grpcError, makePki, startApi, workspace, type FakeApi, type Pki, type Workspace } from './fixture.ts';
+import { cli, grpcError, makePki, startApi, workspace, type FakeApi, type Pki, type Workspace } from './testing.ts';
 
 const TYPE = MACHINE_CONFIG_TYPE;
 const T = { seconds: '1700000000', nanos: 0 };

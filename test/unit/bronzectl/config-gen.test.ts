@@ -8,7 +8,7 @@ import { parseSecrets, generateSecrets, serializeSecrets } from '../../../src/co
 import { certificateInfo, issueClientCert, rolesOf, verifyChain } from '../../../src/pki/certs.ts';
 import { toBase64Pem } from '../../../src/pki/pem.ts';
 import { talosCA } from '../../lib/talos-pki.ts';
-import { cli, makePki, startApi, workspace, type FakeApi, type Pki, type Workspace } from './fixture.ts';
+import { cli, makePki, startApi, workspace, type FakeApi, type Pki, type Workspace } from './testing.ts';
 
 const DAY = 86_400_000;
 let pki: Pki;

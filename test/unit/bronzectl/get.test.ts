@@ -7,7 +7,7 @@ import YAML from 'yaml';
 import { META_NAMESPACE } from '../../../src/contract/resources/namespace.ts';
 import { DefinitionRegistry } from '../../../src/contract/resources/registry.ts';
 import { RESOURCE_DEFINITION_TYPE } from '../../../src/contract/resources/resource-definition.ts';
-import { cli, grpcError, makePki, startApi, workspace, type FakeApi, type Pki, type Workspace } from './fixture.ts';
+import { cli, grpcError, makePki, startApi, workspace, type FakeApi, type Pki, type Workspace } from './testing.ts';
 
 let pki: Pki;
 let api: FakeApi;

@@ -7,7 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, grpcError, makePki, md, startApi, workspace, type FakeApi, type Pki, type Workspace } from './fixture.ts';
+import { cli, grpcError, makePki, md, startApi, workspace, type FakeApi, type Pki, type Workspace } from './testing.ts';
 
 const MiB = 1 << 20;
 

@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { VERSION } from '../../../src/version.ts';
-import { cli, deadEndpoint, grpcError, makePki, md, startApi, workspace, type FakeApi, type Pki, type Workspace } from './fixture.ts';
+import { cli, deadEndpoint, grpcError, makePki, md, startApi, workspace, type FakeApi, type Pki, type Workspace } from './testing.ts';
 
 let pki: Pki;
 let api: FakeApi;

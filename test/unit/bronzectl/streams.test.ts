@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as grpc from '@grpc/grpc-js';
 import { protoRoot } from '../../../src/contract/protos.ts';
-import { cli, makePki, md, startApi, workspace, type FakeApi, type Pki, type Workspace } from './fixture.ts';
+import { cli, makePki, md, startApi, workspace, type FakeApi, type Pki, type Workspace } from './testing.ts';
 
 let pki: Pki;
 let api: FakeApi;
@@ -91,11 +91,7 @@ describe('logs', () => {
   });
 
   it('-f streams until SIGINT, then ends cleanly with exit code 0', async () => {
-    const ac = new AbortController();
-    const running = cli(ws, ['-n', 'n1', 'logs', '-f', 'machined'], { signal: ac.signal });
-    await new Promise((r) => setTimeout(r, 150));
-    ac.abort();
-    const r = await running;
+    const r = await cli(ws, ['-n', 'n1', 'logs', '-f', 'machined'], { interruptWhen: (out) => out.includes('following\n') });
     expect(r).toMatchObject({ code: 0, err: '' });
     expect(r.out).toBe('n1: machined line 1\nn1: machined line 2\nn1: following\n');
     expect(lastCall('/machine.MachineService/Logs').request).toMatchObject({ follow: true, tail_lines: -1 });
@@ -121,11 +117,7 @@ describe('dmesg', () => {
 
 describe('events', () => {
   it('decodes each payload into talosctl columns and stops on SIGINT', async () => {
-    const ac = new AbortController();
-    const running = cli(ws, ['-n', 'n1', 'events', '--tail', '3', '--duration', '2m'], { signal: ac.signal });
-    await new Promise((r) => setTimeout(r, 150));
-    ac.abort();
-    const r = await running;
+    const r = await cli(ws, ['-n', 'n1', 'events', '--tail', '3', '--duration', '2m'], { interruptWhen: (out) => out.split('\n').length > 4 });
     expect(r.code).toBe(0);
     const lines = r.out.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^NODE +ID +EVENT +ACTOR +SOURCE +MESSAGE$/);

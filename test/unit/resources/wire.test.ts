@@ -28,9 +28,9 @@ import { RTM, decodeAddress, decodeLink, decodeRoute, splitMessages, type Link }
 import { addressId, addressSpec, linkSpec, nodeAddresses, publishedRoute, routeId, routeSpec } from '../../../src/networkd/resources.ts';
 import { MemoryState } from '../../../src/state/memory.ts';
 import { newResource, type Resource } from '../../../src/state/resource.ts';
-import { populate } from '../../../src/udevd/fakesys.ts';
-import { ManualUeventSource } from '../../../src/udevd/netlink.ts';
-import { buildGpt, ext4Superblock, fatImage } from '../../../src/udevd/testimages.ts';
+import { populate } from '../../../src/disk/testing-sysfs.ts';
+import { ManualUeventSource } from '../../../src/udevd/uevent-socket.ts';
+import { buildGpt, ext4Superblock, fatImage } from '../../../src/disk/testing-images.ts';
 import { Udevd } from '../../../src/udevd/udevd.ts';
 import { strictDecode, type Decoded } from '../../lib/proto-strict.ts';
 

@@ -163,18 +163,37 @@ export interface CliResult {
   raw: Buffer;
 }
 
-/** Runs bronzectl in-process against the workspace's config (first endpoint tried first). */
-export async function cli(ws: Workspace, argv: string[], opts: { signal?: AbortSignal; env?: Record<string, string> } = {}): Promise<CliResult> {
+/**
+ * Runs bronzectl in-process against the workspace's config (first endpoint tried first).
+ * `interruptWhen`: a Ctrl-C (the signal aborted) once stdout so far satisfies it, as a user
+ * who waits for the lines they expect (10 s at most).
+ */
+export async function cli(ws: Workspace, argv: string[], opts: { signal?: AbortSignal; env?: Record<string, string>; interruptWhen?: (out: string) => boolean } = {}): Promise<CliResult> {
   const out: Buffer[] = [];
   const err: string[] = [];
+  let signal = opts.signal;
+  let interrupt: (() => void) | undefined;
+  let deadline: ReturnType<typeof setTimeout> | undefined;
+  if (opts.interruptWhen) {
+    const ac = new AbortController();
+    signal = ac.signal;
+    interrupt = () => ac.abort();
+    deadline = setTimeout(interrupt, 10_000);
+  }
   const code = await run(argv, {
-    stdout: { write: (c: string | Uint8Array) => out.push(Buffer.from(c)) },
+    stdout: {
+      write: (c: string | Uint8Array) => {
+        out.push(Buffer.from(c));
+        if (interrupt && opts.interruptWhen!(Buffer.concat(out).toString())) setImmediate(interrupt);
+      },
+    },
     stderr: { write: (c: string | Uint8Array) => err.push(Buffer.from(c).toString()) },
     env: { HOME: ws.dir, BRONZECONFIG: ws.config, ...opts.env },
     cwd: ws.dir,
     random: () => 0,
-    ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(signal ? { signal } : {}),
   });
+  clearTimeout(deadline);
   const raw = Buffer.concat(out);
   return { code, out: raw.toString(), err: err.join(''), raw };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { networkConfigOf } from './config-watch.ts';
+import { networkConfigOf } from './config-map.ts';
 
 describe('network configuration from the machine configuration', () => {
   it('takes machine.network and lets the typed documents replace parts of it', () => {

@@ -9,7 +9,7 @@
 // page-0x83 form.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseUeventFile } from './uevent.ts';
+import { parseUeventFile } from './uevent-file.ts';
 
 export interface SysBlockDevice {
   /** The kernel name, e.g. 'sda1' (also the resource id). */

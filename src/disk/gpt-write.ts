@@ -1,5 +1,5 @@
 // Writes a GUID partition table for a planned layout (layout.ts), as the installer lays out the
-// node's disk. Written by hand, like the reader in src/udevd/gpt.ts: no maintained JavaScript
+// node's disk. Written by hand, like the reader in src/disk/gpt-read.ts: no maintained JavaScript
 // package writes GPT (the few on npm are abandoned or need a native build), and the format is
 // small. What goes where, for a disk of N sectors of S bytes and E = 16 KiB / S entry sectors:
 //

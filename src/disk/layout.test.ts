@@ -17,7 +17,7 @@ import {
   partitionByName,
   planLayout,
 } from './layout.ts';
-import { diskShSgdiskArgs, hasTool, run, sgdiskInfo, sgdiskPrint, sparseFile, tmpDir } from './testutil.ts';
+import { diskShSgdiskArgs, hasTool, run, sgdiskInfo, sgdiskPrint, sparseFile, tmpDir } from '../install/testing.ts';
 
 const GiB = 1024 * MiB;
 

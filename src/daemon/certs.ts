@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../lib/log.ts';
-import { MAINTENANCE_MARKER } from './maintenance.ts';
+import { MAINTENANCE_MARKER } from '../contract/maintenance.ts';
 
 type CaListener = (u: grpc.experimental.CaCertificateUpdate | null) => void;
 type IdListener = (u: grpc.experimental.IdentityCertificateUpdate | null) => void;

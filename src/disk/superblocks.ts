@@ -5,7 +5,7 @@
 // Written here rather than taken from a library: no maintained JavaScript package reads these
 // superblocks (libblkid bindings need a native build; the pure-JS ones are unmaintained and
 // cover other formats), and each probe is a few dozen lines.
-import { type Reader, cString, isPowerOfTwo, trimEnd, utf16, uuidBE } from './bytes.ts';
+import { type Reader, cString, isPowerOfTwo, trimEnd, utf16, uuidBE } from './block-reader.ts';
 
 export interface Filesystem {
   /** As blkid names it: 'xfs', 'ext4', 'ext3', 'ext2', 'jbd', 'vfat', 'squashfs', 'squashfs3', 'iso9660'. */

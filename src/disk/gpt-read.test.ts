@@ -1,8 +1,8 @@
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { bufferReader } from './bytes.ts';
-import { readPartitionTable } from './gpt.ts';
-import { buildGpt } from './testimages.ts';
+import { bufferReader } from './block-reader.ts';
+import { readPartitionTable } from './gpt-read.ts';
+import { buildGpt } from './testing-images.ts';
 
 const LINUX = '0fc63daf-8483-4772-8e79-3d69d8477de4';
 const ESP = 'c12a7328-f81f-11d2-ba4b-00a0c93ec93b';

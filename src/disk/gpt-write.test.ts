@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openReader } from '../udevd/bytes.ts';
-import { readPartitionTable } from '../udevd/gpt.ts';
+import { openReader } from './block-reader.ts';
+import { readPartitionTable } from './gpt-read.ts';
 import { buildGpt, guidToBytes, randomGuid, writeGpt } from './gpt-write.ts';
 import { type DiskLayout, MiB, planLayout } from './layout.ts';
-import { diskShSgdiskArgs, hasTool, run, sgdiskInfo, sgdiskPrint, sparseFile, tmpDir } from './testutil.ts';
+import { diskShSgdiskArgs, hasTool, run, sgdiskInfo, sgdiskPrint, sparseFile, tmpDir } from '../install/testing.ts';
 
 const GiB = 1024 * MiB;
 const DISK_GUID = '6d1f0a24-3b8e-4c5b-9a0e-2f7d3c1b5a49';

@@ -22,7 +22,7 @@
 
 export const MiB = 1024 * 1024;
 
-/** GPT partition type GUIDs (lowercase, as src/udevd/gpt.ts reports them). */
+/** GPT partition type GUIDs (lowercase, as src/disk/gpt-read.ts reports them). */
 export const PARTITION_TYPES = {
   /** EF00 */
   efiSystem: 'c12a7328-f81f-11d2-ba4b-00a0c93ec93b',

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { populate } from './fakesys.ts';
+import { populate } from './testing-sysfs.ts';
 import { listBlockDevices, readBlockDevice, sanitizeId, transportOf } from './sysfs.ts';
 
 let sys: string;

@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bufferReader, openReader } from './bytes.ts';
+import { bufferReader, openReader } from './block-reader.ts';
 import { probeFilesystem } from './superblocks.ts';
-import { ext4Superblock, fatImage, isoImage, parseBlkidExport, requireTools, squashfsSuperblock, xfsSuperblock } from './testimages.ts';
+import { ext4Superblock, fatImage, isoImage, parseBlkidExport, requireTools, squashfsSuperblock, xfsSuperblock } from './testing-images.ts';
 
 const UUID = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
 

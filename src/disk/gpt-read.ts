@@ -5,7 +5,7 @@
 // Written here rather than taken from a library: no maintained JavaScript package reads GPT
 // (the few on npm are abandoned or need a native build), and the format is small.
 import zlib from 'node:zlib';
-import { type Reader, guidLE, isZero, u64le, utf16 } from './bytes.ts';
+import { type Reader, guidLE, isZero, u64le, utf16 } from './block-reader.ts';
 
 export interface PartitionEntry {
   /** 1-based, as the kernel numbers partitions (the slot in the GPT entry array + 1). */

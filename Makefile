@@ -55,9 +55,12 @@ $(B)/bronze: $(OUT)/build/roles/SHA256SUMS image-builder/sea.sh image-builder/co
 $(A)/bootloader/boot-uuid: $(A)/cmdline image-builder/bootloader.sh image-builder/layout.sh image-builder/grub/disk.cfg package.json
 	@image-builder/bootloader.sh $(ARCH) $(A) $(A)/bootloader
 
-$(A)/rootfs.sqsh: $(B)/bronze $(A)/bootloader/boot-uuid image-builder/rootfs.sh image-builder/env.sh image-builder/arch.sh $(shell find rootfs -type f)
+# rootfs.sqsh carries its dm-verity hash tree after the squashfs (image-builder/verity.sh);
+# $(A)/roothash is the root hash every boot path puts on the command line (bronze.roothash=).
+$(A)/rootfs.sqsh: $(B)/bronze $(A)/bootloader/boot-uuid image-builder/rootfs.sh image-builder/verity.sh image-builder/env.sh image-builder/arch.sh $(shell find rootfs -type f)
 	@mkdir -p $(A)
 	@image-builder/rootfs.sh $(ARCH) $< $@ $(A)/bootloader
+	@image-builder/verity.sh $@ $(A)/roothash
 
 $(A)/initramfs.xz: $(A)/rootfs.sqsh image-builder/preinit/preinit.c image-builder/initramfs.sh image-builder/arch.sh
 	@image-builder/initramfs.sh $(ARCH) $< $@
@@ -72,6 +75,19 @@ $(A)/disk.raw: $(A)/initramfs.xz $(A)/vmlinuz $(A)/bootloader/boot-uuid image-bu
 
 $(A)/pxe/boot.ipxe: $(A)/initramfs.xz $(A)/vmlinuz $(A)/cmdline image-builder/pxe.sh
 	@image-builder/pxe.sh $(ARCH) $(A) $(A)/pxe
+
+# Secure Boot (amd64 UEFI): the signed UKI and an EFI system partition with signed systemd-boot
+# that enrolls Bronze's keys into a firmware in setup mode (image-builder/uki.sh,
+# secureboot-esp.sh). The keys are made at build time in _out/secureboot
+# (image-builder/secureboot-keys.sh; BRONZE_SECUREBOOT_KEYS names another set).
+$(A)/secureboot/bronze.efi: $(A)/initramfs.xz $(A)/vmlinuz $(A)/cmdline image-builder/uki.sh image-builder/secureboot-keys.sh rootfs/etc/os-release
+	@mkdir -p $(dir $@)
+	@image-builder/uki.sh $(ARCH) $(A) $@
+
+$(A)/secureboot/esp.img: $(A)/secureboot/bronze.efi image-builder/secureboot-esp.sh
+	@image-builder/secureboot-esp.sh $(ARCH) $< $@
+
+SECUREBOOT := $(if $(filter amd64,$(ARCH)),$(A)/secureboot/esp.img)
 
 # The signed upgrade image for `bronzectl upgrade --image` (image-builder/upgrade.sh).
 $(A)/upgrade.tar: $(A)/initramfs.xz $(A)/vmlinuz image-builder/upgrade.sh
@@ -90,7 +106,7 @@ test-images: image
 
 image: deps kernel
 	@$(MAKE) --no-print-directory $(A)/initramfs.xz
-	@$(MAKE) --no-print-directory $(A)/bronze.iso $(A)/disk.raw $(A)/pxe/boot.ipxe $(A)/upgrade.tar
+	@$(MAKE) --no-print-directory $(A)/bronze.iso $(A)/disk.raw $(A)/pxe/boot.ipxe $(A)/upgrade.tar $(SECUREBOOT)
 	@image-builder/bronzectl.sh $(A) $(ARCH) >/dev/null && echo "bronzectl: $(A)/bronzectl (single executable, linux/$(ARCH)), $(A)/bronzectl.cjs (any Node >= 20)"
 	@image-builder/sign.sh $(OUT)
 

@@ -7,7 +7,7 @@
 #   1 EFI        100 MiB  vfat, EFI system partition: EFI/BOOT/BOOTX64.EFI (arm64: BOOTAA64.EFI;
 #                         GRUB, removable path)
 #   2 BIOS         1 MiB  BIOS boot partition (EF02): GRUB's i386-pc core image (arm64: empty)
-#   3 BOOT      1000 MiB  xfs: A/{vmlinuz,initramfs.xz}, B/ (empty), grub/{grub.cfg,grubenv}
+#   3 BOOT      1000 MiB  xfs: A/{vmlinuz,initramfs.xz,roothash.env}, B/ (empty), grub/{grub.cfg,grubenv}
 #                         and GRUB's modules (grub/i386-pc, grub/x86_64-efi; arm64: grub/arm64-efi)
 #   4 META         1 MiB  zeroed (an empty store; src/install/meta.ts)
 #   5 STATE      100 MiB  xfs, empty (the machine configuration goes here; /system/state)
@@ -38,7 +38,7 @@ case $arch in
   *) echo "disk.sh: unsupported arch '$arch'" >&2; exit 2 ;;
 esac
 bl=$dir/bootloader
-for f in vmlinuz initramfs.xz bootloader/efi.img bootloader/boot-uuid bootloader/grub/grub.cfg ${bios:+bootloader/mbr.bin bootloader/bios.img}; do
+for f in vmlinuz initramfs.xz roothash bootloader/efi.img bootloader/boot-uuid bootloader/grub/grub.cfg ${bios:+bootloader/mbr.bin bootloader/bios.img}; do
   [ -e "$dir/$f" ] || { echo "disk.sh: $dir/$f missing" >&2; exit 1; }
 done
 for tool in sgdisk losetup mkfs.xfs grub-editenv; do
@@ -87,6 +87,9 @@ mkdir -p "$mnt/boot"
 mount -t xfs "$boot" "$mnt/boot"
 mkdir -p "$mnt/boot/A" "$mnt/boot/B" "$mnt/boot/grub"
 cp "$dir/vmlinuz" "$dir/initramfs.xz" "$mnt/boot/A/"
+# The slot's root hash, for GRUB's load_env (image-builder/grub/disk.cfg).
+grub-editenv "$mnt/boot/A/roothash.env" create
+grub-editenv "$mnt/boot/A/roothash.env" set "bronze_roothash=$(cat "$dir/roothash")"
 
 # GRUB for both firmwares (arm64: UEFI), from image-builder/bootloader.sh: boot code into the
 # MBR, the core images into the BIOS boot partition and the ESP, the modules and grub.cfg onto

@@ -25,7 +25,7 @@ case $arch in
   arm64) platforms=(arm64-efi) ;;
   *) echo "iso.sh: unsupported arch '$arch'" >&2; exit 2 ;;
 esac
-for f in vmlinuz initramfs.xz cmdline; do
+for f in vmlinuz initramfs.xz cmdline roothash; do
   [ -f "$dir/$f" ] || { echo "iso.sh: $dir/$f missing" >&2; exit 1; }
 done
 for tool in grub-mkrescue xorriso mformat; do
@@ -42,13 +42,13 @@ for d in /usr/lib/grub/*/; do
   [[ " ${platforms[*]} " == *" $p "* ]] || others+=("$p")
 done
 
-cmdline=$(tr -s ' \n' ' ' < "$dir/cmdline" | sed 's/ *$//')
+cmdline="$(tr -s ' \n' ' ' < "$dir/cmdline" | sed 's/ *$//') bronze.roothash=$(cat "$dir/roothash")"
 [ -n "${BRONZE_ISO_APPEND:-}" ] && cmdline="$cmdline $BRONZE_ISO_APPEND"
 case $cmdline in *[\"\\\$\;\&\|\`]*) echo "iso.sh: the command line may not contain \" \\ \$ ; & | or \`" >&2; exit 1 ;; esac
 
 stage=$(dirname "$out")/iso.stage
 rm -rf "$stage"; mkdir -p "$stage/boot/grub"
-cp "$dir/vmlinuz" "$dir/initramfs.xz" "$stage/boot/"
+cp "$dir/vmlinuz" "$dir/initramfs.xz" "$dir/roothash" "$stage/boot/"
 sed -e "s|@VERSION@|$BRONZE_VERSION|g" -e "s|@CMDLINE@|$cmdline|g" -e "s|@TIMEOUT@|${BRONZE_ISO_TIMEOUT:-3}|g" \
   "$ROOT/image-builder/grub/iso.cfg" > "$stage/boot/grub/grub.cfg"
 find "$stage" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +

@@ -2,7 +2,7 @@
 # Builds the network boot assets in <out dir> (served as they are by a TFTP or HTTP server):
 #
 #   vmlinuz, initramfs.xz   the kernel and initramfs
-#   cmdline                 the default kernel command line
+#   cmdline                 the default kernel command line, with the rootfs's root hash
 #   boot.ipxe               an iPXE script: kernel + initrd + command line, from its own URL
 #
 # boot.ipxe loads vmlinuz and initramfs.xz relative to where it was loaded from (tftp:// or
@@ -28,10 +28,10 @@ case $arch in
   amd64 | arm64) ;;
   *) echo "pxe.sh: unsupported arch '$arch'" >&2; exit 2 ;;
 esac
-for f in vmlinuz initramfs.xz cmdline; do
+for f in vmlinuz initramfs.xz cmdline roothash; do
   [ -f "$dir/$f" ] || { echo "pxe.sh: $dir/$f missing" >&2; exit 1; }
 done
-cmdline=$(tr -s ' \n' ' ' < "$dir/cmdline" | sed 's/ *$//')
+cmdline="$(tr -s ' \n' ' ' < "$dir/cmdline" | sed 's/ *$//') bronze.roothash=$(cat "$dir/roothash")"
 case $cmdline in *[\$\;\&\|\`]*) echo "pxe.sh: the command line may not contain \$ ; & | or \`" >&2; exit 1 ;; esac
 
 tmp=$out.tmp

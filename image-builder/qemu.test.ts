@@ -51,11 +51,14 @@ describe('make run: what boots', () => {
     expect(defaultMonitorSocket('_out', 'amd64', 50001)).toBe('_out/amd64/qemu-monitor-50001.sock');
     fs.mkdirSync(path.join(dir, 'amd64'), { recursive: true });
     for (const f of ['vmlinuz', 'initramfs.xz', 'cmdline']) fs.writeFileSync(path.join(dir, 'amd64', f), 'x');
+    fs.writeFileSync(path.join(dir, 'amd64', 'roothash'), `${'ab'.repeat(32)}\n`);
     const a = qemuCommand({ outDir: dir, apiPort: 50001, uuid: nodeUuid('port:50001') });
     const b = qemuCommand({ outDir: dir, apiPort: 50002 });
     expect(a.monitor).not.toBe(b.monitor);
     expect(a.args).toContain(`unix:${a.monitor},server,nowait`);
     expect(a.args.join(' ')).toMatch(/-uuid [0-9a-f-]{36}/);
+    // The direct kernel boot carries the rootfs's dm-verity root hash on its command line.
+    expect(a.args[a.args.indexOf('-append') + 1]).toContain(`bronze.roothash=${'ab'.repeat(32)}`);
   });
 });
 
@@ -66,6 +69,7 @@ describe('arm64 under QEMU: virt with -cpu max; a kernel boot has no firmware, t
     fs.mkdirSync(a, { recursive: true });
     for (const f of ['vmlinuz', 'initramfs.xz', 'bronze.iso', 'disk.raw']) fs.writeFileSync(path.join(a, f), '');
     fs.writeFileSync(path.join(a, 'cmdline'), 'console=ttyAMA0,115200 init_on_alloc=1\n');
+    fs.writeFileSync(path.join(a, 'roothash'), `${'cd'.repeat(32)}\n`);
   });
   const flag = (args: string[], name: string) => args.filter((_, i) => args[i - 1] === name);
 
@@ -76,7 +80,7 @@ describe('arm64 under QEMU: virt with -cpu max; a kernel boot has no firmware, t
     expect(flag(c.args, '-cpu')[0]).toMatch(/^max\b/);
     expect(c.args.join(' ')).not.toMatch(/pflash/);
     expect(flag(c.args, '-kernel')).toEqual([path.join(out(), 'arm64', 'vmlinuz')]);
-    expect(flag(c.args, '-append')).toEqual(['console=ttyAMA0,115200 init_on_alloc=1']);
+    expect(flag(c.args, '-append')).toEqual([`console=ttyAMA0,115200 init_on_alloc=1 bronze.roothash=${'cd'.repeat(32)}`]);
     expect(c.monitor).toBe(path.join(out(), 'arm64', 'qemu-monitor-50123.sock'));
     expect(c.tempDir).toBeUndefined();
   });

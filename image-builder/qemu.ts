@@ -25,7 +25,8 @@ import path from 'node:path';
 
 /**
  * What the VM boots from. `kernel` (the default): QEMU loads _out/<arch>/{vmlinuz,initramfs.xz}
- * itself with the default command line. The others go through firmware and a boot loader:
+ * itself with the default command line and the rootfs's root hash (bronze.roothash=, from
+ * _out/<arch>/roothash). The others go through firmware and a boot loader:
  * `iso` a CD-ROM, `disk` a virtio disk (`snapshot`: writes go to a temporary overlay, the
  * image is left as it was), `pxe` the network card's iPXE ROM with QEMU's DHCP/TFTP handing it
  * `bootfile` from `tftpDir`.
@@ -81,6 +82,8 @@ const MACHINES: Record<QemuArch, ArchMachine> = {
 export function isQemuArch(a: string): a is QemuArch {
   return (QEMU_ARCHES as readonly string[]).includes(a);
 }
+/** OVMF built with Secure Boot (needs SMM); its variable store template is the same empty one: setup mode, no keys. */
+export const OVMF_SECBOOT = { code: '/usr/share/OVMF/OVMF_CODE_4M.secboot.fd', vars: '/usr/share/OVMF/OVMF_VARS_4M.fd' };
 
 export interface QemuOptions {
   arch?: QemuArch;
@@ -99,9 +102,13 @@ export interface QemuOptions {
   monitorSocket?: string;
   /** Default: { kind: 'kernel' }. */
   boot?: QemuBoot;
-  /** amd64: default 'bios' (SeaBIOS); 'uefi' uses OVMF with a writable copy of its variable store.
-   *  arm64: 'uefi' (AAVMF) for ISO and disk boots; a kernel boot has no firmware unless 'uefi' is asked for. */
-  firmware?: 'bios' | 'uefi';
+  /**
+   * amd64: default 'bios' (SeaBIOS); 'uefi' uses OVMF with a writable copy of its variable store;
+   * 'uefi-secureboot' OVMF with Secure Boot (SMM on, the flash only SMM may write), from the
+   * empty store unless `ovmfVars` names one: setup mode, so a boot loader may enroll keys.
+   * arm64: 'uefi' (AAVMF) for ISO and disk boots; a kernel boot has no firmware unless 'uefi' is asked for.
+   */
+  firmware?: 'bios' | 'uefi' | 'uefi-secureboot';
   /** The UEFI variable store to use (written by the firmware); default: a fresh copy in a temporary directory. */
   ovmfVars?: string;
   /** Extra `-drive` specifications, e.g. `file=extra.raw,format=raw,if=virtio`. */
@@ -139,15 +146,17 @@ export function qemuCommand(o: QemuOptions = {}): { bin: string; args: string[];
   const firmware = o.firmware ?? (boot.kind === 'kernel' && arch === 'arm64' ? undefined : m.defaultFirmware);
   if (arch === 'arm64' && firmware === 'bios') throw new Error('arm64 has no BIOS: boot it with UEFI (AAVMF), or a kernel boot without firmware');
   if (arch === 'arm64' && boot.kind === 'pxe') throw new Error("PXE boots are amd64's here (Debian's iPXE ROMs are x86): arm64 boots a kernel, an ISO or a disk");
+  const secure = firmware === 'uefi-secureboot';
+  if (secure && arch !== 'amd64') throw new Error('Secure Boot is built and tested for amd64 (OVMF) only');
   const args = [
-    '-machine', m.machine,
+    '-machine', secure ? `${m.machine},smm=on` : m.machine,
     '-cpu', m.cpu,
     '-smp', String(o.cpus ?? 2),
     '-m', String(o.memoryMiB ?? DEFAULT_MEMORY_MIB),
   ];
   let tempDir: string | undefined;
-  if (firmware === 'uefi') {
-    const fw = m.uefi;
+  if (firmware === 'uefi' || secure) {
+    const fw = secure ? { ...OVMF_SECBOOT, pkg: 'ovmf' } : m.uefi;
     for (const f of [fw.code, fw.vars]) if (!fs.existsSync(f)) throw new Error(`${f} is missing: apt-get install ${fw.pkg} (scripts/deps.sh)`);
     let vars = o.ovmfVars;
     if (!vars) {
@@ -155,13 +164,14 @@ export function qemuCommand(o: QemuOptions = {}): { bin: string; args: string[];
       vars = path.join(tempDir, path.basename(fw.vars));
       fs.copyFileSync(fw.vars, vars);
     }
+    if (secure) args.push('-global', 'driver=cfi.pflash01,property=secure,value=on');
     args.push('-drive', `if=pflash,format=raw,unit=0,readonly=on,file=${fw.code}`, '-drive', `if=pflash,format=raw,unit=1,file=${qemuValue(vars)}`);
   }
   if (boot.kind === 'kernel') {
-    for (const f of ['vmlinuz', 'initramfs.xz', 'cmdline']) {
+    for (const f of ['vmlinuz', 'initramfs.xz', 'cmdline', 'roothash']) {
       if (!fs.existsSync(path.join(dir, f))) throw new Error(`${path.join(dir, f)} is missing: run \`make image\` first`);
     }
-    const cmdline = fs.readFileSync(path.join(dir, 'cmdline'), 'utf8').trim();
+    const cmdline = `${fs.readFileSync(path.join(dir, 'cmdline'), 'utf8').trim()} bronze.roothash=${fs.readFileSync(path.join(dir, 'roothash'), 'utf8').trim()}`;
     args.push(
       '-kernel', path.join(dir, 'vmlinuz'),
       '-initrd', o.initrd ?? path.join(dir, 'initramfs.xz'),

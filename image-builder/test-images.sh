@@ -26,6 +26,7 @@ build() { # build <name> <version> [<main.ts>: a main script alone instead of th
   fi
   "$ib/sea.sh" "$arch" "$w/roles" "$w/bronze" > /dev/null
   "$ib/rootfs.sh" "$arch" "$w/bronze" "$w/rootfs.sqsh" "$dir/bootloader" > /dev/null
+  "$ib/verity.sh" "$w/rootfs.sqsh" "$w/roothash" > /dev/null
   "$ib/initramfs.sh" "$arch" "$w/rootfs.sqsh" "$w/initramfs.xz" > /dev/null
   cp "$dir/vmlinuz" "$w/vmlinuz"
   BRONZE_VERSION=$version "$ib/upgrade.sh" "$arch" "$w" "$w/upgrade.tar" > /dev/null

@@ -3,12 +3,17 @@
 # archive whose entries are, in this order,
 #
 #   manifest.json   {"format":"bronze-upgrade/1","version":"v0.1.0","arch":"amd64",
-#                    "files":{"vmlinuz":{"size":N,"sha256":"hex"},"initramfs.xz":{...}}}
+#                    "roothash":"hex","files":{"vmlinuz":{"size":N,"sha256":"hex"},
+#                    "initramfs.xz":{...},"bronze.efi":{...}}}
 #                   (one line, then a newline)
 #   manifest.sig    the raw 64-byte Ed25519 signature over the exact bytes of manifest.json,
 #                   by the key image-builder/signing-key.sh names
 #   vmlinuz         the kernel
 #   initramfs.xz    the initramfs
+#   bronze.efi      the signed unified kernel image, when <dir> has one (amd64: UEFI boots it)
+#
+# roothash (<dir>/roothash, from image-builder/verity.sh) is the dm-verity root hash of the
+# rootfs in initramfs.xz: the slot the node writes boots with it.
 #
 # The node (src/install/image.ts) reads it as a stream: it checks the signature against the
 # key it trusts before it accepts any file, then each file's size and hash against the
@@ -27,10 +32,14 @@ esac
 # The version goes into JSON as it is: keep it to characters that need no escaping.
 [[ $BRONZE_VERSION =~ ^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$ ]] \
   || { echo "upgrade.sh: BRONZE_VERSION '$BRONZE_VERSION' is not a version (letters, digits, . _ + -)" >&2; exit 1; }
-for f in vmlinuz initramfs.xz; do
+for f in vmlinuz initramfs.xz roothash; do
   [ -f "$dir/$f" ] || { echo "upgrade.sh: $dir/$f missing" >&2; exit 1; }
 done
 dir=$(cd "$dir" && pwd)
+roothash=$(cat "$dir/roothash")
+[[ $roothash =~ ^[0-9a-f]{64}$ ]] || { echo "upgrade.sh: $dir/roothash is not a root hash" >&2; exit 1; }
+files=(vmlinuz initramfs.xz)
+[ -f "$dir/bronze.efi" ] && files+=(bronze.efi)
 key=$("$ROOT/image-builder/signing-key.sh")
 
 tmp=$(mktemp -d)
@@ -38,8 +47,9 @@ trap 'rm -rf "$tmp" "$out.tmp"' EXIT
 entry() { # name: the manifest's entry for one file
   printf '"%s":{"size":%s,"sha256":"%s"}' "$1" "$(stat -L -c %s "$dir/$1")" "$(sha256sum < "$dir/$1" | cut -d' ' -f1)"
 }
-printf '{"format":"bronze-upgrade/1","version":"%s","arch":"%s","files":{%s,%s}}\n' \
-  "$BRONZE_VERSION" "$arch" "$(entry vmlinuz)" "$(entry initramfs.xz)" > "$tmp/manifest.json"
+entries=$(for f in "${files[@]}"; do entry "$f"; echo; done | paste -sd,)
+printf '{"format":"bronze-upgrade/1","version":"%s","arch":"%s","roothash":"%s","files":{%s}}\n' \
+  "$BRONZE_VERSION" "$arch" "$roothash" "$entries" > "$tmp/manifest.json"
 openssl pkeyutl -sign -inkey "$key" -rawin -in "$tmp/manifest.json" -out "$tmp/manifest.sig"
 [ "$(stat -c %s "$tmp/manifest.sig")" = 64 ] || { echo "upgrade.sh: $key is not an Ed25519 key" >&2; exit 1; }
 
@@ -47,6 +57,6 @@ openssl pkeyutl -sign -inkey "$key" -rawin -in "$tmp/manifest.json" -out "$tmp/m
 # (a relative one would be taken from the previous -C). -h: the files, never symlinks.
 tar --create --file="$out.tmp" --format=ustar --no-recursion --dereference \
   --mtime="@$SOURCE_DATE_EPOCH" --owner=0 --group=0 --numeric-owner --mode=0644 \
-  -C "$tmp" manifest.json manifest.sig -C "$dir" vmlinuz initramfs.xz
+  -C "$tmp" manifest.json manifest.sig -C "$dir" "${files[@]}"
 mv "$out.tmp" "$out"
 echo "upgrade: $out ($BRONZE_VERSION $arch, $(stat -c %s "$out") bytes)"

@@ -21,6 +21,8 @@ PKGS=(
   # qemu-user-static, is needed), and GRUB for arm64 UEFI.
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-12-plugin-dev-aarch64-linux-gnu
   qemu-system-arm qemu-efi-aarch64 qemu-user grub-efi-arm64-bin
+  # verified boot: veritysetup (the hash tree), the UKI stub and signing tools (Secure Boot)
+  cryptsetup-bin sbsigntool efitools systemd-boot-efi
 )
 # Libraries of the arm64 root filesystem (and of the arm64 Node runtime under qemu-user): from
 # Debian's arm64 archive, installed beside the host's own (multiarch).

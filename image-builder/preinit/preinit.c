@@ -4,19 +4,34 @@
  *
  *   1. mounts devtmpfs on /dev and makes /dev/console fds 0, 1, 2;
  *   2. attaches /rootfs.sqsh read-only to a free loop device (LOOP_CONFIGURE);
- *   3. mounts it (squashfs, ro) on /newroot, mounts a tmpfs on /newroot/run (handed over to
+ *   3. verifies it: rootfs.sqsh is the squashfs followed by its dm-verity hash tree (made by
+ *      image-builder/verity.sh: a veritysetup superblock at the first 4 KiB boundary after the
+ *      squashfs, then the tree). preinit reads the tree's parameters from that superblock, takes
+ *      the root hash from the kernel argument bronze.roothash=<hex>, sets up a read-only verity
+ *      target over the loop device through device-mapper ioctls (DM_DEV_CREATE, DM_TABLE_LOAD,
+ *      DM_DEV_SUSPEND to resume) and reads the whole verified device once, so that a changed
+ *      block anywhere stops the boot here, not when a file happens to be read;
+ *   4. mounts the verified device (squashfs, ro) on /newroot, mounts a tmpfs on /newroot/run (handed over to
  *      machined, which needs a writable, executable place for its native module before it can
  *      mount anything itself) and one on /newroot/system (the sockets of the services machined
  *      starts before it has loaded), and moves /dev into the new root;
- *   4. switches root (move-mount the new root over /, chroot) and execs /sbin/init.
+ *   5. switches root (move-mount the new root over /, chroot) and execs /sbin/init.
  *
  * Any failure is printed with its cause and ends in a kernel panic (init exiting), which
- * reboots the machine; the bootloader's fallback takes over from there.
+ * reboots the machine; the bootloader's fallback takes over from there. There is no path that
+ * mounts the root without verity: no root hash, a bad superblock or a mismatch all stop here.
+ *
+ * Why no root-hash signature (DM_VERITY_VERIFY_ROOTHASH_SIG): the root hash is trusted as far
+ * as the command line is. Under Secure Boot the command line is part of the signed UKI (the
+ * stub ignores any other), so it cannot point at another root; without Secure Boot whoever can
+ * change the command line can change the kernel too, and a key in the kernel would not help.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/dm-ioctl.h>
 #include <linux/loop.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,10 +39,14 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #define ROOTFS_IMAGE "/rootfs.sqsh"
 #define NEWROOT "/newroot"
+#define DM_NAME "bronze-root"
+#define VERITY_BLOCK 4096
 
 static void say(const char *fmt, ...) {
   va_list ap;
@@ -44,6 +63,18 @@ static void die(const char *what) {
   say("bronze preinit: FATAL: %s: %s\n", what, strerror(errno));
   sleep(5);
   _exit(1); /* init exiting panics the kernel; with panic=-1 semantics the machine reboots */
+}
+
+/* A failure without an errno worth printing. */
+static void fail(const char *fmt, ...) {
+  va_list ap;
+  char buf[400];
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  say("bronze preinit: FATAL: %s\n", buf);
+  sleep(5);
+  _exit(1);
 }
 
 static void setup_console(void) {
@@ -85,6 +116,160 @@ static int attach_loop(const char *image) {
   return -1;
 }
 
+
+/* ---- dm-verity ------------------------------------------------------------------------------ */
+
+/* The kernel argument bronze.roothash=<64 hex digits>, read from /proc/cmdline ("" when absent). */
+static void read_roothash(char out[65]) {
+  out[0] = 0;
+  mkdir("/proc", 0555);
+  if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) die("mount /proc");
+  char buf[4096];
+  int fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) die("open /proc/cmdline");
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (umount("/proc") != 0) die("umount /proc");
+  if (n < 0) die("read /proc/cmdline");
+  buf[n] = 0;
+  static const char key[] = "bronze.roothash=";
+  for (char *p = buf; (p = strstr(p, key)) != NULL; p += sizeof key - 1) {
+    if (p != buf && p[-1] != ' ') continue; /* a longer argument ending in the key */
+    const char *v = p + sizeof key - 1;
+    size_t len = strcspn(v, " \n");
+    if (len != 64 || strspn(v, "0123456789abcdef") < 64) fail("bronze.roothash= is not 64 lower-case hex digits (a SHA-256 root hash)");
+    memcpy(out, v, 64);
+    out[64] = 0;
+  }
+}
+
+static uint64_t le64(const unsigned char *p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
+  return v;
+}
+static uint32_t le32(const unsigned char *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+
+struct verity_params {
+  uint64_t data_blocks; /* 4 KiB blocks of squashfs, verified */
+  uint64_t hash_start;  /* the tree's first block (after the superblock), in 4 KiB blocks */
+  char salt[2 * 256 + 1];
+};
+
+/*
+ * Where the tree is and how it was made: the squashfs superblock's bytes_used, rounded up to
+ * 4 KiB, is where veritysetup's superblock starts. Everything read here is checked by the
+ * root hash once the target is up (the squashfs superblock is in data block 0, the salt and
+ * sizes shape every hash up to the root), so a changed value can only make verification fail.
+ */
+static void read_verity_params(int fd, struct verity_params *vp) {
+  unsigned char sq[96], sb[512];
+  if (pread(fd, sq, sizeof sq, 0) != (ssize_t)sizeof sq) die("read the squashfs superblock");
+  if (memcmp(sq, "hsqs", 4) != 0) fail(ROOTFS_IMAGE " is not a squashfs");
+  uint64_t used = le64(sq + 40);
+  uint64_t offset = (used + VERITY_BLOCK - 1) / VERITY_BLOCK * VERITY_BLOCK;
+  if (pread(fd, sb, sizeof sb, (off_t)offset) != (ssize_t)sizeof sb || memcmp(sb, "verity\0\0", 8) != 0)
+    fail(ROOTFS_IMAGE " carries no dm-verity hash tree after its squashfs (at byte %llu): refusing to boot an unverified root", (unsigned long long)offset);
+  uint32_t version = le32(sb + 8), hash_type = le32(sb + 12);
+  uint32_t data_bs = le32(sb + 64), hash_bs = le32(sb + 68);
+  uint64_t blocks = le64(sb + 72);
+  unsigned salt_size = (unsigned)sb[80] | (unsigned)sb[81] << 8;
+  if (version != 1 || hash_type != 1 || strncmp((const char *)sb + 32, "sha256", 32) != 0 || data_bs != VERITY_BLOCK || hash_bs != VERITY_BLOCK || salt_size > 256)
+    fail("the dm-verity superblock of " ROOTFS_IMAGE " is not format 1, sha256, 4 KiB blocks");
+  if (blocks * VERITY_BLOCK != offset) fail("the dm-verity tree covers %llu blocks, the squashfs takes %llu", (unsigned long long)blocks, (unsigned long long)(offset / VERITY_BLOCK));
+  vp->data_blocks = blocks;
+  vp->hash_start = offset / VERITY_BLOCK + 1;
+  for (unsigned i = 0; i < salt_size; i++) snprintf(vp->salt + 2 * i, 3, "%02x", sb[88 + i]);
+  vp->salt[2 * salt_size] = 0;
+  if (salt_size == 0) strcpy(vp->salt, "-");
+}
+
+/* One device-mapper ioctl on /dev/mapper/control; buf starts with a struct dm_ioctl. */
+static void dm_call(int ctl, unsigned long req, void *buf, size_t size, uint32_t flags, const char *what) {
+  struct dm_ioctl *io = buf;
+  io->version[0] = DM_VERSION_MAJOR;
+  io->version[1] = 0;
+  io->version[2] = 0;
+  io->data_size = (uint32_t)size;
+  io->data_start = sizeof *io;
+  io->flags = flags;
+  strncpy(io->name, DM_NAME, sizeof io->name - 1);
+  if (ioctl(ctl, req, buf) != 0) die(what);
+}
+
+/* The verified device (/dev/dm-N) over the loop device `loop`, with the root hash from the command line. */
+static void setup_verity(int loop, const char *roothash, char *dev, size_t devsize) {
+  struct verity_params vp;
+  read_verity_params(loop, &vp);
+  struct stat st;
+  if (fstat(loop, &st) != 0) die("fstat the loop device");
+  unsigned maj = major(st.st_rdev), min = minor(st.st_rdev);
+
+  mkdir("/dev/mapper", 0755);
+  int ctl = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
+  if (ctl < 0) {
+    /* devtmpfs names it mapper/control; make it if this kernel did not. */
+    if (mknod("/dev/mapper/control", S_IFCHR | 0600, makedev(10, 236)) != 0 && errno != EEXIST) die("mknod /dev/mapper/control");
+    ctl = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
+    if (ctl < 0) die("open /dev/mapper/control");
+  }
+  union {
+    struct dm_ioctl io;
+    unsigned char bytes[16384];
+  } buf;
+  memset(&buf, 0, sizeof buf);
+  dm_call(ctl, DM_DEV_CREATE, &buf, sizeof buf, DM_READONLY_FLAG, "DM_DEV_CREATE " DM_NAME);
+  unsigned dmin = minor(buf.io.dev);
+
+  /* The table: one verity target over the whole squashfs, data and tree on the same device.
+     check_at_most_once: a data block is hashed the first time it is read, not again (the full
+     read below hashes every block once, so the squashfs's own reads after it cost nothing).
+     What that gives up is catching a change made to the backing file while the node runs; it
+     is a file in the kernel's initial rootfs, in memory, hidden under the new root. */
+  memset(&buf, 0, sizeof buf);
+  struct dm_target_spec *t = (struct dm_target_spec *)(buf.bytes + sizeof buf.io);
+  char *params = (char *)(t + 1);
+  t->sector_start = 0;
+  t->length = vp.data_blocks * (VERITY_BLOCK / 512);
+  strncpy(t->target_type, "verity", sizeof t->target_type - 1);
+  int n = snprintf(params, sizeof buf.bytes - sizeof buf.io - sizeof *t, "1 %u:%u %u:%u %u %u %llu %llu sha256 %s %s 1 check_at_most_once", maj, min, maj, min, VERITY_BLOCK, VERITY_BLOCK,
+                   (unsigned long long)vp.data_blocks, (unsigned long long)vp.hash_start, roothash, vp.salt);
+  size_t used = sizeof buf.io + sizeof *t + (size_t)n + 1;
+  used = (used + 7) & ~(size_t)7;
+  t->next = 0;
+  buf.io.target_count = 1;
+  dm_call(ctl, DM_TABLE_LOAD, &buf, used, DM_READONLY_FLAG, "DM_TABLE_LOAD (verity)");
+  memset(&buf, 0, sizeof buf);
+  dm_call(ctl, DM_DEV_SUSPEND, &buf, sizeof buf.io, 0, "DM_DEV_SUSPEND (resume " DM_NAME ")");
+  close(ctl);
+
+  snprintf(dev, devsize, "/dev/dm-%u", dmin);
+  if (access(dev, F_OK) != 0 && mknod(dev, S_IFBLK | 0600, makedev(major(buf.io.dev), dmin)) != 0 && errno != EEXIST) die("mknod the verity device");
+
+  /* Read it all once: a block that does not hash to the tree (or a tree that does not hash to
+     the root) is an I/O error here, with the kernel's own "data block N is corrupted" above. */
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  int fd = open(dev, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) die("open the verity device");
+  static char chunk[1 << 20];
+  unsigned long long total = vp.data_blocks * VERITY_BLOCK, done = 0;
+  while (done < total) {
+    ssize_t r = read(fd, chunk, sizeof chunk);
+    if (r < 0) {
+      int e = errno;
+      fail("the root filesystem does not match the root hash it was booted with: read at byte %llu of %s failed (%s); expected root hash %s. Refusing to boot.",
+           done, ROOTFS_IMAGE, strerror(e), roothash);
+    }
+    if (r == 0) fail("the verity device ended at byte %llu of %llu", done, total);
+    done += (unsigned long long)r;
+  }
+  close(fd);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+  say("bronze preinit: %s verified (dm-verity, %llu blocks, root hash %s, read in %ld ms)\n", ROOTFS_IMAGE, (unsigned long long)vp.data_blocks, roothash, ms);
+}
+
 int main(void) {
   mkdir("/dev", 0755);
   if (mount("devtmpfs", "/dev", "devtmpfs", MS_NOSUID, "mode=0755") != 0 && errno != EBUSY)
@@ -92,17 +277,17 @@ int main(void) {
   setup_console();
   say("bronze preinit: starting\n");
 
+  char roothash[65];
+  read_roothash(roothash);
+  if (!roothash[0]) fail("no bronze.roothash= on the kernel command line: refusing to boot a root that is not verified");
+
   int loop = attach_loop(ROOTFS_IMAGE);
-  char loopdev[64];
-  snprintf(loopdev, sizeof loopdev, "/proc/self/fd/%d", loop);
-  /* /proc is not mounted here; resolve the device name through the ioctl result instead. */
-  struct loop_info64 info;
-  if (ioctl(loop, LOOP_GET_STATUS64, &info) != 0) die("LOOP_GET_STATUS64");
-  snprintf(loopdev, sizeof loopdev, "/dev/loop%u", info.lo_number);
+  char rootdev[64];
+  setup_verity(loop, roothash, rootdev, sizeof rootdev);
 
   mkdir(NEWROOT, 0755);
-  if (mount(loopdev, NEWROOT, "squashfs", MS_RDONLY | MS_NODEV, NULL) != 0) die("mount rootfs.sqsh");
-  close(loop);
+  if (mount(rootdev, NEWROOT, "squashfs", MS_RDONLY | MS_NODEV, NULL) != 0) die("mount the verified rootfs.sqsh");
+  close(loop); /* the verity target holds the loop device now */
   if (mount("tmpfs", NEWROOT "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64m") != 0)
     die("mount tmpfs on /newroot/run");
   /* /system: machined starts apid and networkd before it has loaded, and their sockets live here. */

@@ -23,6 +23,7 @@ interface Entry {
   type?: 'file' | 'directory' | 'symlink';
 }
 
+const ROOTHASH = '5e'.repeat(32);
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 function manifestJson(over: Record<string, unknown> = {}, files: Record<string, Buffer> = { vmlinuz, 'initramfs.xz': initramfs }): Buffer {
@@ -30,6 +31,7 @@ function manifestJson(over: Record<string, unknown> = {}, files: Record<string, 
     format: 'bronze-upgrade/1',
     version: 'v0.2.0',
     arch: 'amd64',
+    roothash: ROOTHASH,
     files: Object.fromEntries(Object.entries(files).map(([n, b]) => [n, { size: b.length, sha256: sha256(b) }])),
     ...over,
   };
@@ -279,6 +281,7 @@ describe('image-builder/upgrade.sh', () => {
     writeFileSync(key, trusted.privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
     writeFileSync(join(dir, 'vmlinuz'), vmlinuz);
     writeFileSync(join(dir, 'initramfs.xz'), initramfs);
+    writeFileSync(join(dir, 'roothash'), `${ROOTHASH}\n`);
     const env = { BRONZE_SIGNING_KEY: key, SOURCE_DATE_EPOCH: '1700000000', BRONZE_VERSION: 'v9.8.7-rc.1' };
     run('upgrade.sh', ['amd64', dir, join(dir, 'a.tar')], env);
     run('upgrade.sh', ['amd64', dir, join(dir, 'b.tar')], env);
@@ -286,7 +289,7 @@ describe('image-builder/upgrade.sh', () => {
     expect(readFileSync(join(dir, 'b.tar')).equals(image)).toBe(true);
     // The manifest is the first entry, exactly as specified.
     expect(image.subarray(0, 13).toString()).toBe('manifest.json');
-    const manifest = { format: 'bronze-upgrade/1', version: 'v9.8.7-rc.1', arch: 'amd64', files: { vmlinuz: { size: 3000, sha256: sha256(vmlinuz) }, 'initramfs.xz': { size: 70_001, sha256: sha256(initramfs) } } };
+    const manifest = { format: 'bronze-upgrade/1', version: 'v9.8.7-rc.1', arch: 'amd64', roothash: ROOTHASH, files: { vmlinuz: { size: 3000, sha256: sha256(vmlinuz) }, 'initramfs.xz': { size: 70_001, sha256: sha256(initramfs) } } };
     expect(image.includes(Buffer.from(`${JSON.stringify(manifest)}\n`))).toBe(true);
 
     run('signing-key.sh', ['--public', join(dir, 'pub.pem')], env);

@@ -2,9 +2,15 @@
 // archive whose entries are, in this order,
 //
 //   manifest.json   {"format":"bronze-upgrade/1","version":"v0.2.0","arch":"amd64",
-//                    "files":{"vmlinuz":{"size":N,"sha256":"<hex>"},"initramfs.xz":{...}}}
+//                    "roothash":"<hex>",
+//                    "files":{"vmlinuz":{"size":N,"sha256":"<hex>"},"initramfs.xz":{...},
+//                             "bronze.efi":{...}}}
 //   manifest.sig    the raw 64-byte Ed25519 signature over the exact bytes of manifest.json
-//   vmlinuz, initramfs.xz
+//   vmlinuz, initramfs.xz, and bronze.efi where the architecture has one
+//
+// roothash is the dm-verity root hash of the rootfs inside initramfs.xz (the slot boots with
+// bronze.roothash=<it>); bronze.efi is the signed unified kernel image (the same kernel and
+// initramfs, and the command line with that root hash) that UEFI boots through systemd-boot.
 //
 // verifyUpgradeImage reads it as a stream, so an image is never held in memory: it checks the
 // signature against the key the node trusts before it accepts any file, validates the
@@ -21,9 +27,12 @@ import { extract as tarExtract, type Extract } from 'tar-stream';
 import { z } from 'zod';
 
 export const UPGRADE_FORMAT = 'bronze-upgrade/1';
-/** The files an upgrade image carries, in the order upgrade.sh writes them. */
-export const UPGRADE_FILES = ['vmlinuz', 'initramfs.xz'] as const;
+/** The files an upgrade image may carry, in the order upgrade.sh writes them. */
+export const UPGRADE_FILES = ['vmlinuz', 'initramfs.xz', 'bronze.efi'] as const;
 export type UpgradeFileName = (typeof UPGRADE_FILES)[number];
+/** The files every image carries (bronze.efi only where UEFI boots a UKI). */
+export const REQUIRED_UPGRADE_FILES = ['vmlinuz', 'initramfs.xz'] as const;
+type RequiredFileName = (typeof REQUIRED_UPGRADE_FILES)[number];
 
 export interface UpgradeFile {
   size: number;
@@ -35,13 +44,15 @@ export interface UpgradeManifest {
   format: typeof UPGRADE_FORMAT;
   version: string;
   arch: string;
-  files: Record<UpgradeFileName, UpgradeFile>;
+  /** The dm-verity root hash of the rootfs in initramfs.xz (64 hex digits). */
+  roothash: string;
+  files: Record<RequiredFileName, UpgradeFile> & Partial<Record<UpgradeFileName, UpgradeFile>>;
 }
 
 export interface VerifiedUpgradeImage {
   manifest: UpgradeManifest;
   /** Paths of the verified files in the stage directory. */
-  files: Record<UpgradeFileName, string>;
+  files: Record<RequiredFileName, string> & Partial<Record<UpgradeFileName, string>>;
 }
 
 export interface VerifyUpgradeImageOptions {
@@ -124,7 +135,8 @@ const manifestSchema = z.strictObject({
   format: z.literal(UPGRADE_FORMAT),
   version: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/, 'expected a version such as v1.2.3'),
   arch: z.string().regex(/^[a-z0-9_]{1,16}$/, 'expected an architecture name such as amd64'),
-  files: z.strictObject({ vmlinuz: fileSchema, 'initramfs.xz': fileSchema }),
+  roothash: z.string().regex(/^[0-9a-f]{64}$/, 'expected a dm-verity root hash (64 lower-case hex digits)'),
+  files: z.strictObject({ vmlinuz: fileSchema, 'initramfs.xz': fileSchema, 'bronze.efi': fileSchema.optional() }),
 });
 
 /**
@@ -211,7 +223,8 @@ export async function verifyUpgradeImage(
 
     verifyManifestSignature(manifestBytes, signature, key);
     const manifest = parseUpgradeManifest(manifestBytes, { arch });
-    const total = UPGRADE_FILES.reduce((sum, f) => sum + manifest.files[f].size, 0);
+    const listed = UPGRADE_FILES.filter((f) => manifest.files[f] !== undefined);
+    const total = listed.reduce((sum, f) => sum + manifest.files[f]!.size, 0);
     if (opts.maxBytes !== undefined && total > opts.maxBytes) {
       throw new UpgradeImageError('too-large', `too large: the image's files are ${total} bytes, more than the limit of ${opts.maxBytes}`);
     }
@@ -225,6 +238,7 @@ export async function verifyUpgradeImage(
       if (files[name] !== undefined) throw new UpgradeImageError('unexpected-entry', `duplicate entry ${q(name)} in the image`);
       checkIsFile(entry);
       const expected = manifest.files[name];
+      if (!expected) throw new UpgradeImageError('unexpected-entry', `unexpected entry ${q(name)}: the manifest does not list it`);
       if (entry.header.size !== expected.size) {
         throw new UpgradeImageError('size-mismatch', `size mismatch for ${name}: ${entry.header.size} bytes, the manifest says ${expected.size}`);
       }
@@ -233,16 +247,16 @@ export async function verifyUpgradeImage(
       staged.push(path);
       await stageEntry(entry, path, expected, name, fail);
       files[name] = path;
-      complete = UPGRADE_FILES.every((f) => files[f] !== undefined);
+      complete = listed.every((f) => files[f] !== undefined);
       last = name;
     }
-    const missing = UPGRADE_FILES.filter((f) => files[f] === undefined);
+    const missing = listed.filter((f) => files[f] === undefined);
     if (missing.length) {
       throw new UpgradeImageError('missing-file', `missing ${missing.join(', ')}: the image ends before ${missing.length > 1 ? 'them' : 'it'} (truncated?)`);
     }
     // The source is read to its end, or to what follows the archive: no more is needed.
     feed.stop();
-    return { manifest, files: files as Record<UpgradeFileName, string> };
+    return { manifest, files: files as VerifiedUpgradeImage['files'] };
   } catch (err) {
     tar.destroy();
     feed.abort();

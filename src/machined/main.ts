@@ -12,9 +12,11 @@ import { describeIdentity, machineIdentity, readIdentity, stableHostname, writeI
 import { currentMounts, mountEarly, setupSystemEtc, unmountAll } from './mounts.ts';
 import { mountStatuses } from './mount-status.ts';
 import { readSecurityState } from './security-state.ts';
+import { readRootfsStatus, systemProbe } from './rootfs-status.ts';
 import { StatePublisher } from '../daemon/publisher.ts';
 import { MOUNT_STATUS_TYPE } from '../contract/resources/mount-status.ts';
 import { SECURITY_STATE_ID, SECURITY_STATE_TYPE } from '../contract/resources/security-state.ts';
+import { ROOTFS_STATUS_ID, ROOTFS_STATUS_TYPE } from '../contract/resources/rootfs-status.ts';
 import { watchPowerButton } from './powerbutton.ts';
 import { memoryReport } from './memstats.ts';
 import { Reaper, spawnedChildren } from './reaper.ts';
@@ -248,7 +250,13 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
     startApi: async () => {
       await publishNamespaces(state, NAMESPACES);
       await publishDefinitions(state, registry);
-      if (pid1) await systemFacts.apply('runtime', SECURITY_STATE_TYPE, SECURITY_STATE_ID, readSecurityState());
+      if (pid1) {
+        await systemFacts.apply('runtime', SECURITY_STATE_TYPE, SECURITY_STATE_ID, readSecurityState());
+        const rootfs = readRootfsStatus(systemProbe(cmdline));
+        if (rootfs.verified) log.info(`rootfs: ${rootfs.device} (${rootfs.filesystemType}) verified by dm-verity (${rootfs.mapperName}, ${rootfs.hashAlgorithm}, root hash ${rootfs.rootHash})`);
+        else log.warn(`rootfs: ${rootfs.device || '/'} is not verified: ${rootfs.reason}`);
+        await systemFacts.apply('runtime', ROOTFS_STATUS_TYPE, ROOTFS_STATUS_ID, rootfs);
+      }
       controllers.start();
       machinedApi = await startMachinedApi({
         supervisor,

@@ -14,6 +14,8 @@ export interface MountSpec {
   data?: string;
   /** Made by preinit before machined starts; only verified here. */
   inherited?: boolean;
+  /** Mounted only where this path exists (a kernel directory that is there only on some machines). */
+  onlyIf?: string;
 }
 
 const NSD = MS.NOSUID | MS.NODEV;
@@ -30,6 +32,8 @@ export const EARLY_MOUNTS: readonly MountSpec[] = [
   // Memory-backed until the node is installed and EPHEMERAL is mounted here instead.
   { target: '/var', fstype: 'tmpfs', source: 'var', flags: NSD, data: 'mode=0755' },
   { target: '/sys/fs/cgroup', fstype: 'cgroup2', source: 'cgroup2', flags: NSD | MS.NOEXEC, data: 'nsdelegate' },
+  // The UEFI variables (Secure Boot state, the boot loader's), read-only; only on a UEFI boot.
+  { target: '/sys/firmware/efi/efivars', fstype: 'efivarfs', source: 'efivarfs', flags: NSD | MS.NOEXEC | MS.RDONLY, onlyIf: '/sys/firmware/efi' },
 ];
 
 /** Files under /system that /etc's links point to (see image-builder/rootfs.sh). */
@@ -70,6 +74,7 @@ export function currentMounts(): MountInfo[] {
 
 export function mountEarly(log: Logger): void {
   for (const m of EARLY_MOUNTS) {
+    if (m.onlyIf && !fs.existsSync(m.onlyIf)) continue;
     const mounted = fs.existsSync('/proc/self/mountinfo') && currentMounts().some((c) => c.target === m.target);
     if (mounted) {
       log.info(`mount ${m.target}: ${m.inherited ? 'handed over by preinit' : 'already mounted'}`);

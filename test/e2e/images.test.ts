@@ -25,6 +25,12 @@ const PXE = `${OUT}/pxe`;
 const BOOT = 240_000;
 
 const up = /machined\[1\]: all 5 services Running/;
+/** Every boot path: preinit verified the root with the image's root hash, and machined read it back from the kernel. */
+const ROOTHASH = fs.existsSync(`${OUT}/roothash`) ? fs.readFileSync(`${OUT}/roothash`, 'utf8').trim() : '';
+async function verifiedRoot(vm: QemuVM): Promise<void> {
+  await vm.waitFor(new RegExp(`bronze preinit: /rootfs\\.sqsh verified \\(dm-verity, \\d+ blocks, root hash ${ROOTHASH}, read in \\d+ ms\\)`), BOOT);
+  await vm.waitFor(new RegExp(`machined\\[1\\]: rootfs: /dev/dm-\\d+ \\(squashfs\\) verified by dm-verity \\(bronze-root, sha256, root hash ${ROOTHASH}\\)`), BOOT);
+}
 
 async function withVM<T>(name: string, opts: QemuOptions, fn: (vm: QemuVM) => Promise<T>): Promise<T> {
   const vm = new QemuVM({ apiPort: await freePort(), noReboot: true, ...opts }, consoleFile(`images-${name}`)).start();
@@ -84,7 +90,7 @@ describe('boot media', () => {
     expect(fs.statSync(DISK).blocks * 512, 'sparse').toBeLessThan(400 * 1024 ** 2);
     const ls = (p: string) => execFileSync('grub-fstest', [DISK, 'ls', p], { encoding: 'utf8' }).trim().split(/\s+/).sort();
     expect(ls('(loop0,gpt3)/')).toEqual(['A/', 'B/', 'grub/']);
-    expect(ls('(loop0,gpt3)/A/')).toEqual(['initramfs.xz', 'vmlinuz']);
+    expect(ls('(loop0,gpt3)/A/')).toEqual(['initramfs.xz', 'roothash.env', 'vmlinuz']);
     expect(ls('(loop0,gpt3)/B/')).toEqual(['']);
     expect(ls('(loop0,gpt3)/grub/')).toEqual(['grub.cfg', 'grubenv', 'i386-pc/', 'x86_64-efi/']);
     // FAT is case-insensitive; GRUB lists a plain 8.3 name in lower case.
@@ -117,6 +123,7 @@ describe('boot media', () => {
         await vm.waitFor(/Command line: BOOT_IMAGE=\/boot\/vmlinuz console=/, 60_000);
         await vm.waitFor(/machined\[1\]: maintenance mode: no machine configuration/, BOOT);
         await vm.waitFor(up, BOOT);
+        await verifiedRoot(vm);
       });
     }
   }, 2 * BOOT);
@@ -129,6 +136,7 @@ describe('boot media', () => {
         await vm.waitFor(/machined\[1\]: mounted STATE \(\/dev\/vda5\) at \/system\/state/, BOOT);
         await vm.waitFor(/machined\[1\]: mounted EPHEMERAL \(\/dev\/vda6\) at \/var/, 60_000);
         await vm.waitFor(up, BOOT);
+        await verifiedRoot(vm);
       });
     }
   }, 2 * BOOT);
@@ -187,6 +195,7 @@ describe('boot media', () => {
         await vm.waitFor(/Command line: initrd=initramfs\.xz console=.* ip=dhcp bronze\.config=http:\/\/10\.0\.2\.2:\d+\/controlplane\.yaml/, 120_000);
         await vm.waitFor(/machined\[1\]: configuration from http:\/\/10\.0\.2\.2:\d+\/controlplane\.yaml: controlplane of cluster pxe/, BOOT);
         await vm.waitFor(up, BOOT);
+        await verifiedRoot(vm);
       });
       expect(files.requests).toContain('/controlplane.yaml');
     }, BOOT + 60_000);

@@ -15,6 +15,7 @@ const RENAMES: Array<[old: string | null, type: string, namespace: string, owner
   [null, 'MountStatuses.runtime.talos.dev', 'runtime', 'machined'],
   [null, 'SecurityStates.talos.dev', 'runtime', 'machined'],
   ['BootStatuses.bronze.dev', 'BootStatuses.runtime.bronze.dev', 'runtime', 'machined'],
+  [null, 'RootfsStatuses.runtime.bronze.dev', 'runtime', 'machined'],
   ['TimeStatuses.runtime.bronze.dev', 'TimeStatuses.v1alpha1.talos.dev', 'runtime', 'timed'],
   ['Disks.block.bronze.dev', 'Disks.block.talos.dev', 'runtime', 'udevd'],
   ['BlockDevices.block.bronze.dev', 'BlockDevices.block.talos.dev', 'runtime', 'udevd'],
@@ -37,7 +38,7 @@ describe('the registry', () => {
   it('lists every type Bronze serves, with Talos\'s names, namespaces and the role that writes it', () => {
     expect(RESOURCE_DEFINITIONS.map((d) => [d.type, d.defaultNamespace, d.owner])).toEqual(RENAMES.map(([, t, ns, o]) => [t, ns, o]));
     const bronzeOnly = RESOURCE_DEFINITIONS.filter((d) => !/\.(talos|cosi)\.dev$/.test(d.type)).map((d) => d.type);
-    expect(bronzeOnly).toEqual(['BootStatuses.runtime.bronze.dev']);
+    expect(bronzeOnly).toEqual(['BootStatuses.runtime.bronze.dev', 'RootfsStatuses.runtime.bronze.dev']);
     expect(() => new DefinitionRegistry()).not.toThrow();
   });
 
@@ -83,6 +84,8 @@ describe('the registry', () => {
       securitystate: 'SecurityStates.talos.dev',
       bootstatus: 'BootStatuses.runtime.bronze.dev',
       boot: 'BootStatuses.runtime.bronze.dev',
+      rootfs: 'RootfsStatuses.runtime.bronze.dev',
+      verity: 'RootfsStatuses.runtime.bronze.dev',
       ns: 'Namespaces.meta.cosi.dev',
       rd: 'ResourceDefinitions.meta.cosi.dev',
     };

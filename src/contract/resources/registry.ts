@@ -22,6 +22,7 @@ import { namespaceDefinition } from './namespace.ts';
 import { nodeAddressDefinition } from './node-address.ts';
 import { resolverStatusDefinition } from './resolver-status.ts';
 import { resourceDefinitionDefinition } from './resource-definition.ts';
+import { rootfsStatusDefinition } from './rootfs-status.ts';
 import { routeStatusDefinition } from './route-status.ts';
 import { securityStateDefinition } from './security-state.ts';
 import { serviceDefinition } from './service.ts';
@@ -42,6 +43,7 @@ export const RESOURCE_DEFINITIONS: readonly ResourceDefinition[] = [
   mountStatusDefinition,
   securityStateDefinition,
   bootStatusDefinition,
+  rootfsStatusDefinition,
   timeStatusDefinition,
   // block
   diskDefinition,

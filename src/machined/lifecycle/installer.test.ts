@@ -59,7 +59,7 @@ describe('the bootloader an install copies', () => {
       const plan = (arch: string) => ({
         disk: { name: 'vda', device, bytes: MIN_DISK_BYTES, sectorSize: 512, readOnly: false },
         wipe: false,
-        files: { vmlinuz: '/nonexistent', initramfs: '/nonexistent' },
+        files: { vmlinuz: '/nonexistent', initramfs: '/nonexistent', roothash: '0'.repeat(64) },
         version: 'v0',
         extraKernelArgs: [],
         bootloaderDir: bl,

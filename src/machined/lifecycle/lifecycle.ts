@@ -531,7 +531,7 @@ export class NodeLifecycle implements Lifecycle {
   private async installSource(image: string, stage: string, report: (s: string, m: string, d?: number, t?: number) => void, signal: AbortSignal): Promise<{ files: SlotFiles; version: string; cleanup: () => Promise<void>; device?: string }> {
     if (image) {
       const v = await this.fetchVerified(image, undefined, 0, stage, report, signal);
-      return { files: { vmlinuz: v.files.vmlinuz, initramfs: v.files['initramfs.xz'] }, version: v.manifest.version, cleanup: async () => fs.rmSync(stage, { recursive: true, force: true }) };
+      return { files: { vmlinuz: v.files.vmlinuz, initramfs: v.files['initramfs.xz'], roothash: v.manifest.roothash }, version: v.manifest.version, cleanup: async () => fs.rmSync(stage, { recursive: true, force: true }) };
     }
     // The boot media: the ISO (iso9660 labelled BRONZE), mounted read-only for the copy.
     for (const d of listDisks()) {
@@ -543,7 +543,8 @@ export class NodeLifecycle implements Lifecycle {
       const dir = path.join('/run/bronze/mnt', 'media');
       fs.mkdirSync(dir, { recursive: true });
       mount(d.device, dir, 'iso9660', MS.RDONLY | MS.NOSUID | MS.NODEV | MS.NOEXEC);
-      return { files: { vmlinuz: path.join(dir, 'boot', 'vmlinuz'), initramfs: path.join(dir, 'boot', 'initramfs.xz') }, version: VERSION.tag, cleanup: async () => umount(dir), device: d.device };
+      const roothash = fs.readFileSync(path.join(dir, 'boot', 'roothash'), 'utf8').trim();
+      return { files: { vmlinuz: path.join(dir, 'boot', 'vmlinuz'), initramfs: path.join(dir, 'boot', 'initramfs.xz'), roothash }, version: VERSION.tag, cleanup: async () => umount(dir), device: d.device };
     }
     throw new ApiError(grpc.status.FAILED_PRECONDITION, 'no install source: the node did not boot from the Bronze ISO; give an image URL (machine.install.image, or bronzectl install --image)');
   }
@@ -631,7 +632,7 @@ export class NodeLifecycle implements Lifecycle {
         }
         if (signal.aborted) throw new ApiError(grpc.status.CANCELLED, 'upgrade cancelled, nothing was written');
         const version = verified.manifest.version;
-        const files = { vmlinuz: verified.files.vmlinuz, initramfs: verified.files['initramfs.xz'] };
+        const files = { vmlinuz: verified.files.vmlinuz, initramfs: verified.files['initramfs.xz'], roothash: verified.manifest.roothash };
         const total = fs.statSync(files.vmlinuz).size + fs.statSync(files.initramfs).size;
         report('write', `slot ${target}: Bronze ${version}`, 0, total);
         // The slot, then META (so that a fallback is recognised, and a wipe asked for survives

@@ -36,7 +36,7 @@ const initramfs = Buffer.alloc(3 << 20, 9);
 async function image(tamper = false): Promise<Buffer> {
   const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
   const manifest = Buffer.from(
-    JSON.stringify({ format: 'bronze-upgrade/1', version: 'v9.0.0', arch: 'amd64', files: { vmlinuz: { size: vmlinuz.length, sha256: sha(vmlinuz) }, 'initramfs.xz': { size: initramfs.length, sha256: sha(initramfs) } } }) + '\n',
+    JSON.stringify({ format: 'bronze-upgrade/1', version: 'v9.0.0', arch: 'amd64', roothash: 'ab'.repeat(32), files: { vmlinuz: { size: vmlinuz.length, sha256: sha(vmlinuz) }, 'initramfs.xz': { size: initramfs.length, sha256: sha(initramfs) } } }) + '\n',
   );
   const p = pack();
   const out = (async () => {

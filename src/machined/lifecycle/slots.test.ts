@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { initGrubenv, nextBoot, readGrubenv, slotPresent, updateGrubenv, writeSlot } from './slots.ts';
+import { initGrubenv, nextBoot, readGrubenv, slotPresent, slotRoothash, updateGrubenv, writeSlot } from './slots.ts';
 
 const hasGrubEditenv = (() => {
   try {
@@ -33,9 +33,15 @@ describe('boot slots on a BOOT directory', () => {
     fs.writeFileSync(path.join(boot, 'B', 'vmlinuz'), 'kernel v1');
     fs.writeFileSync(path.join(boot, 'B', 'stale'), 'x');
     const seen: number[] = [];
-    await writeSlot(boot, 'B', { vmlinuz: path.join(src, 'vmlinuz'), initramfs: path.join(src, 'initramfs.xz') }, (n) => seen.push(n));
+    const roothash = 'c0'.repeat(32);
+    await writeSlot(boot, 'B', { vmlinuz: path.join(src, 'vmlinuz'), initramfs: path.join(src, 'initramfs.xz'), roothash }, (n) => seen.push(n));
     expect(fs.readFileSync(path.join(boot, 'B', 'vmlinuz'), 'utf8')).toBe('kernel v2');
-    expect(fs.readdirSync(path.join(boot, 'B')).sort()).toEqual(['initramfs.xz', 'vmlinuz']);
+    expect(fs.readdirSync(path.join(boot, 'B')).sort()).toEqual(['initramfs.xz', 'roothash.env', 'vmlinuz']);
+    // The root hash as GRUB's load_env reads it: a 1024-byte environment block.
+    expect(fs.statSync(path.join(boot, 'B', 'roothash.env')).size).toBe(1024);
+    expect(slotRoothash(boot, 'B')).toBe(roothash);
+    expect(slotRoothash(boot, 'A')).toBe('');
+    await expect(writeSlot(boot, 'A', { vmlinuz: path.join(src, 'vmlinuz'), initramfs: path.join(src, 'initramfs.xz'), roothash: 'nope' })).rejects.toThrow(/not a dm-verity root hash/);
     expect(fs.readdirSync(boot).sort()).toEqual(['B']);
     expect(seen.at(-1)).toBe(9 + (5 << 20));
     expect(slotPresent(boot, 'B')).toBe(true);

@@ -1,6 +1,7 @@
 // The A/B slots on a mounted BOOT partition and GRUB's environment block that chooses between
 // them (image-builder/grub/disk.cfg documents the variables: saved_entry, next_entry,
-// next_tries, bronze_extra). A slot is a directory holding vmlinuz and initramfs.xz; a slot
+// next_tries, bronze_extra). A slot is a directory holding vmlinuz, initramfs.xz and
+// roothash.env (GRUB's load_env reads the slot's dm-verity root hash from it); a slot
 // is written beside itself (<slot>.new) and renamed into place, so GRUB never finds half of
 // one. grubenv is rewritten in place, in the same 1024 bytes GRUB itself writes (save_env
 // writes through the file's block list, so the file must keep its blocks).
@@ -15,7 +16,12 @@ export const SLOTS: readonly Slot[] = ['A', 'B'];
 export interface SlotFiles {
   vmlinuz: string;
   initramfs: string;
+  /** The dm-verity root hash of the rootfs in initramfs (64 hex digits): the slot boots with it. */
+  roothash: string;
 }
+
+/** The slot's root hash file, a GRUB environment block (bronze_roothash=<hex>). */
+export const ROOTHASH_ENV = 'roothash.env';
 
 export const otherSlot = (s: Slot): Slot => (s === 'A' ? 'B' : 'A');
 export const isSlot = (s: string | undefined): s is Slot => s === 'A' || s === 'B';
@@ -27,16 +33,22 @@ export function slotPresent(boot: string, slot: Slot): boolean {
   return fs.existsSync(path.join(boot, slot, 'vmlinuz')) && fs.existsSync(path.join(boot, slot, 'initramfs.xz'));
 }
 
-/** The slot's files, for reading (an install from a disk's running slot). */
-export function slotFiles(boot: string, slot: Slot): SlotFiles {
-  return { vmlinuz: path.join(boot, slot, 'vmlinuz'), initramfs: path.join(boot, slot, 'initramfs.xz') };
+/** The root hash a slot boots with ('' when it has none). */
+export function slotRoothash(boot: string, slot: Slot): string {
+  try {
+    return parseGrubenv(fs.readFileSync(path.join(boot, slot, ROOTHASH_ENV))).get('bronze_roothash') ?? '';
+  } catch {
+    return '';
+  }
 }
 
-/** Copies the kernel and initramfs into `slot`, replacing it whole. */
+/** Copies the kernel and initramfs into `slot` with its root hash, replacing it whole. */
 export async function writeSlot(boot: string, slot: Slot, files: SlotFiles, onBytes?: (n: number) => void): Promise<void> {
+  if (!/^[0-9a-f]{64}$/.test(files.roothash)) throw new Error(`slot ${slot}: ${JSON.stringify(files.roothash)} is not a dm-verity root hash`);
   const fresh = path.join(boot, `${slot}.new`);
   fs.rmSync(fresh, { recursive: true, force: true });
   fs.mkdirSync(fresh, { recursive: true });
+  fs.writeFileSync(path.join(fresh, ROOTHASH_ENV), serializeGrubenv(new Map([['bronze_roothash', files.roothash]])));
   let done = 0;
   for (const [name, from] of [
     ['vmlinuz', files.vmlinuz],

@@ -22,6 +22,8 @@ import { serviceSpec } from '../../../src/machined/controllers/services.ts';
 import { publishDefinitions, publishNamespaces } from '../../../src/machined/meta.ts';
 import { mountStatuses } from '../../../src/machined/mount-status.ts';
 import { readSecurityState } from '../../../src/machined/security-state.ts';
+import { readRootfsStatus } from '../../../src/machined/rootfs-status.ts';
+import { fakeRootfsProbe } from '../../lib/rootfs-probe.ts';
 import { RTM, decodeAddress, decodeLink, decodeRoute, splitMessages, type Link } from '../../../src/networkd/netlink.ts';
 import { addressId, addressSpec, linkSpec, nodeAddresses, publishedRoute, routeId, routeSpec } from '../../../src/networkd/resources.ts';
 import { MemoryState } from '../../../src/state/memory.ts';
@@ -115,6 +117,9 @@ beforeAll(async () => {
   });
   put('runtime', 'VolumeStatuses.block.talos.dev', 'EPHEMERAL', { phase: 'failed', preFailPhase: 'located', type: 'partition', location: '/dev/vda6', errorMessage: 'mount /dev/vda6 on /var: wrong fs type' });
   put('runtime', 'VolumeStatuses.block.talos.dev', 'META', { phase: 'missing', type: 'partition' });
+  // The root as preinit sets it up (verified), and one the kernel found a corrupted block in.
+  put('runtime', 'RootfsStatuses.runtime.bronze.dev', 'rootfs', readRootfsStatus(fakeRootfsProbe()));
+  put('runtime', 'RootfsStatuses.runtime.bronze.dev', 'corrupted', readRootfsStatus(fakeRootfsProbe({ status: 'C' })));
   put('runtime', 'BootStatuses.runtime.bronze.dev', 'live', { installed: false, booted: '', version: 'v0.1.0' });
   // timed.
   put('runtime', 'TimeStatuses.v1alpha1.talos.dev', 'node', { synced: true, epoch: 2, syncDisabled: false });

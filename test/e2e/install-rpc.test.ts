@@ -116,7 +116,7 @@ describe('bronzectl install from an image URL', () => {
     vm = new QemuVM({ apiPort: port, boot: { kind: 'disk', path: blank } }, consoleFile('install-rpc-disk')).start();
     await vm.waitFor(running, BOOT);
     expect(vm.lines.some((l) => /configuration from STATE/.test(l))).toBe(true);
-    expect(vm.lines.some((l) => /Command line:.*bronze\.slot=A bronze\.hostname=from-install/.test(l)), 'extra kernel arguments via grubenv').toBe(true);
+    expect(vm.lines.some((l) => /Command line:.*bronze\.slot=A (bronze\.roothash=[0-9a-f]{64} )?bronze\.hostname=from-install/.test(l)), 'extra kernel arguments via grubenv').toBe(true);
     const v = await bronzectlUntilOk(['version'], { config, timeoutMs: 120_000 });
     expect(v.stdout).toMatch(/Server:[\s\S]*Tag:\s+v\S+-next/);
 

@@ -11,23 +11,12 @@ import { QemuVM } from '../../image-builder/qemu.ts';
 import { newClientConfig, save } from '../../src/contract/clientconfig.ts';
 import { generateConfigs } from '../../src/contract/genconfig.ts';
 import { generateSecrets } from '../../src/contract/secrets.ts';
-import { bronzectl, bronzectlUntilOk, type CliResult } from '../lib/bronzectl.ts';
+import { bronzectl, bronzectlUntilOk, until } from '../lib/bronzectl.ts';
 import { startHostChrony, type HostChrony } from '../lib/chrony-host.ts';
 import { consoleFile } from '../lib/console-log.ts';
 import { freePort } from '../lib/ports.ts';
 
 const BOOT = 300_000;
-
-async function until(what: string, fn: () => Promise<CliResult>, ok: (r: CliResult) => boolean, timeoutMs: number): Promise<CliResult> {
-  const deadline = Date.now() + timeoutMs;
-  let last: CliResult;
-  do {
-    last = await fn();
-    if (ok(last)) return last;
-    await new Promise((r) => setTimeout(r, 2000));
-  } while (Date.now() < deadline);
-  throw new Error(`${what}: not reached in ${timeoutMs} ms; last output:\n${last.stdout}\n${last.stderr}`);
-}
 
 describe('networkd, timed and udevd on a node', () => {
   let vm: QemuVM;

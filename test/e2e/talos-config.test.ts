@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QemuVM } from '../../image-builder/qemu.ts';
 import { applyPatches, loadPatches } from '../../src/config/patch.ts';
 import { newClientConfig, save } from '../../src/contract/clientconfig.ts';
-import { bronzectl, bronzectlUntilOk, type CliResult } from '../lib/bronzectl.ts';
+import { bronzectl, bronzectlUntilOk, until } from '../lib/bronzectl.ts';
 import { startHostChrony, type HostChrony } from '../lib/chrony-host.ts';
 import { consoleFile } from '../lib/console-log.ts';
 import { freePort } from '../lib/ports.ts';
@@ -24,17 +24,6 @@ import { talosShapedConfig } from '../unit/config/talos-configs.ts';
 
 const BOOT = 300_000;
 const DISK = path.join('_out', 'amd64', 'disk.raw');
-
-async function until(what: string, fn: () => Promise<CliResult>, ok: (r: CliResult) => boolean, timeoutMs: number): Promise<CliResult> {
-  const deadline = Date.now() + timeoutMs;
-  let last: CliResult;
-  do {
-    last = await fn();
-    if (ok(last)) return last;
-    await new Promise((r) => setTimeout(r, 2000));
-  } while (Date.now() < deadline);
-  throw new Error(`${what}: not reached in ${timeoutMs} ms; last output:\n${last.stdout}\n${last.stderr}`);
-}
 
 describe('a Talos v1.14 configuration on a Bronze node', () => {
   let vm: QemuVM;

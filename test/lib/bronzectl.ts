@@ -35,3 +35,15 @@ export async function bronzectlUntilOk(args: string[], opts: { config?: string; 
   } while (Date.now() < deadline);
   return last;
 }
+
+/** Runs fn every 2 s until ok says its result will do; throws, with the last output, after timeoutMs. */
+export async function until(what: string, fn: () => Promise<CliResult>, ok: (r: CliResult) => boolean, timeoutMs: number): Promise<CliResult> {
+  const deadline = Date.now() + timeoutMs;
+  let last: CliResult;
+  do {
+    last = await fn();
+    if (ok(last)) return last;
+    await new Promise((r) => setTimeout(r, 2000));
+  } while (Date.now() < deadline);
+  throw new Error(`${what}: not reached in ${timeoutMs} ms; last output:\n${last.stdout}\n${last.stderr}`);
+}

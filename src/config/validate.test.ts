@@ -199,4 +199,10 @@ describe('the MTU bound, settled once (config/fields.ts MTU_RANGE; networkd keep
     for (const ok of [576, 1500, 9216]) expect(validateConfig(fill(withMtu(ok, vlan))).ok, String(ok)).toBe(true);
     for (const bad of [575, 9217, 65535]) expect(errorsOf(withMtu(bad, vlan)).map((e) => e.message), String(bad)).toEqual([`${bad} is not a valid MTU: expected an integer from 576 to 9216`]);
   });
+
+  it('holds for a LinkConfig document too: networkd reads the typed documents machined validated, unchecked', () => {
+    const r = validateConfig('apiVersion: v1alpha1\nkind: LinkConfig\nname: eth0\nmtu: 65535\n');
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(formatIssues(r.errors)).toMatch(/LinkConfig\(eth0\)\.mtu .*65535 is not a valid MTU: expected an integer from 576 to 9216/);
+  });
 });

@@ -34,6 +34,16 @@ export interface ConfigIssue {
   kind?: IssueKind;
 }
 
+/**
+ * Every document as data, to keep and publish: merge keys resolved, nulls dropped, the v1alpha1
+ * document with `version` and machine.type as Bronze reads them; fields and kinds Bronze ignores
+ * are kept (so an edit or a patch of the running configuration keeps them).
+ */
+export interface ConfigData {
+  v1alpha1?: Obj;
+  documents: Obj[];
+}
+
 export interface ParsedConfig {
   /** The v1alpha1 document, Bronze's fields only; absent in a configuration of typed documents alone. */
   v1alpha1?: V1Alpha1Config;
@@ -46,12 +56,8 @@ export interface ParsedConfig {
   clusterName?: string;
   /** The install settings: machine.install, or an UnattendedInstallConfig selecting a disk by path. */
   install?: InstallSettings;
-  /**
-   * Every document as data, to keep and publish: merge keys resolved, nulls dropped, the v1alpha1
-   * document with `version` and machine.type as Bronze reads them; fields and kinds Bronze ignores
-   * are kept (so an edit or a patch of the running configuration keeps them).
-   */
-  data: { v1alpha1?: Obj; documents: Obj[] };
+  /** Every document as data, ignored fields and kinds included (ConfigData). */
+  data: ConfigData;
   warnings: ConfigIssue[];
 }
 

@@ -17,6 +17,7 @@ export const PROTO_FILES: readonly string[] = [
   'resource/definitions/v1alpha1/v1alpha1.proto',
   'resource/config/config.proto',
   'bronze/resource/definitions/runtime.proto',
+  'bronze/resource/definitions/config.proto',
   'resource/definitions/cluster/cluster.proto',
   'bronze/cluster/registry.proto',
   'etcd/kv.proto',

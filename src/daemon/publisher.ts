@@ -1,8 +1,8 @@
 // How a daemon publishes what it observes into machined's resource state, and reads its
 // inputs from it. Each daemon writes only the resource types it owns (the owner is the
-// daemon's name; machined refuses writes to another owner's resources). Two implementations:
-// StatePublisher over a State in the same process (tests, and machined itself), and the
-// remote one over machined's unix socket (src/daemon/remote-publisher.ts).
+// daemon's name; machined refuses writes to another owner's resources). One implementation,
+// StatePublisher, over any State: one in the same process (tests, and machined itself), or
+// RemoteState over machined's unix socket (RemotePublisher, src/daemon/remote-publisher.ts).
 import type { Resource } from '../state/resource.ts';
 import { createOrUpdate } from '../state/apply.ts';
 import type { State, WatchEvent } from '../state/state.ts';

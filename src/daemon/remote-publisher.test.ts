@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KmsgLogger } from '../lib/log.ts';
 import { EventBus } from '../machined/api/events.ts';
 import { startMachinedApi } from '../machined/api/server.ts';
-import { Supervisor } from '../machined/supervisor.ts';
+import { Supervisor } from '../machined/supervisor/supervisor.ts';
 import { LINK_STATUS_TYPE, type LinkStatusSpec } from '../contract/resources/link-status.ts';
 import { DefinitionRegistry } from '../contract/resources/registry.ts';
 import { MemoryState } from '../state/memory.ts';

@@ -22,7 +22,7 @@ import { memoryReport } from './memstats.ts';
 import { Reaper, spawnedChildren } from './reaper.ts';
 import { runSequence, type SequenceName, type TaskName } from './sequences.ts';
 import { SERVICE_ENV, baseServiceEnv, daemonEnv, serviceSpecs } from './services.ts';
-import { Supervisor } from './supervisor.ts';
+import { Supervisor } from './supervisor/supervisor.ts';
 import { startMachinedApi } from './api/server.ts';
 import { EventBus, mirrorServiceEvents } from './api/events.ts';
 import { serviceController } from './controllers/services.ts';

@@ -2,7 +2,8 @@
 //   boot:   STATE (a configuration applied before) → kernel arguments → maintenance mode
 //   apply:  ApplyConfiguration (validated; modes auto/no-reboot/reboot/staged/try; dry run)
 // Activating a configuration publishes it as the MachineConfig resource (controllers
-// reconcile it into the system), gives apid and trustd their certificates, and ends
+// reconcile it into the system) and its typed form as ParsedMachineConfig (which networkd and
+// timed read), gives apid and trustd their certificates, and ends
 // maintenance mode. A configuration that fails validation at boot leaves the node in
 // maintenance mode, its errors on the console and in the machinestatus resource.
 import fs from 'node:fs';
@@ -21,7 +22,8 @@ import type { VolumeStatusSpec } from './volume-status.ts';
 import { repairAdvice } from './volumes.ts';
 import { ApiCertificates, certificateNames, nodeAddresses } from './apicerts.ts';
 import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE } from '../contract/resources/machine-config.ts';
-import { machineConfigSpec } from './config/spec.ts';
+import { PARSED_MACHINE_CONFIG_ID, PARSED_MACHINE_CONFIG_NS, PARSED_MACHINE_CONFIG_TYPE } from '../contract/resources/parsed-machine-config.ts';
+import { machineConfigSpec, parsedMachineConfigSpec } from './config/spec.ts';
 import { nodeIdentity, type NodeIdentity } from './config/identity.ts';
 import { ConfigManager, ConfigRejected, VOLATILE_NOTE, type ApplyMode, type Validation } from './config/manager.ts';
 import { acquireConfig } from './config/source.ts';
@@ -158,7 +160,10 @@ export class NodeConfig {
   /** Makes `text` (already validated) the running configuration. */
   private async activate(text: string): Promise<void> {
     const wasMaintenance = this.maintenance;
-    await this.publisher.apply(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID, machineConfigSpec(parsedConfig(text)));
+    const parsed = parsedConfig(text);
+    await this.publisher.apply(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID, machineConfigSpec(parsed));
+    // The same configuration, typed, for the daemons (they load no validator).
+    await this.publisher.apply(PARSED_MACHINE_CONFIG_NS, PARSED_MACHINE_CONFIG_TYPE, PARSED_MACHINE_CONFIG_ID, parsedMachineConfigSpec(parsed));
     if (!hasV1Alpha1(text)) {
       // Typed documents alone (network, time, ...): applied, but the node has no identity yet.
       const reason = 'the configuration has typed documents only: the node needs the v1alpha1 document (machine.type, token, ca) to leave maintenance mode';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DAEMONS } from '../contract/paths.ts';
 import { SERVICE_GRAPH } from './services.ts';
-import { startLevels, stopOrder, type ServiceSpec } from './supervisor.ts';
+import { startLevels, stopOrder } from './supervisor/graph.ts';
+import type { ServiceSpec } from './supervisor/types.ts';
 
 const specs = (): ServiceSpec[] => SERVICE_GRAPH.map((n) => ({ id: n.id, dependsOn: [...n.dependsOn], command: '/sbin/init' }));
 

@@ -2,7 +2,7 @@
 import { socketPath } from '../contract/paths.ts';
 import { healthChecker } from '../daemon/health-client.ts';
 import { selfInvocation } from '../lib/self.ts';
-import type { ServiceSpec } from './supervisor.ts';
+import type { ServiceSpec } from './supervisor/types.ts';
 import { SERVICE_GRAPH, baseServiceEnv, daemonEnv } from './service-graph.ts';
 
 export { SERVICE_ENV, SERVICE_GRAPH, DAEMON_V8_FLAGS, baseServiceEnv, daemonEnv, firstServices, type ServiceNode } from './service-graph.ts';

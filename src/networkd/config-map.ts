@@ -3,69 +3,114 @@
 // routes of a named link, DHCPv4Config turning DHCP on for a link with its route metric and
 // ignoreRoutes, BondConfig and BridgeConfig as links networkd creates with their members,
 // StaticHostConfig as /etc/hosts entries), and the time servers
-// (published for timed when DHCP gives none).
+// (published for timed when DHCP gives none). The input is the validator's typed configuration.
+import type { NetworkDevice, Route, Vlan } from '../config/schema.ts';
+import type { BondConfig, BridgeConfig } from '../config/kinds.ts';
 import type { MachineConfigView } from '../daemon/config-watch.ts';
-import type { InterfaceConfig, NetworkConfig, RouteConfig } from './config.ts';
+import type { InterfaceConfig, NetworkConfig, RouteConfig, VlanConfig } from './config.ts';
 import { bondOptions, bridgeOptions } from './virtual-links.ts';
 
+type LinkRoute = NonNullable<BondConfig['routes']>[number];
+
+/** The default route of the gateway's family, for a route without a destination. */
+const defaultOf = (gateway: string | undefined) => (gateway?.includes(':') ? '::/0' : '0.0.0.0/0');
+
 /** A typed document's route as networkd's (a missing destination: the default route of the gateway's family). */
-function routeOf(r: { destination?: string; gateway?: string; metric?: number }): RouteConfig {
-  const dflt = r.gateway?.includes(':') ? '::/0' : '0.0.0.0/0';
-  return { network: r.destination ?? dflt, ...(r.gateway ? { gateway: r.gateway } : {}), ...(r.metric ? { metric: r.metric } : {}) };
+function routeOf(r: LinkRoute): RouteConfig {
+  return { network: r.destination ?? defaultOf(r.gateway), ...(r.gateway ? { gateway: r.gateway } : {}), ...(r.metric ? { metric: r.metric } : {}) };
+}
+
+/** A v1alpha1 route as networkd's (likewise, a route with a gateway alone is a default route). */
+function v1RouteOf(r: Route): RouteConfig {
+  return { ...r, network: r.network ?? defaultOf(r.gateway) };
+}
+
+function vlanOf(v: Vlan): VlanConfig {
+  const { routes, ...rest } = v;
+  return { ...rest, ...(routes ? { routes: routes.map(v1RouteOf) } : {}) };
+}
+
+/** A v1alpha1 interface as networkd's. */
+function interfaceOf(d: NetworkDevice): InterfaceConfig {
+  const { routes, vlans, dhcpOptions, ...rest } = structuredClone(d);
+  return {
+    ...rest,
+    ...(routes ? { routes: routes.map(v1RouteOf) } : {}),
+    ...(vlans ? { vlans: vlans.map(vlanOf) } : {}),
+    ...(dhcpOptions ? { dhcpOptions } : {}),
+  };
+}
+
+/** A bond or bridge as a link networkd creates, with its addresses and routes. */
+function virtualLinkOf(d: BondConfig | BridgeConfig): InterfaceConfig {
+  const options = d.kind === 'BondConfig' ? bondOptions(d) : bridgeOptions(d);
+  return {
+    interface: d.name,
+    virtual: { kind: d.kind === 'BondConfig' ? 'bond' : 'bridge', options, ...(d.hardwareAddr ? { mac: d.hardwareAddr } : {}) },
+    ...(d.addresses ? { addresses: d.addresses.map((a) => a.address) } : {}),
+    ...(d.routes ? { routes: d.routes.map(routeOf) } : {}),
+    ...(d.mtu !== undefined ? { mtu: d.mtu } : {}),
+  };
 }
 
 export function networkConfigOf(spec: MachineConfigView | undefined): NetworkConfig {
   if (!spec) return {};
-  const net = (spec.v1alpha1.machine?.network ?? {}) as NetworkConfig & Record<string, unknown>;
+  const net = spec.v1alpha1?.machine.network ?? {};
   const cfg: NetworkConfig = {
     ...(net.hostname ? { hostname: net.hostname } : {}),
-    ...(net.interfaces ? { interfaces: structuredClone(net.interfaces) } : {}),
+    ...(net.interfaces ? { interfaces: net.interfaces.map(interfaceOf) } : {}),
     ...(net.nameservers ? { nameservers: net.nameservers } : {}),
     ...(net.searchDomains ? { searchDomains: net.searchDomains } : {}),
     ...(net.extraHostEntries ? { extraHostEntries: net.extraHostEntries } : {}),
   };
-  const servers = spec.v1alpha1.machine?.time?.servers as string[] | undefined;
+  const servers = spec.v1alpha1?.machine.time?.servers;
   if (servers?.length) cfg.timeServers = servers;
+  const linkNamed = (name: string): InterfaceConfig => {
+    const interfaces = (cfg.interfaces ??= []);
+    let link = interfaces.find((i) => i.interface === name);
+    if (!link) interfaces.push((link = { interface: name }));
+    return link;
+  };
   for (const d of spec.documents) {
-    if (d.kind === 'HostnameConfig' && typeof d.hostname === 'string') cfg.hostname = d.hostname;
-    if (d.kind === 'ResolverConfig') {
-      if (Array.isArray(d.nameservers)) cfg.nameservers = d.nameservers.map((n: { address: string }) => n.address);
-      if (Array.isArray(d.searchDomains?.domains)) cfg.searchDomains = d.searchDomains.domains;
-    }
-    if (d.kind === 'TimeSyncConfig' && Array.isArray(d.ntp?.servers)) cfg.timeServers = d.ntp.servers;
-    if (d.kind === 'StaticHostConfig' && typeof d.name === 'string' && Array.isArray(d.hostnames)) {
-      (cfg.extraHostEntries ??= []).push({ ip: d.name, aliases: d.hostnames });
-    }
-    if (d.kind === 'BondConfig' || d.kind === 'BridgeConfig') {
-      const interfaces = (cfg.interfaces ??= []);
-      const options = d.kind === 'BondConfig' ? bondOptions(d) : bridgeOptions(d);
-      interfaces.push({
-        interface: d.name,
-        virtual: { kind: d.kind === 'BondConfig' ? 'bond' : 'bridge', options, ...(d.hardwareAddr ? { mac: d.hardwareAddr } : {}) },
-        ...(Array.isArray(d.addresses) ? { addresses: d.addresses.map((a: { address: string }) => a.address) } : {}),
-        ...(Array.isArray(d.routes) ? { routes: d.routes.map(routeOf) } : {}),
-        ...(typeof d.mtu === 'number' ? { mtu: d.mtu } : {}),
-      });
-      for (const member of (d.links ?? []) as string[]) {
-        const existing = interfaces.find((i) => i.interface === member);
-        if (existing) existing.master = d.name;
-        else interfaces.push({ interface: member, master: d.name });
-      }
-    }
-    if (d.kind === 'LinkConfig' || d.kind === 'DHCPv4Config') {
-      const interfaces = (cfg.interfaces ??= []);
-      let link = interfaces.find((i) => i.interface === d.name);
-      if (!link) interfaces.push((link = { interface: d.name } as InterfaceConfig));
-      if (d.kind === 'DHCPv4Config') {
-        link.dhcp = true;
-        if (typeof d.routeMetric === 'number' || d.ignoreRoutes === true) {
-          link.dhcpOptions = { ...link.dhcpOptions, ...(typeof d.routeMetric === 'number' ? { routeMetric: d.routeMetric } : {}), ...(d.ignoreRoutes === true ? { ignoreRoutes: true } : {}) };
+    switch (d.kind) {
+      case 'HostnameConfig':
+        if (d.hostname !== undefined) cfg.hostname = d.hostname;
+        break;
+      case 'ResolverConfig':
+        if (d.nameservers) cfg.nameservers = d.nameservers.map((n) => n.address);
+        if (d.searchDomains?.domains) cfg.searchDomains = d.searchDomains.domains;
+        break;
+      case 'TimeSyncConfig':
+        if (d.ntp?.servers) cfg.timeServers = d.ntp.servers;
+        break;
+      case 'StaticHostConfig':
+        (cfg.extraHostEntries ??= []).push({ ip: d.name, aliases: d.hostnames });
+        break;
+      case 'BondConfig':
+      case 'BridgeConfig': {
+        const interfaces = (cfg.interfaces ??= []);
+        interfaces.push(virtualLinkOf(d));
+        for (const member of d.links) {
+          const existing = interfaces.find((i) => i.interface === member);
+          if (existing) existing.master = d.name;
+          else interfaces.push({ interface: member, master: d.name });
         }
+        break;
       }
-      else {
-        if (Array.isArray(d.addresses)) link.addresses = d.addresses.map((a: { address: string }) => a.address);
-        if (Array.isArray(d.routes)) link.routes = d.routes.map(routeOf);
-        if (typeof d.mtu === 'number') link.mtu = d.mtu;
+      case 'DHCPv4Config': {
+        const link = linkNamed(d.name);
+        link.dhcp = true;
+        if (d.routeMetric !== undefined || d.ignoreRoutes === true) {
+          link.dhcpOptions = { ...link.dhcpOptions, ...(d.routeMetric !== undefined ? { routeMetric: d.routeMetric } : {}), ...(d.ignoreRoutes === true ? { ignoreRoutes: true } : {}) };
+        }
+        break;
+      }
+      case 'LinkConfig': {
+        const link = linkNamed(d.name);
+        if (d.addresses) link.addresses = d.addresses.map((a) => a.address);
+        if (d.routes) link.routes = d.routes.map(routeOf);
+        if (d.mtu !== undefined) link.mtu = d.mtu;
+        break;
       }
     }
   }

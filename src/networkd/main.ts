@@ -54,7 +54,7 @@ function readConfig(log: StderrLogger): NetworkConfig | undefined {
   if (!file) return undefined;
   try {
     // A test and host-run hook: the file holds networkd's own form, as machined's validated
-    // configuration maps to (config-watch.ts); the one validator is the machine config schema's.
+    // configuration maps to (config-map.ts); the one validator is the machine config schema's.
     return JSON.parse(fs.readFileSync(file, 'utf8')) as NetworkConfig;
   } catch (err) {
     log.error(`network configuration ${file}: ${(err as Error).message}; using none`);

@@ -1,8 +1,8 @@
 // Create-or-update, the one write path for "make this resource have this spec": used by
-// controllers (controller.ts), by daemons publishing into a State in their own process
-// (daemon/publisher.ts) and over machined's socket (daemon/remote-publisher.ts). It reads the
-// current resource, creates it when absent, updates it when the spec or labels differ, and
-// does not write at all when they match (the version stays).
+// controllers (controller.ts) and by daemons publishing (daemon/publisher.ts's StatePublisher,
+// over a State in their own process or over machined's socket, daemon/remote-state.ts). It
+// reads the current resource, creates it when absent, updates it when the spec or labels
+// differ, and does not write at all when they match (the version stays).
 import { jsonEqual, newResource, type Resource } from './resource.ts';
 
 /** Where the resource lives: the three calls create-or-update needs. */

@@ -1,6 +1,7 @@
 // The State interface: where resources live. machined holds the one instance (in memory);
-// daemons and the API reach it through machined. Every implementation must pass the shared
-// conformance suite (testing-conformance.ts, a test aid).
+// daemons and the API reach it through machined (daemons as RemoteState, daemon/remote-state.ts).
+// Every implementation must pass the shared conformance suite (testing-conformance.ts, a test
+// aid): MemoryState and RemoteState do.
 //
 // Writes carry the writer's name (`owner`): a resource may be updated, torn down or destroyed
 // only by the owner that created it. This is how "each daemon writes only the types it owns"

@@ -4,24 +4,25 @@ import { StatePublisher } from '../daemon/publisher.ts';
 import { MemoryState } from '../state/memory.ts';
 import { newResource } from '../state/resource.ts';
 import type { TimeConfig } from './sync.ts';
+import { typedConfig } from '../config/testing.ts';
 import { MACHINE_CONFIG, timeConfigOf, watchTimeConfig } from './config-watch.ts';
 
 const quiet = silentLogger;
 
 describe('time configuration input', () => {
   it('takes TimeSyncConfig over machine.time', () => {
-    expect(timeConfigOf({ v1alpha1: { machine: { time: { servers: ['a'], bootTimeout: '2m' } } }, documents: [] })).toEqual({ servers: ['a'], bootTimeout: '2m' });
-    expect(timeConfigOf({ v1alpha1: { machine: { time: { servers: ['a'] } } }, documents: [{ kind: 'TimeSyncConfig', enabled: false, ntp: { servers: ['b'] } }] })).toEqual({ disabled: true, servers: ['b'] });
-    expect(timeConfigOf({ v1alpha1: { machine: {} }, documents: [] })).toEqual({});
+    expect(timeConfigOf(typedConfig({ machine: { time: { servers: ['a'], bootTimeout: '2m' } } }))).toEqual({ servers: ['a'], bootTimeout: '2m' });
+    expect(timeConfigOf(typedConfig({ machine: { time: { servers: ['a'] } } }, [{ kind: 'TimeSyncConfig', enabled: false, ntp: { servers: ['b'] } }]))).toEqual({ disabled: true, servers: ['b'] });
+    expect(timeConfigOf(typedConfig({ machine: {} }))).toEqual({});
     expect(timeConfigOf(undefined)).toBeUndefined();
   });
 
-  it('follows the MachineConfig resource as it changes', async () => {
+  it('follows the typed configuration machined publishes (ParsedMachineConfig) as it changes', async () => {
     const state = new MemoryState();
     const seen: Array<TimeConfig | undefined> = [];
     const ctl = new AbortController();
     const done = watchTimeConfig(new StatePublisher(state, 'timed'), (c) => seen.push(c), quiet, ctl.signal);
-    const mk = (servers: string[]) => ({ v1alpha1: { machine: { time: { servers } } }, documents: [] });
+    const mk = (servers: string[]) => typedConfig({ machine: { time: { servers } } });
     await state.create(newResource(MACHINE_CONFIG.namespace, MACHINE_CONFIG.type, MACHINE_CONFIG.id, mk(['s1'])), { owner: 'machined' });
     const r = await state.get(MACHINE_CONFIG.namespace, MACHINE_CONFIG.type, MACHINE_CONFIG.id);
     await state.update({ ...r, spec: mk(['s2']) }, { owner: 'machined' });

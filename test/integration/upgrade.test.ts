@@ -19,7 +19,7 @@ import type { NodeDisk } from '../../src/machined/volumes.ts';
 import { EventBus } from '../../src/machined/api/events.ts';
 import type { InstallOptions, Lifecycle, ProgressEvent, ResetOptions, UpgradeOptions } from '../../src/machined/api/lifecycle.ts';
 import { startMachinedApi } from '../../src/machined/api/server.ts';
-import { Supervisor } from '../../src/machined/supervisor.ts';
+import { Supervisor } from '../../src/machined/supervisor/supervisor.ts';
 import { newCA } from '../../src/pki/ca.ts';
 import { issueServerCert } from '../../src/pki/certs.ts';
 import { DefinitionRegistry } from '../../src/contract/resources/registry.ts';

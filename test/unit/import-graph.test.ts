@@ -4,6 +4,8 @@
 // - no daemon imports another daemon's files;
 // - the lower rooms (contract/, lib/, state/, disk/) import no daemon;
 // - test aids (testing.ts, testing-*.ts) are imported by tests only;
+// - no daemon but machined reaches the configuration validator (config/validate.ts, schema.ts,
+//   kinds*.ts) or any file that imports zod (issue 10: a daemon loads no code it does not use);
 // - no source file over 500 lines, except pure data tables, codecs and generated code.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,12 +18,11 @@ const LOWER = ['contract', 'lib', 'state', 'disk'];
 /** Files allowed past 500 lines: what they are, and why. */
 const LONG_FILES: Record<string, string> = {
   'src/networkd/netlink.ts': 'codec: rtnetlink message layouts and attribute tables',
-  // Split next (issue 14, item 5): not yet done.
-  'src/machined/lifecycle/lifecycle.ts': 'to split: one file per operation',
-  'src/machined/supervisor.ts': 'to split: restart policy and health from the process runner',
 };
 
 let graph: Map<string, string[]>;
+/** The source files that import zod. */
+let zodUsers: Set<string>;
 
 function sources(dir: string): string[] {
   const out: string[] = [];
@@ -51,9 +52,11 @@ beforeAll(async () => {
     loader: { '.proto': 'text' },
   });
   graph = new Map();
+  zodUsers = new Set();
   for (const [file, input] of Object.entries(result.metafile.inputs)) {
     if (!file.startsWith('src/')) continue;
     graph.set(file, input.imports.filter((i) => !i.external && i.path.startsWith('src/')).map((i) => i.path));
+    if (input.imports.some((i) => i.external && (i.path === 'zod' || i.path.startsWith('zod/')))) zodUsers.add(file);
   }
 }, 60_000);
 
@@ -99,6 +102,32 @@ describe('the import graph', () => {
     const bad = [...graph].flatMap(([file, deps]) => (aid.test(file) ? [] : deps.filter((d) => aid.test(d)).map((d) => `${file} -> ${d}`)));
     expect(bad).toEqual([]);
     expect([...graph.keys()].filter((f) => aid.test(f)).length, 'the aids are in the graph (as entry points)').toBeGreaterThan(3);
+  });
+
+  it('keeps the configuration validator and zod in machined: no other daemon reaches them', () => {
+    const validator = (f: string) => /^src\/config\/(validate|schema|kinds(-[a-z]+)?)\.ts$/.test(f) || zodUsers.has(f);
+    expect(zodUsers.has('src/config/schema.ts'), 'the rule sees zod').toBe(true);
+    expect(validator('src/config/validate.ts') && validator('src/config/kinds-network.ts')).toBe(true);
+    const bad: string[] = [];
+    for (const daemon of DAEMONS.filter((d) => d !== 'machined')) {
+      // Breadth first from the daemon's main, keeping how each file was reached.
+      const via = new Map<string, string | undefined>([[`src/${daemon}/main.ts`, undefined]]);
+      const queue = [`src/${daemon}/main.ts`];
+      expect(graph.has(queue[0]!), queue[0]).toBe(true);
+      while (queue.length) {
+        const f = queue.shift()!;
+        if (validator(f)) {
+          const chain: string[] = [];
+          for (let c: string | undefined = f; c; c = via.get(c)) chain.unshift(c);
+          bad.push(`${daemon}: ${chain.join(' -> ')}`);
+          continue;
+        }
+        for (const d of graph.get(f) ?? []) if (!via.has(d)) via.set(d, f), queue.push(d);
+      }
+    }
+    expect(bad).toEqual([]);
+    // machined is where it lives.
+    expect(graph.get('src/machined/config/parsed.ts')).toContain('src/config/validate.ts');
   });
 
   it('has no source file over 500 lines but the data tables and codecs named here', () => {

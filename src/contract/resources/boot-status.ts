@@ -1,6 +1,6 @@
 // BootStatuses.runtime.bronze.dev, id 'boot': Bronze's own (Talos has no A/B slots like these):
 // the slot booted, GRUB's default and next, each slot's version and the last upgrade, as machined
-// reads them from BOOT and META (src/machined/lifecycle/lifecycle.ts).
+// reads them from BOOT and META (src/machined/lifecycle/status.ts).
 import type { BootStatusSpec as BootStatusSpecProto } from '../wire/bronze/resource/definitions/runtime/BootStatusSpec.ts';
 import type { ResourceDefinition } from './definition.ts';
 

@@ -9,6 +9,7 @@ const RENAMES: Array<[old: string | null, type: string, namespace: string, owner
   [null, 'Namespaces.meta.cosi.dev', 'meta', 'machined'],
   ['ResourceDefinitions.meta.cosi.dev', 'ResourceDefinitions.meta.cosi.dev', 'meta', 'machined'],
   ['MachineConfigs.config.bronze.dev', 'MachineConfigs.config.talos.dev', 'config', 'machined'],
+  [null, 'ParsedMachineConfigs.config.bronze.dev', 'config', 'machined'],
   ['Services.bronze.dev', 'Services.v1alpha1.talos.dev', 'runtime', 'machined'],
   ['MachineStatuses.bronze.dev', 'MachineStatuses.runtime.talos.dev', 'runtime', 'machined'],
   ['KernelParamStatuses.runtime.bronze.dev', 'KernelParamStatuses.runtime.talos.dev', 'runtime', 'machined'],
@@ -38,7 +39,7 @@ describe('the registry', () => {
   it('lists every type Bronze serves, with Talos\'s names, namespaces and the role that writes it', () => {
     expect(RESOURCE_DEFINITIONS.map((d) => [d.type, d.defaultNamespace, d.owner])).toEqual(RENAMES.map(([, t, ns, o]) => [t, ns, o]));
     const bronzeOnly = RESOURCE_DEFINITIONS.filter((d) => !/\.(talos|cosi)\.dev$/.test(d.type)).map((d) => d.type);
-    expect(bronzeOnly).toEqual(['BootStatuses.runtime.bronze.dev', 'RootfsStatuses.runtime.bronze.dev']);
+    expect(bronzeOnly).toEqual(['ParsedMachineConfigs.config.bronze.dev', 'BootStatuses.runtime.bronze.dev', 'RootfsStatuses.runtime.bronze.dev']);
     expect(() => new DefinitionRegistry()).not.toThrow();
   });
 
@@ -55,6 +56,8 @@ describe('the registry', () => {
     // Talos's runtime MountStatus skips them: only 'mounts' (and the type) name it.
     expect(spec('MountStatuses.runtime.talos.dev')).toMatchObject({ aliases: ['mounts'], allAliases: ['mounts'], skipAutomaticAliases: true });
     expect(spec('MachineConfigs.config.talos.dev').sensitivity).toBe('sensitive');
+    expect(spec('ParsedMachineConfigs.config.bronze.dev').sensitivity).toBe('sensitive'); // the same configuration, typed
+    expect(spec('ParsedMachineConfigs.config.bronze.dev').aliases).toEqual(['parsedmachineconfig', 'pmc', 'pmcs']);
     expect(spec('Services.v1alpha1.talos.dev').sensitivity).toBeUndefined();
   });
 
@@ -78,6 +81,7 @@ describe('the registry', () => {
       dv: 'DiscoveredVolumes.block.talos.dev',
       mc: 'MachineConfigs.config.talos.dev',
       machineconfig: 'MachineConfigs.config.talos.dev',
+      parsedmachineconfig: 'ParsedMachineConfigs.config.bronze.dev',
       ms: 'MachineStatuses.runtime.talos.dev',
       sysctls: 'KernelParamStatuses.runtime.talos.dev',
       mounts: 'MountStatuses.runtime.talos.dev',

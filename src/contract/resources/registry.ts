@@ -16,6 +16,7 @@ import { kernelParamStatusDefinition } from './kernel-param-status.ts';
 import { linkStatusDefinition } from './link-status.ts';
 import { machineConfigDefinition } from './machine-config.ts';
 import { machineStatusDefinition } from './machine-status.ts';
+import { parsedMachineConfigDefinition } from './parsed-machine-config.ts';
 import { memberDefinition } from './member.ts';
 import { mountStatusDefinition } from './mount-status.ts';
 import { namespaceDefinition } from './namespace.ts';
@@ -36,6 +37,7 @@ export const RESOURCE_DEFINITIONS: readonly ResourceDefinition[] = [
   resourceDefinitionDefinition,
   // config
   machineConfigDefinition,
+  parsedMachineConfigDefinition,
   // runtime
   serviceDefinition,
   machineStatusDefinition,
@@ -65,6 +67,10 @@ export const RESOURCE_DEFINITIONS: readonly ResourceDefinition[] = [
 
 /** gRPC metadata key in which a local daemon names itself when it writes resources. */
 export const OWNER_METADATA_KEY = 'bronze-owner';
+
+/** gRPC trailer in which machined's cosi.resource.State says which State error a call hit
+ *  (JSON, src/state/error-detail.ts), so that a remote State throws the same class. */
+export const STATE_ERROR_METADATA_KEY = 'bronze-state-error';
 
 export class UnknownResourceTypeError extends Error {
   override name = 'UnknownResourceTypeError';

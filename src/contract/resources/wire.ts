@@ -1,12 +1,12 @@
 // A spec on COSI's wire (cosi.resource.Spec): yaml_spec, the YAML form Talos shows, and
 // proto_spec, the spec encoded with its definition's message from the compiled protos. machined
-// sends both; whoever reads a resource back (a daemon's RemotePublisher, bronzectl) reads the YAML.
+// sends both; whoever reads a resource back (a daemon's RemoteState, bronzectl) reads the YAML.
 import type protobuf from 'protobufjs/light.js';
 import YAML from 'yaml';
 import { protoRoot } from '../protos.ts';
 import type { ResourceDefinition } from './definition.ts';
-import type { MachineConfigSpec } from './machine-config.ts';
-import { machineConfigSpec, machineConfigText } from './machine-config-text.ts';
+import type { MachineConfigDocuments } from './machine-config.ts';
+import { machineConfigDocuments, machineConfigText } from './machine-config-text.ts';
 
 const types = new Map<string, protobuf.Type>();
 
@@ -22,7 +22,7 @@ function messageType(name: string): protobuf.Type {
 
 /** The value yaml_spec shows for a spec. */
 function yamlValue(def: ResourceDefinition | undefined, spec: unknown): unknown {
-  if (def?.yamlForm === 'config-text') return machineConfigText(spec as MachineConfigSpec);
+  if (def?.yamlForm === 'config-text') return machineConfigText(spec as MachineConfigDocuments);
   return spec ?? null;
 }
 
@@ -72,10 +72,10 @@ export function protoSpec(def: ResourceDefinition | undefined, spec: unknown): B
   }
 }
 
-/** The spec from yaml_spec text ('' for none: null). */
+/** The spec from yaml_spec text ('' for none: null); a MachineConfig's is its MachineConfigDocuments. */
 export function specFromYaml(def: ResourceDefinition | undefined, text: string): unknown {
   if (!text) return null;
   const value = YAML.parse(text) as unknown;
-  if (def?.yamlForm === 'config-text' && typeof value === 'string') return machineConfigSpec(value);
+  if (def?.yamlForm === 'config-text' && typeof value === 'string') return machineConfigDocuments(value);
   return value;
 }

@@ -14,11 +14,12 @@ export const invalidArgument = (msg: string) => new ApiError(grpc.status.INVALID
 export const permissionDenied = (msg: string) => new ApiError(grpc.status.PERMISSION_DENIED, msg);
 export const unavailable = (msg: string) => new ApiError(grpc.status.UNAVAILABLE, msg);
 
-/** An error as the status the call ends with: its message, and the code statusOf (status.ts) gives it. */
+/** An error as the status the call ends with: its message, the code statusOf (status.ts) gives it, and an ApiError's trailers. */
 export function toServiceError(err: unknown): grpc.ServiceError {
   const message = err instanceof Error ? err.message : String(err);
   const code = statusOf(err);
-  return Object.assign(new Error(message), { code, details: message, metadata: new grpc.Metadata() });
+  const metadata = (err instanceof ApiError ? err.metadata : undefined) ?? new grpc.Metadata();
+  return Object.assign(new Error(message), { code, details: message, metadata });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import type { ServiceEvent, ServiceInfo } from '../supervisor.ts';
+import type { ServiceEvent, ServiceInfo } from '../supervisor/types.ts';
 import { EventBus, UlidGenerator, decodeWireEvent, eventsHandlers, mirrorServiceEvents, toWireEvent } from './events.ts';
 import { callStream, collect } from './testing.ts';
 

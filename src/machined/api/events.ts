@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import type * as grpc from '@grpc/grpc-js';
 import { protoRoot } from '../../contract/protos.ts';
-import type { ServiceEvent, ServiceInfo } from '../supervisor.ts';
+import type { ServiceEvent, ServiceInfo } from '../supervisor/types.ts';
 import { invalidArgument, serverStream } from './common.ts';
 import { serviceHealth } from './services.ts';
 

@@ -106,6 +106,27 @@ describe('cosi.resource.State handlers', () => {
     await expect(state.get('network', LINK_STATUS_TYPE, 'eth0')).rejects.toThrow(/not found/);
   });
 
+  it('Update checks new_resource.metadata.version when set; a State error names itself in the bronze-state-error trailer', async () => {
+    const { h, state } = await setup();
+    await state.create(newResource('runtime', SVC, 'x', {}), { owner: 'networkd' });
+    const registry = new DefinitionRegistry(RESOURCE_DEFINITIONS.map((d) => (d.type === SVC ? { ...d, owner: 'networkd' as const } : d)));
+    const hn = resourceHandlers({ state, registry });
+    const md = new grpc.Metadata();
+    md.set('bronze-owner', 'networkd');
+    const update = (version: string) =>
+      new Promise<grpc.ServiceError | null>((resolve) =>
+        hn.Update({ request: { new_resource: { metadata: { namespace: 'runtime', type: SVC, id: 'x', version }, spec: { yaml_spec: '{}' } } }, metadata: md } as never, (err) => resolve(err as grpc.ServiceError | null)),
+      );
+    expect(await update('1')).toBeNull();
+    expect(await update('')).toBeNull(); // unset: no check
+    const stale = await update('1');
+    expect(stale).toMatchObject({ code: grpc.status.FAILED_PRECONDITION, details: expect.stringMatching(/version is 3, expected 1/) });
+    expect(JSON.parse(String(stale!.metadata.get('bronze-state-error')[0]))).toMatchObject({ name: 'ConflictError', reason: 'version', id: 'x' });
+    expect(await update('two')).toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
+    expect((await state.get('runtime', SVC, 'x')).metadata.version).toBe(3);
+    await expect(callUnary(h.Get, { type: SVC, id: 'nope' })).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
+  });
+
   it('writes without a daemon owner are PERMISSION_DENIED', async () => {
     const { h } = await setup();
     for (const m of ['Create', 'Update', 'Destroy'] as const) {

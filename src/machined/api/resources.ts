@@ -15,6 +15,12 @@
 // the bootstrap in one reply. Label and id queries filter List and kind watches (an update that
 // moves a resource out of, or into, the selection is sent as DESTROYED, or CREATED).
 //
+// Writes (Create, Update, Destroy) come from local daemons only, each naming itself (see
+// writerOf below). Update checks new_resource.metadata.version when it is set, as COSI does. A
+// State error is answered with its status and, in the bronze-state-error trailer, the error
+// itself (src/state/error-detail.ts), so that RemoteState (src/daemon/remote-state.ts) throws
+// the same class as the State behind it.
+//
 // Sensitive types (definition.sensitivity) are shown only to admins: apid passes the caller's
 // roles in the `bronze-role` call metadata; a call without it comes over machined's local
 // socket and is trusted as admin, as Talos does for its local callers.
@@ -22,7 +28,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { ROLE_METADATA_KEY } from '../../contract/rbac.ts';
 import type { ResourceDefinition } from '../../contract/resources/definition.ts';
-import { AmbiguousResourceTypeError, type DefinitionRegistry, OWNER_METADATA_KEY } from '../../contract/resources/registry.ts';
+import { AmbiguousResourceTypeError, type DefinitionRegistry, OWNER_METADATA_KEY, STATE_ERROR_METADATA_KEY } from '../../contract/resources/registry.ts';
 import { protoSpec, specFromYaml, yamlSpec } from '../../contract/resources/wire.ts';
 import type { Resource as WireResource } from '../../contract/wire/cosi/resource/Resource.ts';
 import type { Event as WireEvent } from '../../contract/wire/cosi/resource/Event.ts';
@@ -36,6 +42,7 @@ import type { Resource__Output as WireResourceIn } from '../../contract/wire/cos
 import type { LabelTerm__Output as WireLabelTerm } from '../../contract/wire/cosi/resource/LabelTerm.ts';
 import type { LabelQuery__Output as WireLabelQuery } from '../../contract/wire/cosi/resource/LabelQuery.ts';
 import { ConflictError, NotFoundError, OwnerConflictError, PhaseConflictError, newResource, type Resource } from '../../state/resource.ts';
+import { stateErrorDetail } from '../../state/error-detail.ts';
 import { type LabelTerm, type State, type WatchEvent, matchLabels } from '../../state/state.ts';
 import { ApiError, invalidArgument, permissionDenied, serverStream, toTimestamp, unary } from './common.ts';
 
@@ -194,17 +201,31 @@ export function resourceHandlers(deps: ResourceApiDeps): ResourceHandlers {
     }
     return { namespace: m.namespace, type: m.type, id: m.id, labels: { ...(m.labels ?? {}) }, spec };
   };
+  // A State error is answered with its status and, in a trailer, what it was (RemoteState
+  // throws the same class again).
   const asApiError = (err: unknown): never => {
-    if (err instanceof NotFoundError) throw new ApiError(grpc.status.NOT_FOUND, err.message);
-    if (err instanceof ConflictError || err instanceof OwnerConflictError || err instanceof PhaseConflictError) throw new ApiError(grpc.status.FAILED_PRECONDITION, err.message);
+    const detail = stateErrorDetail(err);
+    const metadata = new grpc.Metadata();
+    if (detail !== undefined) metadata.set(STATE_ERROR_METADATA_KEY, detail);
+    if (err instanceof NotFoundError) throw new ApiError(grpc.status.NOT_FOUND, err.message, { metadata });
+    if (err instanceof ConflictError || err instanceof OwnerConflictError || err instanceof PhaseConflictError) throw new ApiError(grpc.status.FAILED_PRECONDITION, err.message, { metadata });
     throw err;
+  };
+  // new_resource.metadata.version, when set, is the version the writer read (COSI's check): the
+  // update fails unless it is still the stored one. Unset (''): no check.
+  const expectedVersionOf = (w: Partial<WireResourceIn> | null | undefined): number | undefined => {
+    const v = w?.metadata?.version ?? '';
+    if (v === '') return undefined;
+    const n = Number(v);
+    if (!Number.isSafeInteger(n) || n < 1) throw invalidArgument(`resource version ${JSON.stringify(v)} is not a version`);
+    return n;
   };
 
   return {
     Get: unary(async (req: Partial<GetRequest>, call) => {
       const { def, namespace } = resolve(req.type, req.namespace, call);
       if (!req.id) throw invalidArgument('resource id is required');
-      return { resource: wire(await state.get(namespace, def.type, req.id)) };
+      return { resource: wire(await state.get(namespace, def.type, req.id).catch(asApiError)) };
     }),
 
     List: serverStream(async (req: Partial<ListRequest>, stream, call) => {
@@ -288,8 +309,9 @@ export function resourceHandlers(deps: ResourceApiDeps): ResourceHandlers {
       const owner = writerOf(call);
       const r = fromWire(req.new_resource);
       mayWriteType(owner, r.type);
+      const expectedVersion = expectedVersionOf(req.new_resource);
       const current = await state.get(r.namespace, r.type, r.id).catch(asApiError);
-      const updated = await state.update({ ...current, spec: r.spec, metadata: { ...current.metadata, labels: r.labels } }, { owner }).catch(asApiError);
+      const updated = await state.update({ ...current, spec: r.spec, metadata: { ...current.metadata, labels: r.labels } }, { owner, expectedVersion }).catch(asApiError);
       return { resource: wire(updated) };
     }),
     Destroy: unary(async (req: Partial<DestroyRequest>, call) => {

@@ -15,7 +15,7 @@ import { DefinitionRegistry } from '../../contract/resources/registry.ts';
 import { publishDefinitions } from '../meta.ts';
 import { MemoryState } from '../../state/memory.ts';
 import { serviceController } from '../controllers/services.ts';
-import { Supervisor } from '../supervisor.ts';
+import { Supervisor } from '../supervisor/supervisor.ts';
 import { EventBus, decodeWireEvent, mirrorServiceEvents } from './events.ts';
 import type { LogSource } from './logs.ts';
 import type { PowerSequence } from './power.ts';

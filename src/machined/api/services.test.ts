@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ServiceInfo } from '../supervisor.ts';
+import type { ServiceInfo } from '../supervisor/types.ts';
 import { lastHealthChange, serviceHandlers, serviceHealth, toWireServiceInfo, type ServiceControl } from './services.ts';
 import { callUnary } from './testing.ts';
 

@@ -7,7 +7,7 @@
 // does); `bronzectl service apid restart` then waits for apid to come back.
 
 import * as grpc from '@grpc/grpc-js';
-import type { ServiceEvent, ServiceInfo } from '../supervisor.ts';
+import type { ServiceEvent, ServiceInfo } from '../supervisor/types.ts';
 import { ApiError, invalidArgument, notFound, sleep, toTimestamp, unary, type Timestamp } from './common.ts';
 
 /** What these handlers need of the supervisor. */

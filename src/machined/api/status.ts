@@ -13,15 +13,17 @@ import { ConflictError, NotFoundError, OwnerConflictError, PhaseConflictError, W
 import { ConfigRejected } from '../config/manager.ts';
 import { DiskError } from '../lifecycle/disks.ts';
 
-/** An error with the gRPC status it should be answered with. */
+/** An error with the gRPC status it should be answered with (and trailers to send, if any). */
 export class ApiError extends Error {
   override name = 'ApiError';
+  readonly metadata: grpc.Metadata | undefined;
   constructor(
     readonly code: grpc.status,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; metadata?: grpc.Metadata },
   ) {
     super(message, options);
+    this.metadata = options?.metadata;
   }
 }
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../../lib/log.ts';
 import type { State } from '../../state/state.ts';
-import type { ServiceSpec } from '../supervisor.ts';
+import type { ServiceSpec } from '../supervisor/types.ts';
 import type { EtcdClient } from '../../etcd/client.ts';
 import type { MemberSpec } from '../../contract/resources/member.ts';
 import { ApiError } from '../api/common.ts';
@@ -15,7 +15,7 @@ import type { EtcdApiDeps } from '../api/etcd.ts';
 import type { PowerCheck } from '../api/power.ts';
 import { EtcdService } from '../etcd/service.ts';
 import { clusterSettingsReader } from '../etcd/config.ts';
-import { nodeAddresses } from '../etcd/addresses.ts';
+import { addressTowards, nodeAddresses } from '../etcd/addresses.ts';
 import { type Disruption, memberHealth, quorumRefusal } from '../etcd/quorum.ts';
 import { ClusterRegistry, registryHandlers } from './registry.ts';
 
@@ -113,8 +113,9 @@ export function clusterParts(o: ClusterPartsOptions): ClusterParts {
     return {
       // The registry keys records by it: letters, digits, '.', '_' and '-' (a MAC's colons become '-').
       nodeId: (env.BRONZE_NODE_ID || o.nodeId() || name).replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 128),
-      // The address etcd advertises first (the cluster's network, when the node has several).
-      addresses: pinned ? [pinned] : o.listenHost && !['::', '0.0.0.0'].includes(o.listenHost) ? [o.listenHost] : firstOf(etcd.address, nodeAddresses()),
+      // The address etcd advertises first (the cluster's network, when the node has several);
+      // a worker's, the one on the control-plane endpoint's subnet.
+      addresses: pinned ? [pinned] : o.listenHost && !['::', '0.0.0.0'].includes(o.listenHost) ? [o.listenHost] : firstOf(etcd.address ?? addressTowards(s.controlPlaneHost), nodeAddresses()),
       hostname: name,
       machineType: s.machineType,
       operatingSystem: `Bronze (${o.osVersion})`,

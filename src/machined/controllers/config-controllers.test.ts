@@ -6,8 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ControllerRuntime } from '../../state/controller.ts';
 import { MemoryState } from '../../state/memory.ts';
 import { newResource } from '../../state/resource.ts';
-import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, type MachineConfigSpec } from '../../contract/resources/machine-config.ts';
-import { machineConfigSpec } from '../../contract/resources/machine-config-text.ts';
+import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE } from '../../contract/resources/machine-config.ts';
+import { machineConfigSpecOf, type DocumentPart } from '../../config/testing.ts';
 import YAML from 'yaml';
 import { kernelParamController, procSys } from './sysctls.ts';
 import { filesController } from './files.ts';
@@ -46,9 +46,9 @@ describe('config controllers', () => {
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  async function publish(state: MemoryState, text: string, documents: MachineConfigSpec['documents'] = []) {
+  async function publish(state: MemoryState, text: string, documents: DocumentPart[] = []) {
     // The controllers read the published spec; these partial configurations are not whole ones.
-    const spec: MachineConfigSpec = { v1alpha1: YAML.parse(text), documents };
+    const spec = machineConfigSpecOf(YAML.parse(text), documents);
     const existing = await state.get(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID).catch(() => undefined);
     if (existing) await state.update({ ...existing, spec }, { owner: 'machined' });
     else await state.create(newResource(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID, spec), { owner: 'machined' });

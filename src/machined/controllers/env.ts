@@ -17,9 +17,9 @@ export function envController(target: EnvTarget, baseEnv: Record<string, string>
     async run(ctx) {
       const cfg = await ctx.state.find<MachineConfigSpec>(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID);
       const extra: Record<string, string> = {};
-      for (const [k, v] of Object.entries((cfg?.spec.v1alpha1.machine?.env ?? {}) as Record<string, unknown>)) extra[k] = String(v);
+      Object.assign(extra, cfg?.spec.v1alpha1?.machine.env);
       // Talos's EnvironmentConfig documents, over machine.env, in order (the last one wins).
-      for (const d of cfg?.spec.documents ?? []) if (d.kind === 'EnvironmentConfig') for (const [k, v] of Object.entries((d.variables ?? {}) as Record<string, unknown>)) extra[k] = String(v);
+      for (const d of cfg?.spec.documents ?? []) if (d.kind === 'EnvironmentConfig') Object.assign(extra, d.variables);
       const env = { ...baseEnv, ...extra };
       for (const { id } of target.list()) {
         if (await target.setServiceEnv(id, envFor(id, env))) ctx.log.info(`service ${id} restarted with the new environment`);

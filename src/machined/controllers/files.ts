@@ -1,17 +1,10 @@
 // FilesController: writes machine.files (under /var, as Talos allows): `create` writes a file
 // that is not there yet, `overwrite` makes its content the configured one, `append` adds the
-// content once. Permissions from the configuration (octal). Errors are per file.
+// content once. Permissions from the configuration (a number: YAML's 0644 and 0o644 are octal). Errors are per file.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Controller } from '../../state/controller.ts';
 import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, type MachineConfigSpec } from '../../contract/resources/machine-config.ts';
-
-interface FileSpec {
-  path: string;
-  content: string;
-  permissions?: number | string;
-  op?: 'create' | 'append' | 'overwrite';
-}
 
 export function filesController(root = '/'): Controller {
   const appended = new Set<string>();
@@ -21,14 +14,14 @@ export function filesController(root = '/'): Controller {
     outputs: [],
     async run(ctx) {
       const cfg = await ctx.state.find<MachineConfigSpec>(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID);
-      for (const f of (cfg?.spec.v1alpha1.machine?.files ?? []) as FileSpec[]) {
+      for (const f of cfg?.spec.v1alpha1?.machine.files ?? []) {
         // Validation allows /var/ only; anything else (Talos's /etc/cri/ containerd parts) was ignored with a warning.
         if (!f.path.startsWith('/var/')) continue;
         const file = path.join(root, f.path);
-        const mode = typeof f.permissions === 'string' ? parseInt(f.permissions, 8) : (f.permissions ?? 0o644);
+        const mode = f.permissions ?? 0o644;
         try {
           fs.mkdirSync(path.dirname(file), { recursive: true });
-          const op = f.op ?? 'create';
+          const op = f.op;
           if (op === 'append') {
             const key = `${f.path}\0${f.content}`;
             if (appended.has(key)) continue;

@@ -5,13 +5,14 @@ import { MemoryState } from '../../state/memory.ts';
 import { newResource } from '../../state/resource.ts';
 import { ephemeralMountController, ephemeralNoatime } from './ephemeral-mount.ts';
 import { DEFAULT_TRIM_INTERVAL_MS, trimOffsetMs, trimPlans, trimVolume } from './fstrim.ts';
-import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, type MachineConfigSpec } from '../../contract/resources/machine-config.ts';
+import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE } from '../../contract/resources/machine-config.ts';
+import { machineConfigSpecOf, type DocumentPart } from '../../config/testing.ts';
 
 const VOLUMES = [
   { label: 'STATE', mountpoint: '/system/state' },
   { label: 'EPHEMERAL', mountpoint: '/var' },
 ];
-const spec = (...documents: Array<Record<string, unknown>>): MachineConfigSpec => ({ v1alpha1: {}, documents });
+const spec = (...documents: DocumentPart[]) => machineConfigSpecOf(undefined, documents);
 
 describe('FilesystemTrimConfig and VolumeConfig trim', () => {
   it('trims nothing without the document', () => {

@@ -8,9 +8,10 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '../../lib/log.ts';
 import type { Controller } from '../../state/controller.ts';
+import type { FilesystemTrimConfig, VolumeConfig } from '../../config/kinds.ts';
 import { parseByteSize } from '../../config/fields.ts';
 import { parseGoDuration } from '../../config/formats.ts';
-import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, type MachineConfigSpec } from '../../contract/resources/machine-config.ts';
+import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, type MachineConfigSpec, type TypedMachineConfig } from '../../contract/resources/machine-config.ts';
 
 /** Talos's default interval: a week. */
 export const DEFAULT_TRIM_INTERVAL_MS = 168 * 3_600_000;
@@ -30,14 +31,14 @@ export interface TrimPlan {
 }
 
 /** What to trim, and how often, from the configuration (pure). */
-export function trimPlans(spec: MachineConfigSpec | undefined, volumes: readonly TrimVolume[]): TrimPlan[] {
+export function trimPlans(spec: TypedMachineConfig | undefined, volumes: readonly TrimVolume[]): TrimPlan[] {
   const docs = spec?.documents ?? [];
-  const global = docs.find((d) => d.kind === 'FilesystemTrimConfig');
-  const globalInterval = global ? (typeof global.interval === 'string' ? (parseGoDuration(global.interval) ?? 0) : DEFAULT_TRIM_INTERVAL_MS) : 0;
+  const global = docs.find((d): d is FilesystemTrimConfig => d.kind === 'FilesystemTrimConfig');
+  const globalInterval = global ? (global.interval !== undefined ? (parseGoDuration(global.interval) ?? 0) : DEFAULT_TRIM_INTERVAL_MS) : 0;
   const plans: TrimPlan[] = [];
   for (const v of volumes) {
-    const trim = docs.find((d) => d.kind === 'VolumeConfig' && d.name === v.label)?.trim as { enabled?: boolean; interval?: string } | undefined;
-    const own = typeof trim?.interval === 'string' ? parseGoDuration(trim.interval) : undefined;
+    const trim = docs.find((d): d is VolumeConfig => d.kind === 'VolumeConfig' && d.name === v.label)?.trim;
+    const own = trim?.interval !== undefined ? parseGoDuration(trim.interval) : undefined;
     const intervalMs = own ?? (globalInterval || (trim?.enabled ? DEFAULT_TRIM_INTERVAL_MS : 0));
     const enabled = trim?.enabled ?? globalInterval > 0;
     if (!enabled || !(intervalMs > 0)) continue;
@@ -48,7 +49,7 @@ export function trimPlans(spec: MachineConfigSpec | undefined, volumes: readonly
       mountpoint: v.mountpoint,
       intervalMs,
       ...(chunk ? { chunkSize: chunk } : {}),
-      chunkDelayMs: typeof global?.chunkDelay === 'string' ? (parseGoDuration(global.chunkDelay) ?? 0) : 0,
+      chunkDelayMs: global?.chunkDelay !== undefined ? (parseGoDuration(global.chunkDelay) ?? 0) : 0,
       ...(min ? { minLength: min } : {}),
     });
   }

@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ControllerRuntime } from '../../state/controller.ts';
 import { MemoryState } from '../../state/memory.ts';
-import type { ServiceInfo, ServiceState } from '../supervisor.ts';
+import type { ServiceInfo, ServiceState } from '../supervisor/types.ts';
 import { SERVICES_NAMESPACE, SERVICES_TYPE, SERVICE_CONTROLLER, serviceController, serviceSpec, type ServiceSpec } from './services.ts';
 
 class FakeSupervisor extends EventEmitter {

@@ -10,7 +10,7 @@
 
 import type { Controller, ControllerContext } from '../../state/controller.ts';
 import { type ServiceSpec, serviceDefinition } from '../../contract/resources/service.ts';
-import type { ServiceEvent, ServiceInfo } from '../supervisor.ts';
+import type { ServiceEvent, ServiceInfo } from '../supervisor/types.ts';
 
 export const SERVICE_CONTROLLER = 'ServiceController';
 export const SERVICES_NAMESPACE = serviceDefinition.defaultNamespace;

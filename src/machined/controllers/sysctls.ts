@@ -37,9 +37,9 @@ export function kernelParamController(params: KernelParams): Controller {
     async run(ctx) {
       const cfg = await ctx.state.find<MachineConfigSpec>(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID);
       const want: Record<string, string> = {};
-      for (const [k, v] of Object.entries((cfg?.spec.v1alpha1.machine?.sysctls ?? {}) as Record<string, unknown>)) want[k] = String(v);
+      Object.assign(want, cfg?.spec.v1alpha1?.machine.sysctls);
       // Talos's SysctlConfig documents, over machine.sysctls (the document wins on a key).
-      for (const d of cfg?.spec.documents ?? []) if (d.kind === 'SysctlConfig') for (const [k, v] of Object.entries((d.params ?? {}) as Record<string, unknown>)) want[k] = String(v);
+      for (const d of cfg?.spec.documents ?? []) if (d.kind === 'SysctlConfig') Object.assign(want, d.params);
       for (const [key, value] of Object.entries(want)) {
         if (!defaults.has(key)) defaults.set(key, params.read(key));
         const before = params.read(key);

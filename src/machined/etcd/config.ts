@@ -17,14 +17,14 @@ export function etcdSettings(configText: string | undefined): EtcdSettings | und
   if (!configText) return undefined;
   const r = validated(configText);
   if (!r.ok) return undefined;
-  const etcd = (r.config.data.v1alpha1 as { cluster?: { etcd?: Record<string, any> } } | undefined)?.cluster?.etcd ?? {};
+  const etcd = r.config.v1alpha1?.cluster.etcd;
   let ca: CertAndKey | undefined;
-  if (etcd.ca?.crt && etcd.ca?.key) ca = { crt: fromBase64Pem(String(etcd.ca.crt)), key: fromBase64Pem(String(etcd.ca.key)) };
+  if (etcd?.ca?.crt && etcd.ca.key) ca = { crt: fromBase64Pem(etcd.ca.crt), key: fromBase64Pem(etcd.ca.key) };
   const extraArgs: Record<string, string> = {};
-  for (const [k, v] of Object.entries((etcd.extraArgs ?? {}) as Record<string, unknown>)) {
-    if (!(ETCD_RESERVED_ARGS as readonly string[]).includes(k)) extraArgs[k] = String(v);
+  for (const [k, v] of Object.entries(etcd?.extraArgs ?? {})) {
+    if (!(ETCD_RESERVED_ARGS as readonly string[]).includes(k)) extraArgs[k] = v;
   }
-  return { ca, extraArgs, advertisedSubnets: (etcd.advertisedSubnets ?? []).map(String), listenSubnets: (etcd.listenSubnets ?? []).map(String) };
+  return { ca, extraArgs, advertisedSubnets: [...(etcd?.advertisedSubnets ?? [])], listenSubnets: [...(etcd?.listenSubnets ?? [])] };
 }
 
 /** What the cluster parts of machined read of the running configuration. */
@@ -59,13 +59,13 @@ export function clusterSettingsReader(configText: () => string | undefined): () 
     if (text) {
       const r = validated(text);
       if (r.ok) {
-        const machine = (r.config.data.v1alpha1 as { machine?: { token?: unknown; ca?: { crt?: unknown } } } | undefined)?.machine;
+        const machine = r.config.v1alpha1?.machine;
         settings = {
           machineType: r.config.machineType,
           controlPlaneHost: endpointHost(r.config.controlPlaneEndpoint),
           etcd: etcdSettings(text),
-          ...(machine?.token ? { token: String(machine.token) } : {}),
-          ...(machine?.ca?.crt ? { osCaCrt: fromBase64Pem(String(machine.ca.crt)) } : {}),
+          ...(machine?.token ? { token: machine.token } : {}),
+          ...(machine?.ca.crt ? { osCaCrt: fromBase64Pem(machine.ca.crt) } : {}),
         };
       }
     }

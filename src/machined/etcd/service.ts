@@ -18,7 +18,7 @@ import os from 'node:os';
 import { spawn } from 'node:child_process';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../../lib/log.ts';
-import type { ServiceSpec } from '../supervisor.ts';
+import type { ServiceSpec } from '../supervisor/types.ts';
 import { writeFileAtomic } from '../../lib/atomic.ts';
 import type { CertAndKey } from '../../pki/ca.ts';
 import { ApiError } from '../api/common.ts';

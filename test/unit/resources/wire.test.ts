@@ -10,14 +10,16 @@ import YAML from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StatePublisher } from '../../../src/daemon/publisher.ts';
 import type { ResourceDefinition } from '../../../src/contract/resources/definition.ts';
-import { machineConfigSpec } from '../../../src/contract/resources/machine-config-text.ts';
-import { MACHINE_CONFIG_TYPE } from '../../../src/contract/resources/machine-config.ts';
+import { machineConfigDocuments } from '../../../src/contract/resources/machine-config-text.ts';
+import { MACHINE_CONFIG_TYPE, type MachineConfigSpec } from '../../../src/contract/resources/machine-config.ts';
 import { NAMESPACES } from '../../../src/contract/resources/namespace.ts';
 import { DefinitionRegistry, RESOURCE_DEFINITIONS } from '../../../src/contract/resources/registry.ts';
 import { generateConfigs } from '../../../src/contract/genconfig.ts';
 import { generateSecrets } from '../../../src/contract/secrets.ts';
 import type { Logger } from '../../../src/lib/log.ts';
 import { toWireResource } from '../../../src/machined/api/resources.ts';
+import { parsedConfig } from '../../../src/machined/config/parsed.ts';
+import { machineConfigSpec, parsedMachineConfigSpec } from '../../../src/machined/config/spec.ts';
 import { serviceSpec } from '../../../src/machined/controllers/services.ts';
 import { publishDefinitions, publishNamespaces } from '../../../src/machined/meta.ts';
 import { mountStatuses } from '../../../src/machined/mount-status.ts';
@@ -98,7 +100,8 @@ beforeAll(async () => {
   put('runtime', 'MachineStatuses.runtime.talos.dev', 'machine', { stage: 'maintenance', status: { ready: false, unmetConditions: [{ name: 'config', reason: 'no configuration' }] } });
   put('runtime', 'MachineStatuses.runtime.talos.dev', 'running', { stage: 'running', status: { ready: true, unmetConditions: [] } });
   const cfg = generateConfigs({ clusterName: 'wire', endpoint: 'https://10.0.2.15:6443', secrets: await generateSecrets() });
-  put('config', MACHINE_CONFIG_TYPE, 'v1alpha1', machineConfigSpec(cfg.controlplane));
+  put('config', MACHINE_CONFIG_TYPE, 'v1alpha1', machineConfigSpec(parsedConfig(cfg.controlplane)));
+  put('config', 'ParsedMachineConfigs.config.bronze.dev', 'v1alpha1', parsedMachineConfigSpec(parsedConfig(cfg.controlplane)));
   put('runtime', 'KernelParamStatuses.runtime.talos.dev', 'net.ipv4.ip_forward', { current: '1', default: '0', unsupported: false });
   put('runtime', 'KernelParamStatuses.runtime.talos.dev', 'no.such.key', { current: '', default: '', unsupported: true });
   const volumes = { mounted: [{ label: 'STATE' as const, device: '/dev/vda5', target: '/system/state' }] };
@@ -161,7 +164,7 @@ describe('resources on Talos\'s wire', () => {
       const w = wire(r);
       expect(() => decoded(r), `${type}/${r.metadata.id}`).not.toThrow();
       const yaml = YAML.parse(w.spec!.yaml_spec!);
-      if (type === MACHINE_CONFIG_TYPE) expect(machineConfigSpec(yaml)).toEqual(r.spec);
+      if (type === MACHINE_CONFIG_TYPE) expect(machineConfigDocuments(yaml)).toEqual({ data: (r.spec as MachineConfigSpec).data }); // only the text travels
       else expect(yaml).toEqual(JSON.parse(JSON.stringify(r.spec)));
     }
   });
@@ -202,9 +205,11 @@ describe('resources on Talos\'s wire', () => {
     expect(decoded(of('MachineStatuses.runtime.talos.dev')[0]!)).toEqual({ stage: 3, status: { unmet_conditions: [{ name: 'config', reason: 'no configuration' }] } });
     expect(decoded(of('MachineStatuses.runtime.talos.dev')[1]!)).toEqual({ stage: 4, status: { ready: true } });
     const mc = decoded(of(MACHINE_CONFIG_TYPE)[0]!);
-    expect(machineConfigSpec(String(mc.yaml_marshalled))).toEqual(of(MACHINE_CONFIG_TYPE)[0]!.spec);
+    expect(machineConfigDocuments(String(mc.yaml_marshalled))).toEqual({ data: (of(MACHINE_CONFIG_TYPE)[0]!.spec as MachineConfigSpec).data });
     expect(wire(of(MACHINE_CONFIG_TYPE)[0]!).metadata!.annotations).toEqual({ 'talos.dev/yaml-spec': '1' });
     expect(typeof YAML.parse(wire(of(MACHINE_CONFIG_TYPE)[0]!).spec!.yaml_spec!)).toBe('string'); // one YAML string, as Talos
+    const pmc = of('ParsedMachineConfigs.config.bronze.dev')[0]!;
+    expect(YAML.parse(String(decoded(pmc).yaml_marshalled))).toEqual(JSON.parse(JSON.stringify(pmc.spec))); // the typed configuration, as YAML (JSON)
     expect(decoded(of('TimeStatuses.v1alpha1.talos.dev')[0]!)).toEqual({ synced: true, epoch: 2 });
     expect(decoded(of('KernelParamStatuses.runtime.talos.dev')[0]!)).toEqual({ current: '1', default: '0' });
     expect(decoded(of('MountStatuses.runtime.talos.dev')[0]!)).toEqual({ source: '/dev/vda5', target: '/system/state', filesystem_type: 'xfs', options: ['rw', 'nosuid', 'nodev'] });

@@ -9,18 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import {
-  STARTING_HEALTH_MESSAGE,
-  healthTiming,
-  startLevels,
-  stopOrder,
-  Supervisor,
-  type ServiceSpec,
-  type ServiceState,
-  type SupervisorOptions,
-} from './supervisor.ts';
+import { startLevels } from './graph.ts';
+import { STARTING_HEALTH_MESSAGE } from './health.ts';
+import { Supervisor } from './supervisor.ts';
+import type { ServiceSpec, ServiceState, SupervisorOptions } from './types.ts';
 
-const fixtures = fileURLToPath(new URL('../../test/fixtures/supervisor/', import.meta.url));
+const fixtures = fileURLToPath(new URL('../../../test/fixtures/supervisor/', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'bronze-supervisor-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -105,27 +99,6 @@ function restartDelays(seen: Seen[], id: string): { announced: number[]; measure
 }
 
 describe('dependency order', () => {
-  const graph = [
-    { id: 'etcd', dependsOn: ['networkd', 'trustd'] },
-    { id: 'apid', dependsOn: ['networkd'] },
-    { id: 'networkd', dependsOn: [] },
-    { id: 'trustd', dependsOn: ['networkd'] },
-    { id: 'timed', dependsOn: [] },
-  ];
-
-  it('groups services into start levels', () => {
-    expect(startLevels(graph)).toEqual([['networkd', 'timed'], ['apid', 'trustd'], ['etcd']]);
-    expect(startLevels([])).toEqual([]);
-  });
-
-  it('stops every service after all of its dependents', () => {
-    const order = stopOrder(graph);
-    expect(order).toEqual(['etcd', 'apid', 'trustd', 'networkd', 'timed']);
-    for (const { id, dependsOn } of graph) {
-      for (const dep of dependsOn) expect(order.indexOf(id)).toBeLessThan(order.indexOf(dep));
-    }
-  });
-
   it('rejects invalid specs, naming the services involved', () => {
     expect(() => startLevels([{ id: 'a', dependsOn: [] }, { id: 'a', dependsOn: [] }])).toThrow('duplicate service id: a');
     expect(() => startLevels([{ id: 'apid', dependsOn: ['nope'] }])).toThrow('service apid depends on unknown service nope');
@@ -253,14 +226,6 @@ describe('Supervisor', () => {
     const n = calls.length;
     await sleep(300);
     expect(calls.length - n).toBeGreaterThanOrEqual(3);
-  });
-
-  it('healthTiming: interval and timeout double with each failure in a row, up to their caps', () => {
-    const t = healthTiming(2000, { backoffMax: 30_000, timeoutMax: 10_000 });
-    expect([0, 1, 2, 3, 4, 5].map(t.next)).toEqual([2000, 4000, 8000, 16000, 30000, 30000]);
-    expect([0, 1, 2, 3].map(t.timeout)).toEqual([2000, 4000, 8000, 10000]);
-    expect(healthTiming(100, { backoffMax: 30_000, timeoutMax: 10_000 }).timeout(0)).toBe(1000);
-    expect(t.startup()).toBe(200);
   });
 
   it('restarts a crashing service with a doubling backoff, capped at backoffMax', async () => {

@@ -1,0 +1,99 @@
+// The tried slot's commit: at boot, the boot status is published and a slot on trial (booted
+// once after an upgrade or a rollback) gets a clock after which machined reboots into the
+// known-good slot; once every service is Running, the tried slot becomes GRUB's default.
+// Also at boot: an upgrade or rollback GRUB already fell back from is recorded as failed, and
+// images staged by an interrupted install or upgrade are removed.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { LifecycleContext } from './context.ts';
+import { type BootSnapshot, bootSnapshot, nextBoot, updateGrubenv } from './slots.ts';
+import { publishStatus, publishVolumes } from './status.ts';
+
+/**
+ * At boot, before services: publishes the boot status and, on a tried slot, starts the
+ * clock after which machined gives up on it (reboots, and GRUB boots the old slot).
+ * Also notices an upgrade that GRUB already fell back from.
+ */
+export async function boot(ctx: LifecycleContext): Promise<void> {
+  clearStaleStages(ctx);
+  await publishVolumes(ctx);
+  const disk = ctx.disk();
+  const booted = ctx.bootedSlot();
+  if (!disk || !booted) return publishStatus(ctx);
+  let snap: BootSnapshot | undefined;
+  try {
+    snap = await ctx.withBoot(disk, async (dir) => bootSnapshot(dir));
+    const meta = ctx.meta(disk);
+    const saved = nextBoot(snap.vars).good;
+    if (meta['upgrade.state'] === 'trying' && meta['upgrade.to'] !== booted) {
+      ctx.o.log.error(`upgrade to ${meta['upgrade.version'] ?? '?'} (slot ${meta['upgrade.to']}) failed: GRUB fell back to slot ${booted}`);
+      ctx.setMeta(disk, { 'upgrade.state': 'failed', 'upgrade.failed': new Date().toISOString() });
+    }
+    if (meta['rollback.state'] === 'trying' && meta['rollback.to'] !== booted) {
+      ctx.o.log.error(`rollback to slot ${meta['rollback.to']} failed: it did not come up, GRUB is back on slot ${booted}`);
+      ctx.setMeta(disk, { 'rollback.state': 'failed', 'rollback.failed': new Date().toISOString() });
+    } else if (meta['rollback.state'] === 'trying' && booted === saved) {
+      // A rollback from a trial is a plain reboot into the default slot: done once it boots.
+      ctx.setMeta(disk, { 'rollback.state': 'committed', 'rollback.committed': new Date().toISOString() });
+    }
+    if (booted !== saved) {
+      const ms = ctx.o.trialTimeoutMs ?? 10 * 60_000;
+      ctx.o.log.warn(`booted slot ${booted} on trial (the known-good slot is ${saved}): it becomes permanent once every service is Running, else machined reboots into ${saved} in ${Math.round(ms / 1000)} s`);
+      ctx.trialTimer = setTimeout(() => {
+        if (ctx.committed) return;
+        ctx.o.log.error(`slot ${booted} did not reach Running in ${Math.round(ms / 1000)} s: rebooting into slot ${saved}`);
+        void ctx.o.requestSequence('reboot', `slot ${booted} trial timed out`, '');
+      }, ms);
+      ctx.trialTimer.unref?.();
+    } else {
+      ctx.committed = true;
+    }
+  } catch (err) {
+    ctx.o.log.warn(`boot slots: ${(err as Error).message}`);
+  }
+  await publishStatus(ctx, snap);
+}
+
+/**
+ * Images staged by an install or upgrade that a power cut (or a crash) interrupted: nothing
+ * else will ever remove them (an upgrade image is some 50 MB of /var).
+ */
+function clearStaleStages(ctx: LifecycleContext): void {
+  const root = ctx.o.stageRoot ?? '/var/lib/bronze';
+  for (const what of ['upgrade', 'install']) {
+    const dir = path.join(root, what);
+    try {
+      if (!fs.existsSync(dir)) continue;
+      const entries = fs.readdirSync(dir);
+      fs.rmSync(dir, { recursive: true, force: true });
+      ctx.o.log.info(`removed a stale ${what} stage ${dir} (${entries.length ? entries.join(', ') : 'empty'}), left by an ${what} that did not finish`);
+    } catch (err) {
+      ctx.o.log.warn(`removing the stale ${what} stage ${dir}: ${(err as Error).message}`);
+    }
+  }
+}
+
+/** Every service is Running and healthy: a tried slot becomes the known-good one. */
+export async function running(ctx: LifecycleContext): Promise<void> {
+  if (ctx.committed) return;
+  const disk = ctx.disk();
+  const booted = ctx.bootedSlot();
+  if (!disk || !booted) return;
+  ctx.committed = true;
+  clearTimeout(ctx.trialTimer);
+  let snap: BootSnapshot | undefined;
+  try {
+    snap = await ctx.withBoot(disk, async (dir) => {
+      updateGrubenv(dir, { saved_entry: booted, next_entry: '', next_tries: '' });
+      return bootSnapshot(dir);
+    });
+    const meta = ctx.meta(disk);
+    if (meta['upgrade.state'] === 'trying') ctx.setMeta(disk, { 'upgrade.state': 'committed', 'upgrade.committed': new Date().toISOString() });
+    if (meta['rollback.state'] === 'trying' && meta['rollback.to'] === booted) ctx.setMeta(disk, { 'rollback.state': 'committed', 'rollback.committed': new Date().toISOString() });
+    ctx.o.log.info(`commit: slot ${booted} reached Running: it is now the slot GRUB boots`);
+  } catch (err) {
+    ctx.committed = false;
+    ctx.o.log.error(`committing slot ${booted}: ${(err as Error).message}`);
+  }
+  await publishStatus(ctx, snap);
+}

@@ -1,0 +1,93 @@
+// The supervisor's public types: what a service is (ServiceSpec), what it reports (ServiceInfo,
+// its state and events), and the supervisor's options. The states follow Talos: Waiting →
+// Preparing → Running, then Finished / Failed, or Skipped when a condition is false.
+
+import type { ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
+
+export type ServiceState = 'Waiting' | 'Preparing' | 'Running' | 'Finished' | 'Failed' | 'Skipped';
+
+export interface ServiceEvent {
+  ts: Date;
+  state: ServiceState;
+  message: string;
+}
+
+export interface ServiceSpec {
+  id: string;
+  /** Ids that must be up (Running and healthy, Skipped, or Finished) before this one starts. */
+  dependsOn: string[];
+  /**
+   * Ids that must have stopped before this one is stopped, without waiting for them at start
+   * (networkd outlives apid at shutdown: apid's last replies leave through the network).
+   */
+  stopAfter?: string[];
+  /** Executable path. */
+  command: string;
+  args?: string[];
+  /** Passed as spawn's argv0 (the multi-call binary picks its role from it). */
+  argv0?: string;
+  /** The child's whole environment; when absent the child inherits machined's. */
+  env?: Record<string, string>;
+  /** Rejects when unhealthy; polled every healthInterval while the process runs. */
+  healthCheck?: () => Promise<void>;
+  /** ms, default 1000. */
+  healthInterval?: number;
+  /** ms between SIGTERM and SIGKILL, default 10000. */
+  stopTimeout?: number;
+  /** Default 'always'. */
+  restart?: 'always' | 'on-failure' | 'never';
+  /** false → Skipped (e.g. trustd only on control planes). Evaluated on every start request. */
+  condition?: () => boolean | Promise<boolean>;
+  /**
+   * Talos's PreFunc: once the dependencies are up, the service stays Preparing until this
+   * resolves, with the arguments and environment to start with (each replaces the spec's when
+   * given); `report` sets the message Preparing shows (e.g. what it waits for). A rejection
+   * counts as a failed start (restart policy and backoff); a stop aborts `signal`.
+   */
+  prepare?: (signal: AbortSignal, report: (message: string) => void) => Promise<{ args?: string[]; env?: Record<string, string> } | void>;
+}
+
+export interface ServiceInfo {
+  id: string;
+  state: ServiceState;
+  pid?: number;
+  /** Result of the last health check of the current process; undefined before the first one
+   *  and for services without a health check. */
+  healthy?: boolean;
+  lastHealthMessage?: string;
+  /** Automatic restarts after the process exited (manual restarts are not counted). */
+  restarts: number;
+  events: ServiceEvent[];
+}
+
+/** A process started for a service before the supervisor, and its output. */
+export interface AdoptedProcess {
+  child: ChildProcess;
+  stdout: Readable;
+  stderr: Readable;
+}
+
+export interface SupervisorOptions {
+  /** First restart delay in ms, doubled on every consecutive restart. Default 1000. */
+  backoffBase?: number;
+  /** Upper bound of the restart delay in ms. Default 30000. */
+  backoffMax?: number;
+  /** Lines of output kept per service. Default 1000. */
+  logLines?: number;
+  /** A process that stayed up this long (ms) restarts with the base delay again. Default 30000. */
+  stableAfter?: number;
+  /** Receives every captured line, prefixed with "<id>: ". */
+  log?: (msg: string) => void;
+  /**
+   * Processes already started for some services (machined's first moments as PID 1, see
+   * early.ts), with stdout and stderr piped: each becomes its service's first run instead of a
+   * spawn. Until then they count among pids(), so that the reaper leaves them alone.
+   */
+  adopt?: ReadonlyMap<string, AdoptedProcess>;
+  /** Failed health checks in a row that make a service that has passed one unhealthy. Default 3. */
+  healthFailures?: number;
+  /** Upper bound (ms) of the delay between checks of a failing service, and of one check's time. Default 30000 and 10000. */
+  healthBackoffMax?: number;
+  healthTimeoutMax?: number;
+}

@@ -24,6 +24,8 @@ setLoaders({
   cp: () => import('./commands/cp-impl.ts'),
   pcap: () => import('./commands/pcap-impl.ts'),
   health: () => import('./commands/health-impl.ts'),
+  cluster: () => import('./commands/cluster-impl.ts'),
+  upgrade: () => import('./commands/upgrade-impl.ts'),
   gen: () => import('./commands/gen-impl.ts'),
 });
 

@@ -20,6 +20,8 @@ export interface LazyModules {
   cp: typeof import('./commands/cp-impl.ts');
   pcap: typeof import('./commands/pcap-impl.ts');
   health: typeof import('./commands/health-impl.ts');
+  cluster: typeof import('./commands/cluster-impl.ts');
+  upgrade: typeof import('./commands/upgrade-impl.ts');
 }
 
 export type Loaders = { readonly [K in keyof LazyModules]: () => Promise<LazyModules[K]> };

@@ -14,6 +14,7 @@ import { register as completion } from './commands/completion.ts';
 import { register as config } from './commands/config.ts';
 import { register as containers } from './commands/containers.ts';
 import { register as bootstrap } from './commands/bootstrap.ts';
+import { register as cluster } from './commands/cluster.ts';
 import { register as cp } from './commands/cp.ts';
 import { register as dmesg } from './commands/dmesg.ts';
 import { register as edit } from './commands/edit.ts';
@@ -59,6 +60,7 @@ type Register = (program: Command, ctx: Ctx) => void;
 export const COMMANDS: ReadonlyArray<readonly [names: readonly string[], register: Register]> = [
   [['apply-config'], applyConfig],
   [['bootstrap'], bootstrap],
+  [['cluster'], cluster],
   [[], completion],
   [['config'], config],
   [['containers', 'c'], containers],

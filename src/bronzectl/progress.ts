@@ -67,7 +67,7 @@ export async function followProgress(
   what: string,
   open: (c: Client, o: CallOptions, lines: ProgressLines) => AsyncIterable<Progress>,
   skip: ReadonlySet<string> = new Set(),
-): Promise<void> {
+): Promise<{ rebooting: boolean }> {
   const targets = await s.nodes();
   if (targets.length > 1) {
     throw new UserError(`${what} works on one node at a time, but ${targets.length} are given (${targets.join(', ')}): pass one with -n/--nodes`);
@@ -95,7 +95,7 @@ export async function followProgress(
       label = () => node;
       if (msg.metadata?.error) {
         s.fail(node, msg.metadata.error);
-        return;
+        return { rebooting: false };
       }
       if (msg.stage === 'reboot' || msg.stage === 'staged') final = msg.message || `${what} done`;
       else if (!skip.has(msg.stage)) lines.report(msg.stage, msg.message, msg.done, msg.total);
@@ -106,12 +106,13 @@ export async function followProgress(
     // The connection dropping as the node reboots, after it said so, is the expected end.
     if (!rebooting) {
       s.fail(label(), errorText(e));
-      return;
+      return { rebooting: false };
     }
   }
   if (s.signal?.aborted) {
     s.fail(label(), `${what} cancelled`);
-    return;
+    return { rebooting: false };
   }
   s.out(`${label()}: ${final ?? `${what} done`}\n`);
+  return { rebooting };
 }

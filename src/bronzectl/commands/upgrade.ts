@@ -3,12 +3,16 @@
 // bronzectl sends itself (UpgradeStream), 1 MiB at a time and only as fast as the node takes
 // it. Progress goes to stderr (a line per stage, and per tenth of a transfer), the outcome to
 // stdout; the node reboots into the new image once the stream ends without an error.
+// With --wait (talosctl's), bronzectl follows the node through the reboot until the new slot is
+// committed and, on a control plane, etcd is healthy again (upgrade-impl.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { Ctx } from '../session.ts';
 import { followProgress } from '../progress.ts';
 import { UserError } from '../session.ts';
+import { goDurationMs } from '../../lib/duration.ts';
+import { load } from '../lazy.ts';
 
 const CHUNK = 1 << 20;
 const URL_RE = /^https?:\/\//i;
@@ -21,11 +25,33 @@ export function register(program: Command, ctx: Ctx): void {
     .option('--preserve', 'preserve data (EPHEMERAL, /var) across the upgrade')
     .option('--stage', 'stage the upgrade to perform it after a reboot')
     .option('-f, --force', 'force the upgrade (skip checks on etcd health and members, might lead to data loss)')
-    .action(async (opts: { image: string; preserve?: boolean; stage?: boolean; force?: boolean }) => {
+    .option('--wait', 'wait for the node to reboot into the new image, commit it and, on a control plane, for etcd to be healthy again')
+    .option('--timeout <duration>', 'how long --wait waits', '30m')
+    .action(async (opts: { image: string; preserve?: boolean; stage?: boolean; force?: boolean; wait?: boolean; timeout: string }) => {
       const s = ctx.session();
+      const waitMs = goDurationMs(opts.timeout);
+      if (waitMs === undefined || waitMs <= 0) throw new UserError(`--timeout ${JSON.stringify(opts.timeout)}: expected a duration such as 10m or 1h`);
       const req = { image: opts.image, preserve: !!opts.preserve, stage: !!opts.stage, force: !!opts.force };
+      const done = async ({ rebooting }: { rebooting: boolean }) => {
+        if (!opts.wait || s.failed) return;
+        if (!rebooting) {
+          s.warn('the node does not reboot now (a staged upgrade): nothing to wait for');
+          return;
+        }
+        const [node] = await s.nodes();
+        const client = await s.client();
+        const { node: nodeMetadata } = await load('client');
+        const { clientDeps, waitForUpgrade } = await load('upgrade');
+        const base = s.callOptions(node ? { metadata: nodeMetadata(node) } : {});
+        const label = node ?? client.currentEndpoint;
+        try {
+          await waitForUpgrade(clientDeps(client, base, (l) => s.warn(l)), label, waitMs);
+        } catch (e) {
+          s.fail('', (e as Error).message);
+        }
+      };
       if (URL_RE.test(opts.image)) {
-        await followProgress(s, 'upgrade', (c, o) => c.machine.upgradeStream(req, undefined, o));
+        await done(await followProgress(s, 'upgrade', (c, o) => c.machine.upgradeStream(req, undefined, o)));
         return;
       }
       const file = path.resolve(ctx.io.cwd, opts.image);
@@ -40,7 +66,7 @@ export function register(program: Command, ctx: Ctx): void {
         throw new UserError(`${opts.image}: ${code === 'ENOENT' ? 'no such file' : (e as Error).message} (give an upgrade image file, or an http:// or https:// URL)`);
       }
       if (size === 0) throw new UserError(`${opts.image}: empty file`);
-      await followProgress(
+      const r = await followProgress(
         s,
         'upgrade',
         (c, o, lines) => {
@@ -58,5 +84,6 @@ export function register(program: Command, ctx: Ctx): void {
         // The node counts what it receives too; the upload lines say it already.
         new Set(['receive']),
       );
+      await done(r);
     });
 }

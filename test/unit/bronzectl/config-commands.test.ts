@@ -2,7 +2,7 @@
 // `patch mc` and `edit mc` against a real mTLS server serving the machineconfig resource (COSI Get,
 // per node) and ApplyConfiguration (validating, recording, and keeping what it applied), with
 // $EDITOR set to small shell scripts.
-import { MACHINE_CONFIG_TYPE, machineConfigDefinition } from '../../../src/contract/resources/machine-config.ts';
+import { MACHINE_CONFIG_TYPE, machineConfigDefinition, type MachineConfigDocuments } from '../../../src/contract/resources/machine-config.ts';
 import { protoSpec, yamlSpec } from '../../../src/contract/resources/wire.ts';
 import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -24,16 +24,20 @@ let pki: Pki;
 let api: FakeApi;
 let ws: Workspace;
 let worker: string;
-/** Each node's running configuration, as the resource's spec. */
-let specs: Map<string, { v1alpha1: Record<string, any>; documents: Array<Record<string, any>> }>;
+/** Each node's running configuration, as the resource's text carries it (its documents). */
+let specs: Map<string, MachineConfigDocuments>;
+
+/** A node's machine section, as the fake node keeps it. */
+const machineOf = (node: string) => (specs.get(node)!.data.v1alpha1 as { machine: { network: { hostname?: string }; sysctls?: unknown } }).machine;
+const documentsOf = (node: string) => specs.get(node)!.data.documents;
 
 const resolverDoc = { apiVersion: 'v1alpha1', kind: 'ResolverConfig', nameservers: [{ address: '1.1.1.1' }] };
 
 function resetNodes(): void {
-  const v1 = YAML.parse(worker) as Record<string, any>;
+  const v1 = YAML.parse(worker) as Record<string, unknown>;
   specs = new Map([
-    ['n1', { v1alpha1: structuredClone(v1), documents: [] }],
-    ['n2', { v1alpha1: structuredClone(v1), documents: [structuredClone(resolverDoc)] }],
+    ['n1', { data: { v1alpha1: structuredClone(v1), documents: [] } }],
+    ['n2', { data: { v1alpha1: structuredClone(v1), documents: [structuredClone(resolverDoc)] } }],
   ]);
 }
 
@@ -69,8 +73,8 @@ beforeAll(async () => {
         // A rule only the node knows: the test's way to make the node refuse a valid file.
         if (text.includes('refused.example')) throw grpcError(grpc.status.INVALID_ARGUMENT, 'machine.network.hostname: refused.example is taken');
         if (!req.dry_run) {
-          const docs = YAML.parseAllDocuments(text).map((d) => d.toJS() as Record<string, any>);
-          specs.set(node, { v1alpha1: docs[0]!, documents: docs.slice(1) });
+          const docs = YAML.parseAllDocuments(text).map((d) => d.toJS() as Record<string, unknown>);
+          specs.set(node, { data: { v1alpha1: docs[0]!, documents: docs.slice(1) } });
         }
         const details = req.dry_run ? 'Dry run summary:\nApplied configuration without a reboot (skipped in dry-run).' : 'Applied configuration without a reboot';
         return { messages: [{ metadata: { hostname: node }, mode: req.mode, mode_details: details, warnings: [] }] };
@@ -183,9 +187,9 @@ describe('patch machineconfig', () => {
     expect(gets[0]!.request).toMatchObject({ namespace: 'config', type: TYPE, id: 'v1alpha1' });
     expect(applies().map((c) => c.node[0]).sort()).toEqual(['n1', 'n2']);
     for (const c of applies()) expect(c.request).toMatchObject({ mode: 'NO_REBOOT', dry_run: false });
-    expect(specs.get('n1')!.v1alpha1.machine.network.hostname).toBe('web');
+    expect(machineOf('n1').network.hostname).toBe('web');
     // n2's kind document went back with its v1alpha1 document, in one stream.
-    expect(specs.get('n2')!.documents).toEqual([resolverDoc]);
+    expect(documentsOf('n2')).toEqual([resolverDoc]);
     const n2 = applies().findIndex((c) => c.node[0] === 'n2');
     expect(data(n2).split(/^---$/m)).toHaveLength(2);
   });
@@ -197,7 +201,7 @@ describe('patch machineconfig', () => {
     expect(r.err).toContain('n1: Dry run summary:');
     expect(applies()[0]!.request).toMatchObject({ mode: 'TRY', dry_run: true, try_mode_timeout: { seconds: '90', nanos: 0 } });
     expect(YAML.parse(data(0)).machine.sysctls).toEqual({ 'net.ipv4.ip_forward': '1' });
-    expect(specs.get('n1')!.v1alpha1.machine.sysctls).toBeUndefined();
+    expect(machineOf('n1').sysctls).toBeUndefined();
 
     const same = await cli(ws, ['-n', 'n1', 'patch', 'mc', '-p', `cluster: {clusterName: test}`]);
     expect(same).toMatchObject({ code: 0, out: 'n1: apply was skipped: no changes detected\n' });
@@ -225,7 +229,7 @@ describe('patch machineconfig', () => {
     expect(del.code).toBe(1);
     expect(del.err).toMatch(/^n1: patch not applied: patch 1 .*ResolverConfig.*nothing to delete/m);
     expect(applies().map((c) => c.node[0])).toEqual(['n2']);
-    expect(specs.get('n2')!.documents).toEqual([{ apiVersion: 'v1alpha1', kind: 'ResolverConfig' }]);
+    expect(documentsOf('n2')).toEqual([{ apiVersion: 'v1alpha1', kind: 'ResolverConfig' }]);
 
     // Deleting a whole document a node does not have changes nothing there, as in Talos.
     api.calls.length = 0;
@@ -294,8 +298,8 @@ describe('edit machineconfig', () => {
     const r = await cli(ws, ['-n', 'n2', 'edit', 'mc'], { env });
     expect(r).toMatchObject({ code: 0, out: `edited ${TYPE}/v1alpha1 at the node n2\n` });
     expect(applies()).toHaveLength(1);
-    expect(specs.get('n2')!.v1alpha1.machine.network.hostname).toBe('fixed');
-    expect(specs.get('n2')!.documents).toEqual([resolverDoc]);
+    expect(machineOf('n2').network.hostname).toBe('fixed');
+    expect(documentsOf('n2')).toEqual([resolverDoc]);
     const reopened = await readFile(path.join(ws.dir, 'reopened.yaml'), 'utf8');
     const m = /^#   machine\.network\.hostname \(line (\d+)\): invalid: "-bad-" is not a valid hostname/m.exec(reopened);
     expect(m).not.toBeNull();
@@ -313,7 +317,7 @@ describe('edit machineconfig', () => {
     expect(r.err).toMatch(/^n1: edit cancelled, the configuration is still not valid, nothing applied:\n {2}refused by the node: machine\.network\.hostname: refused\.example is taken\n$/);
     expect(await readFile(path.join(ws.dir, 'refused.yaml'), 'utf8')).toContain('#   refused by the node: machine.network.hostname: refused.example is taken\n');
     expect(applies()).toHaveLength(1);
-    expect(specs.get('n1')!.v1alpha1.machine.network).toEqual({});
+    expect(machineOf('n1').network).toEqual({});
   });
 
   it('a failing editor or node is reported per node', async () => {

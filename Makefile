@@ -14,7 +14,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 
 FORCE:
-.PHONY: all deps kernel image test-images sign verify run stop test test-unit test-e2e typecheck wire-types bench bench-lifecycle bench-memory clean
+.PHONY: all deps kernel image test-images sign verify run stop test test-unit test-e2e typecheck wire-types bench bench-lifecycle bench-memory bench-fanout bench-cluster clean
 
 all: image
 
@@ -163,6 +163,14 @@ bench-lifecycle: image test-images
 # The least memory that reaches Running within twice the 512 MiB time (README, Memory).
 bench-memory: image
 	@tsx bench/memory.ts
+
+# Fan-out of `version` over 1, 10 and 50 simulated nodes (node processes on 127.0.0.x).
+bench-fanout: deps
+	@image-builder/bundle.sh bench/fanout.ts $(OUT)/build/bench-fanout.cjs >/dev/null && node $(OUT)/build/bench-fanout.cjs
+
+# `cluster create` to healthy, 1 and 3 control planes (QEMU; root for the network namespace).
+bench-cluster: image
+	@tsx bench/cluster.ts
 
 bench: image
 	@image-builder/bundle.sh bench/boot.ts $(OUT)/build/bench-boot.cjs >/dev/null && BENCH_ARCH=$(ARCH) node --no-deprecation $(OUT)/build/bench-boot.cjs

@@ -204,9 +204,11 @@ describe('lifecycle: install from the ISO, upgrade, rollback, fallback, reset', 
     expect(nothing.stderr).toMatch(/slot B holds no image/);
     const from = vm!.lines.length;
     await timed('upgrade (upload to Running on slot B)', async () => {
-      const r = await ctl(['upgrade', '--image', NEXT], 300_000);
+      // --wait: bronzectl returns once the node is back on slot B with it committed.
+      const r = await ctl(['upgrade', '--image', NEXT, '--wait', '--timeout', '8m'], 600_000);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toMatch(/verify/);
+      expect(r.stderr).toMatch(/waiting for node reboot\.\.\.\n.*: rebooted\nwaiting for node to be ready\.\.\.\n.*: upgraded to \S+-next \(slot B\)/);
       await rebootedAndRunning(from, 'B');
     });
     // Without --preserve, EPHEMERAL is wiped at the reboot.

@@ -96,9 +96,9 @@ export async function main(): Promise<void> {
         // /sys shows the links of this network namespace only on a node.
         ...(onNode ? { linkInfo: (name: string) => readLinkSysInfo(name) } : {}),
       });
-      await manager.start();
-      log.info(`networkd ${manage ? 'managing' : 'observing'} the network`);
-      // On a node (or when publishing to machined), the machine configuration drives it live.
+      // On a node (or when publishing to machined), the machine configuration drives it live,
+      // from before the first publication (a configuration that arrives while start() still
+      // publishes is kept and applied by its reconcile, not after it).
       if (remote && !process.env.BRONZE_NETWORKD_CONFIG) {
         const m = manager;
         void watchMachineConfig(publisher, networkConfigOf, (cfg) => {
@@ -107,6 +107,9 @@ export async function main(): Promise<void> {
           log.info('network configuration updated');
         }, log, watchAbort.signal);
       }
+      const started = performance.now();
+      await manager.start();
+      log.info(`networkd ${manage ? 'managing' : 'observing'} the network (links read, reconciled and published in ${Math.round(performance.now() - started)} ms)`);
     } catch (err) {
       // Health stays SERVING: the daemon is up; what failed is logged and shown in the network resources.
       log.error(`network manager: ${(err as Error).message}`);

@@ -78,18 +78,20 @@ export class NetworkPublisher {
       ['default', { addresses: current.slice(0, 1) }],
     ]);
 
-    let ok = true;
-    const publish = async (type: string, desired: Map<string, unknown>) => {
-      if (this.o.mayPublish && !this.o.mayPublish(type)) return;
-      if (!(await this.#publishType(type, desired))) ok = false;
-    };
-    await publish(RESOURCE_TYPES.link, links);
-    await publish(RESOURCE_TYPES.address, addresses);
-    await publish(RESOURCE_TYPES.route, routes);
-    await publish(RESOURCE_TYPES.nodeAddress, nodeAddrs);
-    await publish(RESOURCE_TYPES.resolver, new Map([['resolvers', s.resolvers]]));
-    await publish(RESOURCE_TYPES.timeServer, new Map([['timeservers', { timeServers: s.timeServers }]]));
-    if (this.o.publishHostname) await publish(RESOURCE_TYPES.hostname, new Map([['hostname', s.hostname]]));
+    // Every resource is written at once: over machined's socket each write is a read and a
+    // write, and one after the other they took 15-30 s at boot under TCG (machined busy starting
+    // services), which delayed the first publication and so the configuration's application.
+    const types: Array<[string, Map<string, unknown>]> = [
+      [RESOURCE_TYPES.link, links],
+      [RESOURCE_TYPES.address, addresses],
+      [RESOURCE_TYPES.route, routes],
+      [RESOURCE_TYPES.nodeAddress, nodeAddrs],
+      [RESOURCE_TYPES.resolver, new Map([['resolvers', s.resolvers]])],
+      [RESOURCE_TYPES.timeServer, new Map([['timeservers', { timeServers: s.timeServers }]])],
+      ...(this.o.publishHostname ? [[RESOURCE_TYPES.hostname, new Map([['hostname', s.hostname]])] as [string, Map<string, unknown>]] : []),
+    ];
+    const results = await Promise.all(types.filter(([type]) => !this.o.mayPublish || this.o.mayPublish(type)).map(([type, desired]) => this.#publishType(type, desired)));
+    let ok = results.every(Boolean);
 
     if (!this.o.manage) return ok;
     this.#setHostname(s.hostname.hostname);
@@ -113,31 +115,38 @@ export class NetworkPublisher {
 
   /** One type's resources made the desired ones: changed ones applied, gone ones destroyed. */
   async #publishType(type: string, desired: Map<string, unknown>): Promise<boolean> {
-    let ok = true;
     const prev = this.#published.get(type) ?? new Map<string, string>();
     const next = new Map<string, string>();
+    const writes: Array<Promise<boolean>> = [];
     for (const [id, spec] of desired) {
       const json = JSON.stringify(spec);
       next.set(id, json);
       if (prev.get(id) === json) continue;
-      try {
-        await this.o.publisher.apply(NETWORK_NAMESPACE, type, id, spec);
-      } catch (err) {
-        ok = false;
-        next.delete(id);
-        this.o.log.warn(`publish ${type} ${id}: ${errText(err)}`);
-      }
+      writes.push(
+        this.o.publisher.apply(NETWORK_NAMESPACE, type, id, spec).then(
+          () => true,
+          (err) => {
+            next.delete(id);
+            this.o.log.warn(`publish ${type} ${id}: ${errText(err)}`);
+            return false;
+          },
+        ),
+      );
     }
     for (const id of prev.keys()) {
       if (desired.has(id)) continue;
-      try {
-        await this.o.publisher.destroy(NETWORK_NAMESPACE, type, id);
-      } catch (err) {
-        ok = false;
-        next.set(id, prev.get(id)!);
-        this.o.log.warn(`destroy ${type} ${id}: ${errText(err)}`);
-      }
+      writes.push(
+        this.o.publisher.destroy(NETWORK_NAMESPACE, type, id).then(
+          () => true,
+          (err) => {
+            next.set(id, prev.get(id)!);
+            this.o.log.warn(`destroy ${type} ${id}: ${errText(err)}`);
+            return false;
+          },
+        ),
+      );
     }
+    const ok = (await Promise.all(writes)).every(Boolean);
     this.#published.set(type, next);
     return ok;
   }

@@ -37,7 +37,8 @@ export class QemuVM {
   readonly startedAt = Date.now();
   readonly monitor: string;
   private readonly bin: string;
-  private readonly args: string[];
+  /** QEMU's arguments (or the command's, when a command runs QEMU). */
+  readonly args: string[];
   private readonly tempDir: string | undefined;
   private readonly noReboot: boolean;
   /** Where the current QEMU process's lines start (a restart appends to the same lines). */

@@ -229,15 +229,18 @@ function printCluster(ctx: Ctx, state: ClusterState, dir: ClusterDir): void {
   ctx.io.stdout.write(`${table(rows)}\n`);
 }
 
-export async function show(ctx: Ctx, flags: ClusterFlags): Promise<void> {
-  let dir: ClusterDir;
-  let state: ClusterState;
+/** The cluster's directory and recorded state; a missing or unreadable one is the user's error. */
+function openCluster(flags: ClusterFlags): { dir: ClusterDir; state: ClusterState } {
   try {
-    dir = new ClusterDir(flags.state, flags.name);
-    state = dir.read();
+    const dir = new ClusterDir(flags.state, flags.name);
+    return { dir, state: dir.read() };
   } catch (e) {
     throw new UserError((e as Error).message);
   }
+}
+
+export async function show(ctx: Ctx, flags: ClusterFlags): Promise<void> {
+  const { dir, state } = openCluster(flags);
   printCluster(ctx, state, dir);
 }
 
@@ -279,14 +282,7 @@ async function teardown(dir: ClusterDir, state: ClusterState, out: (line: string
 
 export async function destroy(ctx: Ctx, flags: ClusterFlags): Promise<void> {
   const out = (line: string) => void ctx.io.stdout.write(`${line}\n`);
-  let dir: ClusterDir;
-  let state: ClusterState;
-  try {
-    dir = new ClusterDir(flags.state, flags.name);
-    state = dir.read();
-  } catch (e) {
-    throw new UserError((e as Error).message);
-  }
+  const { dir, state } = openCluster(flags);
   try {
     await teardown(dir, state, out);
   } catch (e) {

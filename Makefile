@@ -14,7 +14,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 
 FORCE:
-.PHONY: all deps kernel image test-images sign verify run stop test test-unit test-e2e typecheck wire-types bench bench-lifecycle bench-memory bench-fanout bench-cluster clean
+.PHONY: all deps kernel image test-images sign verify run stop test test-unit test-e2e typecheck wire-types bench bench-lifecycle bench-memory bench-fanout bench-cluster bench-verity clean
 
 all: image
 
@@ -171,6 +171,10 @@ bench-fanout: deps
 # `cluster create` to healthy, 1 and 3 control planes (QEMU; root for the network namespace).
 bench-cluster: image
 	@tsx bench/cluster.ts
+
+# dm-verity's cost at boot: the image against the same image mounted without verity (bench/verity.ts).
+bench-verity: image
+	@tsx bench/verity.ts
 
 bench: image
 	@image-builder/bundle.sh bench/boot.ts $(OUT)/build/bench-boot.cjs >/dev/null && BENCH_ARCH=$(ARCH) node --no-deprecation $(OUT)/build/bench-boot.cjs

@@ -59,6 +59,10 @@ describe('make run: what boots', () => {
     expect(a.args.join(' ')).toMatch(/-uuid [0-9a-f-]{36}/);
     // The direct kernel boot carries the rootfs's dm-verity root hash on its command line.
     expect(a.args[a.args.indexOf('-append') + 1]).toContain(`bronze.roothash=${'ab'.repeat(32)}`);
+    // The console: QEMU's stdout for `make run`, a file for a VM whose console a test reads.
+    expect(a.args[a.args.indexOf('-serial') + 1]).toBe('stdio');
+    const f = qemuCommand({ outDir: dir, apiPort: 50003, serialFile: path.join(dir, 'console.log') });
+    expect(f.args[f.args.indexOf('-serial') + 1]).toBe(`file:${path.join(dir, 'console.log')}`);
   });
 });
 

@@ -21,6 +21,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { MACHINES, OOM_LINE, QEMU_ARCHES, defaultMonitorSocket, isQemuArch, monitorCommand, qemuCommand, qemuValue, type QemuBoot, type QemuOptions } from '../src/provision/qemu.ts';
 
@@ -44,6 +45,12 @@ export class QemuVM {
   /** Where the current QEMU process's lines start (a restart appends to the same lines). */
   private runStart = 0;
   private restarted = false;
+  /** The serial console's file and this process's place in it (QEMU truncates it at each start). */
+  private readonly consoleDir: string | undefined;
+  private readonly serialFile: string | undefined;
+  private serialFd: number | undefined;
+  private serialOffset = 0;
+  private serialTimer: NodeJS.Timeout | undefined;
 
   /** A command that runs QEMU itself (`make run`), in its own process group; else QEMU from `opts`. */
   private readonly command: { bin: string; args: string[]; cwd?: string; env?: NodeJS.ProcessEnv } | undefined;
@@ -59,9 +66,15 @@ export class QemuVM {
       this.args = opts.command.args;
       this.monitor = defaultMonitorSocket(opts.outDir ?? '_out', opts.arch ?? 'amd64', opts.apiPort ?? 50000);
       this.tempDir = undefined;
+      this.consoleDir = undefined;
+      this.serialFile = undefined;
       return;
     }
-    const c = qemuCommand(opts);
+    // The console goes to a file that this process reads (see QemuOptions.serialFile): a test
+    // that blocks its event loop for a while must not cost the guest characters.
+    this.consoleDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-console-'));
+    this.serialFile = path.join(this.consoleDir, 'console.log');
+    const c = qemuCommand({ ...opts, serialFile: this.serialFile });
     this.bin = c.bin;
     this.args = c.args;
     this.monitor = c.monitor;
@@ -74,21 +87,43 @@ export class QemuVM {
       ? spawn(this.bin, this.args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, cwd: this.command.cwd, env: this.command.env ?? process.env })
       : spawn(this.bin, this.args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.proc = p;
-    let partial = '';
-    const onData = (d: Buffer) => {
-      partial += d.toString('utf8').replace(/\r/g, '');
-      const parts = partial.split('\n');
-      partial = parts.pop() ?? '';
-      for (const l of parts) {
-        this.lines.push(l);
-        if (this.oom === undefined && OOM_LINE.test(l)) this.oom = l;
-        this.echo?.(l);
-      }
-      this.wake();
+    // One line buffer per source, so that a console line and a QEMU message never interleave.
+    const lineReader = () => {
+      let partial = '';
+      return (d: Buffer) => {
+        partial += d.toString('utf8').replace(/\r/g, '');
+        const parts = partial.split('\n');
+        partial = parts.pop() ?? '';
+        for (const l of parts) {
+          this.lines.push(l);
+          if (this.oom === undefined && OOM_LINE.test(l)) this.oom = l;
+          this.echo?.(l);
+        }
+        if (parts.length) this.wake();
+      };
     };
-    p.stdout!.on('data', onData);
-    p.stderr!.on('data', onData);
+    p.stdout!.on('data', lineReader());
+    p.stderr!.on('data', lineReader());
+    let readSerial: (() => void) | undefined;
+    if (this.serialFile) {
+      const onSerial = lineReader();
+      this.serialFd ??= fs.openSync(this.serialFile, fs.constants.O_RDONLY | fs.constants.O_CREAT);
+      this.serialOffset = 0;
+      const buf = Buffer.alloc(64 * 1024);
+      readSerial = () => {
+        for (;;) {
+          const n = fs.readSync(this.serialFd!, buf, 0, buf.length, this.serialOffset);
+          if (n <= 0) return;
+          this.serialOffset += n;
+          onSerial(buf.subarray(0, n));
+        }
+      };
+      clearInterval(this.serialTimer);
+      this.serialTimer = setInterval(readSerial, 50);
+    }
     p.on('exit', (code) => {
+      readSerial?.();
+      clearInterval(this.serialTimer);
       if (this.emulatorFlake()) {
         this.restarted = true;
         const note = 'qemu.ts: the kernel panicked in early boot on a stale int3 (a QEMU TCG cross-CPU code-patching race, not Bronze): starting QEMU once more';
@@ -100,6 +135,9 @@ export class QemuVM {
       }
       this.exitCode = code;
       if (this.tempDir) fs.rmSync(this.tempDir, { recursive: true, force: true });
+      if (this.serialFd !== undefined) fs.closeSync(this.serialFd);
+      this.serialFd = undefined;
+      if (this.consoleDir) fs.rmSync(this.consoleDir, { recursive: true, force: true });
       this.wake();
     });
     return this;

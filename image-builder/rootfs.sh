@@ -98,6 +98,9 @@ ca=/etc/ssl/certs/ca-certificates.crt
 file /etc/ssl/certs/ca-certificates.crt 0644 "$ca"
 
 rm -f "$out"
-gensquashfs --pack-file "$pack" --pack-dir / --compressor zstd --comp-extra level=19 \
+# 1 MiB blocks (the largest squashfs has) rather than the default 128 KiB: zstd finds more to
+# share in a larger window, 9% smaller for the Node runtime and etcd. Every file the node reads
+# at start is read whole anyway, and a block is decompressed once into the page cache.
+gensquashfs --pack-file "$pack" --pack-dir / --compressor zstd --comp-extra level=19 --block-size 1048576 \
   --defaults "mtime=$SOURCE_DATE_EPOCH" --all-root --num-jobs "$(nproc)" --quiet --force "$out"
 echo "rootfs: $out ($(stat -c %s "$out") bytes)"

@@ -27,6 +27,7 @@
  * change the command line can change the kernel too, and a key in the kernel would not help.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/dm-ioctl.h>
@@ -48,6 +49,9 @@
 #define DM_NAME "bronze-root"
 #define VERITY_BLOCK 4096
 
+/* The kernel command line, read once from /proc/cmdline (read_cmdline). */
+static char cmdline[4096];
+
 static void say(const char *fmt, ...) {
   va_list ap;
   char buf[512];
@@ -59,10 +63,21 @@ static void say(const char *fmt, ...) {
   (void)!write(2, buf, (size_t)n);
 }
 
-static void die(const char *what) {
-  say("bronze preinit: FATAL: %s: %s\n", what, strerror(errno));
+static void record_failure(const char *why);
+
+/* Every failure ends here: printed, recorded for the other slot (record_failure), then init
+   exits, which panics the kernel; with panic=<seconds> the machine reboots. */
+static void stop_boot(const char *why) {
+  say("bronze preinit: FATAL: %s\n", why);
+  record_failure(why);
   sleep(5);
-  _exit(1); /* init exiting panics the kernel; with panic=-1 semantics the machine reboots */
+  _exit(1);
+}
+
+static void die(const char *what) {
+  char buf[400];
+  snprintf(buf, sizeof buf, "%s: %s", what, strerror(errno));
+  stop_boot(buf);
 }
 
 /* A failure without an errno worth printing. */
@@ -72,9 +87,7 @@ static void fail(const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  say("bronze preinit: FATAL: %s\n", buf);
-  sleep(5);
-  _exit(1);
+  stop_boot(buf);
 }
 
 static void setup_console(void) {
@@ -117,23 +130,99 @@ static int attach_loop(const char *image) {
 }
 
 
+#ifdef BRONZE_BENCH_UNVERIFIED
+/* The number of the loop device open as fd. */
+static int loop_number(int fd) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) die("fstat the loop device");
+  return (int)minor(st.st_rdev);
+}
+#endif
+
+/* ---- the failure record --------------------------------------------------------------------- */
+
+/*
+ * A slot that cannot boot says why, where the slot GRUB falls back to will read it: one line in
+ * <slot>/boot-failure on BOOT (the xfs partition GPT names "BOOT"; bronze.slot= on the command
+ * line names the slot). machined on the other slot puts it in BootStatus and removes the file.
+ * Only a boot from a slot records anything (a kernel, ISO or PXE boot has no BOOT to write), and
+ * the record is best effort: whatever happens here, the boot still stops.
+ */
+static void record_failure(const char *why) {
+  static int recording;
+  if (recording) return; /* a failure while recording: no second record */
+  recording = 1;
+  const char *p = strstr(cmdline, "bronze.slot=");
+  if (!p || (p != cmdline && p[-1] != ' ')) return;
+  char slot = p[12];
+  if ((slot != 'A' && slot != 'B') || (p[13] != ' ' && p[13] != '\n' && p[13] != 0)) return;
+  mkdir("/sys", 0555);
+  if (mount("sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0 && errno != EBUSY) return;
+  /* The partitions named BOOT, by their uevent (DEVNAME=vda3 ... PARTNAME=BOOT). */
+  DIR *blocks = opendir("/sys/class/block");
+  if (!blocks) return;
+  struct dirent *e;
+  while ((e = readdir(blocks)) != NULL) {
+    char path[300], ev[1024], dev[300] = {0};
+    if (e->d_name[0] == '.') continue;
+    snprintf(path, sizeof path, "/sys/class/block/%s/uevent", e->d_name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    ssize_t n = read(fd, ev, sizeof ev - 1);
+    close(fd);
+    if (n <= 0) continue;
+    ev[n] = 0;
+    if (strstr(ev, "\nPARTNAME=BOOT\n")) snprintf(dev, sizeof dev, "/dev/%s", e->d_name);
+    if (!dev[0]) continue;
+    mkdir("/boot", 0755);
+    if (mount(dev, "/boot", "xfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) {
+      say("bronze preinit: could not mount %s to record the failure: %s\n", dev, strerror(errno));
+      continue;
+    }
+    char dir[16], tmp[48], file[48];
+    snprintf(dir, sizeof dir, "/boot/%c", slot);
+    snprintf(tmp, sizeof tmp, "/boot/%c/boot-failure.tmp", slot);
+    snprintf(file, sizeof file, "/boot/%c/boot-failure", slot);
+    struct stat st;
+    int wrote = 0;
+    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+      int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (fd >= 0) {
+        size_t len = strlen(why);
+        wrote = write(fd, why, len) == (ssize_t)len && write(fd, "\n", 1) == 1 && fsync(fd) == 0;
+        close(fd);
+        wrote = wrote && rename(tmp, file) == 0;
+      }
+    }
+    umount("/boot");
+    if (wrote) {
+      say("bronze preinit: recorded the failure in %s/%c/boot-failure for the other slot\n", dev, slot);
+      break;
+    }
+  }
+  closedir(blocks);
+}
+
 /* ---- dm-verity ------------------------------------------------------------------------------ */
 
-/* The kernel argument bronze.roothash=<64 hex digits>, read from /proc/cmdline ("" when absent). */
-static void read_roothash(char out[65]) {
-  out[0] = 0;
+static void read_cmdline(void) {
   mkdir("/proc", 0555);
   if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) die("mount /proc");
-  char buf[4096];
   int fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
   if (fd < 0) die("open /proc/cmdline");
-  ssize_t n = read(fd, buf, sizeof buf - 1);
+  ssize_t n = read(fd, cmdline, sizeof cmdline - 1);
   close(fd);
   if (umount("/proc") != 0) die("umount /proc");
   if (n < 0) die("read /proc/cmdline");
-  buf[n] = 0;
+  cmdline[n] = 0;
+}
+
+/* The kernel argument bronze.roothash=<64 hex digits> ("" when absent). */
+static void read_roothash(char out[65]) {
+  out[0] = 0;
+  const char *buf = cmdline;
   static const char key[] = "bronze.roothash=";
-  for (char *p = buf; (p = strstr(p, key)) != NULL; p += sizeof key - 1) {
+  for (const char *p = buf; (p = strstr(p, key)) != NULL; p += sizeof key - 1) {
     if (p != buf && p[-1] != ' ') continue; /* a longer argument ending in the key */
     const char *v = p + sizeof key - 1;
     size_t len = strcspn(v, " \n");
@@ -277,13 +366,23 @@ int main(void) {
   setup_console();
   say("bronze preinit: starting\n");
 
+  read_cmdline();
   char roothash[65];
   read_roothash(roothash);
   if (!roothash[0]) fail("no bronze.roothash= on the kernel command line: refusing to boot a root that is not verified");
 
   int loop = attach_loop(ROOTFS_IMAGE);
   char rootdev[64];
+#ifdef BRONZE_BENCH_UNVERIFIED
+  /* Only bench/verity.ts builds this, to measure what verifying costs against the same image
+     mounted straight from its loop device. image-builder/initramfs.sh never defines it, and
+     test/e2e/verity.test.ts boots the image's own preinit to show that it refuses. */
+  say("bronze preinit: BENCHMARK BUILD: mounting %s without dm-verity\n", ROOTFS_IMAGE);
+  snprintf(rootdev, sizeof rootdev, "/dev/loop%d", loop_number(loop));
+  (void)setup_verity;
+#else
   setup_verity(loop, roothash, rootdev, sizeof rootdev);
+#endif
 
   mkdir(NEWROOT, 0755);
   if (mount(rootdev, NEWROOT, "squashfs", MS_RDONLY | MS_NODEV, NULL) != 0) die("mount the verified rootfs.sqsh");

@@ -109,6 +109,12 @@ export interface QemuOptions {
   extraArgs?: string[];
   /** The SMBIOS system UUID the firmware reports (QEMU gives none without it). */
   uuid?: string;
+  /**
+   * Where the serial console goes: default QEMU's stdout. A file never backs up, so the guest's
+   * UART never waits on the reader: with a pipe that fills (a busy reader), the kernel's 8250
+   * console gives up waiting for the transmitter and characters are lost.
+   */
+  serialFile?: string;
 }
 
 /** Every VM's memory unless a caller asks for another: `make run` and the end-to-end tests. */
@@ -177,7 +183,7 @@ export function qemuCommand(o: QemuOptions = {}): { bin: string; args: string[];
     const image = boot.kind === 'pxe' ? boot.tftpDir : boot.path;
     if (!fs.existsSync(image)) throw new Error(`${image} is missing: run \`make image\` first`);
   }
-  args.push('-display', 'none', '-serial', 'stdio', '-monitor', `unix:${monitor},server,nowait`);
+  args.push('-display', 'none', '-serial', o.serialFile ? `file:${o.serialFile}` : 'stdio', '-monitor', `unix:${monitor},server,nowait`);
   if (boot.kind === 'iso') {
     args.push('-drive', `if=none,id=cd0,media=cdrom,readonly=on,format=raw,file=${qemuValue(boot.path)}`, ...m.cdrom('cd0'));
   } else if (boot.kind === 'disk') {

@@ -3,9 +3,11 @@
 //      changed (hash tree and root hash as built), booted with the same kernel and command
 //      line. The kernel's verity names the corrupted block, preinit names the root hash it
 //      expected, the kernel panics and machined never starts.
-//   2. A copy of disk.raw whose slot B holds that tampered initramfs (with slot A's kernel and
-//      root hash), GRUB armed to try B once: B stops in preinit the same way, the machine
-//      reboots, GRUB falls back to slot A, whose root is verified; machined reports it from the
+//   2. A copy of disk.raw with an upgrade staged into slot B (META says trying) whose initramfs
+//      is that tampered one (with slot A's kernel and root hash), GRUB armed to try B once: B
+//      stops in preinit the same way and records why on BOOT, the machine reboots, GRUB falls
+//      back to slot A; `get bootstatus` has the upgrade failed with B's reason. A's root is
+//      verified; machined reports it from the
 //      kernel's device-mapper table (`bronzectl get rootfs`, in maintenance mode with
 //      --insecure) and SecurityState says what the firmware says (no Secure Boot here).
 import { execFileSync } from 'node:child_process';
@@ -14,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QemuVM } from '../../image-builder/qemu.ts';
+import { readMeta, writeMeta } from '../../src/install/meta.ts';
 import { bronzectl, bronzectlUntilOk } from '../lib/bronzectl.ts';
 import { consoleFile } from '../lib/console-log.ts';
 import { freePort } from '../lib/ports.ts';
@@ -23,12 +26,18 @@ const OUT = '_out/amd64';
 const DISK = `${OUT}/disk.raw`;
 const BOOT = 240_000;
 
-/** Runs `fn` with BOOT (partition 3) of a disk image mounted, through a loop device at its offset. */
-function withBootMounted(image: string, fn: (dir: string) => void): void {
-  const info = execFileSync('sgdisk', ['--info=3', image], { encoding: 'utf8' });
+/** Where partition n of a disk image is, in bytes. */
+function partition(image: string, n: number): { offset: number; size: number } {
+  const info = execFileSync('sgdisk', [`--info=${n}`, image], { encoding: 'utf8' });
   const first = Number(/First sector: (\d+)/.exec(info)![1]);
   const last = Number(/Last sector: (\d+)/.exec(info)![1]);
-  const loop = execFileSync('losetup', ['--find', '--show', '--offset', String(first * 512), '--sizelimit', String((last - first + 1) * 512), image], { encoding: 'utf8' }).trim();
+  return { offset: first * 512, size: (last - first + 1) * 512 };
+}
+
+/** Runs `fn` with BOOT (partition 3) of a disk image mounted, through a loop device at its offset. */
+function withBootMounted(image: string, fn: (dir: string) => void): void {
+  const boot = partition(image, 3);
+  const loop = execFileSync('losetup', ['--find', '--show', '--offset', String(boot.offset), '--sizelimit', String(boot.size), image], { encoding: 'utf8' }).trim();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-boot-'));
   try {
     execFileSync('mount', ['-t', 'xfs', loop, dir]);
@@ -93,14 +102,19 @@ describe('dm-verity root', () => {
     times['tampered root (kernel)'] = (Date.now() - t0) / 1000;
   }, BOOT + 120_000);
 
-  it('a tampered slot B stops in preinit; GRUB falls back to slot A, whose verified root machined reports', async () => {
+  it('a tampered slot B stops in preinit, which records why; GRUB falls back to slot A, whose verified root machined reports, with the failed upgrade and its reason', async () => {
     const copy = path.join(dir, 'disk.raw');
     execFileSync('cp', ['--sparse=always', DISK, copy]);
+    // An upgrade staged into slot B (what machined's upgrade leaves: B's files, GRUB armed to
+    // try B once, META recording the upgrade as trying), whose image was then corrupted.
     withBootMounted(copy, (boot) => {
       for (const f of ['vmlinuz', 'roothash.env']) fs.copyFileSync(path.join(boot, 'A', f), path.join(boot, 'B', f));
       fs.copyFileSync(initrd, path.join(boot, 'B', 'initramfs.xz'));
       execFileSync('grub-editenv', [path.join(boot, 'grub/grubenv'), 'set', 'next_entry=B', 'next_tries=1']);
     });
+    const meta = partition(copy, 4);
+    const staged = new Date().toISOString();
+    writeMeta(copy, { ...Object.fromEntries(readMeta(copy, meta.offset, meta.size).values), 'slot.B.version': 'v0.0.0-tampered', 'upgrade.state': 'trying', 'upgrade.from': 'A', 'upgrade.to': 'B', 'upgrade.version': 'v0.0.0-tampered', 'upgrade.time': staged }, meta.offset, meta.size);
     const port = await freePort();
     const target = `127.0.0.1:${port}`;
     const t0 = Date.now();
@@ -110,6 +124,7 @@ describe('dm-verity root', () => {
     // refusal names the root hash it was given.
     await vm.waitFor(/Command line: BOOT_IMAGE=\/B\/vmlinuz /, BOOT, tried);
     const panic = await refused(vm, tried);
+    expect(vm.lines.slice(tried, panic).some((l) => /bronze preinit: recorded the failure in \/dev\/vda3\/B\/boot-failure for the other slot/.test(l)), 'preinit recorded why B stopped').toBe(true);
     const a = await vm.waitFor(/bronze: booting slot A/, BOOT, panic);
     times['tampered slot B to slot A booting'] = (Date.now() - t0) / 1000;
     const verified = await vm.waitFor(new RegExp(`bronze preinit: /rootfs\\.sqsh verified \\(dm-verity, \\d+ blocks, root hash ${roothash}, read in \\d+ ms\\)`), BOOT, a);
@@ -138,6 +153,14 @@ describe('dm-verity root', () => {
     const ss = await bronzectl(['get', 'securitystate', '--insecure', '-n', target, '-o', 'json']);
     expect(ss.code, ss.stderr).toBe(0);
     expect(JSON.parse(ss.stdout).spec).toMatchObject({ secureBoot: false, bootedWithUKI: false });
+    // Why B did not come up, where an operator looks: the failed upgrade and the slot.
+    const bs = await bronzectl(['get', 'bootstatus', '--insecure', '-n', target, '-o', 'json']);
+    expect(bs.code, bs.stderr).toBe(0);
+    const boot = JSON.parse(bs.stdout).spec;
+    const why = new RegExp(`^the root filesystem does not match the root hash it was booted with: read at byte \\d+ of /rootfs\\.sqsh failed \\(Input/output error\\); expected root hash ${roothash}\\. Refusing to boot\\.$`);
+    expect(boot).toMatchObject({ installed: true, booted: 'A', upgrade: { state: 'failed', from: 'A', to: 'B', version: 'v0.0.0-tampered', error: expect.stringMatching(why) }, slots: { B: { present: true, failure: expect.stringMatching(why) } } });
+    expect(boot.last).toBe('upgrade A->B (v0.0.0-tampered) failed');
+    await vm.waitFor(/machined\[1\]: .*upgrade to v0\.0\.0-tampered \(slot B\) failed: GRUB fell back to slot A: the root filesystem does not match/, 60_000, a);
     // GRUB spent the try: the next boot is slot A without trying B.
     expect(vm.lines.slice(a).some((l) => /trying slot B/.test(l))).toBe(false);
   }, 3 * BOOT);

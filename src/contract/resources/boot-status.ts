@@ -15,9 +15,10 @@ export interface BootStatusSpec {
   default?: string;
   /** The slot GRUB tries once on the next boot, '' for none. */
   next?: string;
-  slots?: Record<string, { present: boolean; version: string }>;
-  upgrade?: { state: string; from?: string; to?: string; version?: string; time?: string };
-  rollback?: { state: string; from?: string; to?: string; version?: string; time?: string };
+  /** Each slot: whether it holds an image, its version, and why its last boot stopped before machined (preinit's record), if it did. */
+  slots?: Record<string, { present: boolean; version: string; failure?: string }>;
+  upgrade?: { state: string; from?: string; to?: string; version?: string; time?: string; error?: string };
+  rollback?: { state: string; from?: string; to?: string; version?: string; time?: string; error?: string };
   /** The latest upgrade or rollback, in a few words. */
   last?: string;
   /** The install the node last attempted, until it reboots. */
@@ -52,9 +53,9 @@ export const bootStatusDefinition: ResourceDefinition<BootStatusSpec> = {
       version: s.version,
       default: s.default ?? '',
       next: s.next ?? '',
-      slots: Object.fromEntries(Object.entries(s.slots ?? {}).map(([k, v]) => [k, { present: v.present, version: v.version }])),
-      ...(s.upgrade ? { upgrade: { state: s.upgrade.state, from: s.upgrade.from ?? '', to: s.upgrade.to ?? '', version: s.upgrade.version ?? '', time: s.upgrade.time ?? '' } } : {}),
-      ...(s.rollback ? { rollback: { state: s.rollback.state, from: s.rollback.from ?? '', to: s.rollback.to ?? '', version: s.rollback.version ?? '', time: s.rollback.time ?? '' } } : {}),
+      slots: Object.fromEntries(Object.entries(s.slots ?? {}).map(([k, v]) => [k, { present: v.present, version: v.version, failure: v.failure ?? '' }])),
+      ...(s.upgrade ? { upgrade: { state: s.upgrade.state, from: s.upgrade.from ?? '', to: s.upgrade.to ?? '', version: s.upgrade.version ?? '', time: s.upgrade.time ?? '', error: s.upgrade.error ?? '' } } : {}),
+      ...(s.rollback ? { rollback: { state: s.rollback.state, from: s.rollback.from ?? '', to: s.rollback.to ?? '', version: s.rollback.version ?? '', time: s.rollback.time ?? '', error: s.rollback.error ?? '' } } : {}),
       last: s.last ?? '',
       ...(s.install ? { install: { state: s.install.state, disk: s.install.disk, error: s.install.error ?? '', time: s.install.time ?? '' } } : {}),
     }),

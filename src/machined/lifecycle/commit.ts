@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { LifecycleContext } from './context.ts';
-import { type BootSnapshot, bootSnapshot, nextBoot, updateGrubenv } from './slots.ts';
+import { type BootSnapshot, bootSnapshot, clearSlotFailure, isSlot, nextBoot, slotFailure, updateGrubenv } from './slots.ts';
 import { publishStatus, publishVolumes } from './status.ts';
 
 /**
@@ -22,16 +22,28 @@ export async function boot(ctx: LifecycleContext): Promise<void> {
   if (!disk || !booted) return publishStatus(ctx);
   let snap: BootSnapshot | undefined;
   try {
-    snap = await ctx.withBoot(disk, async (dir) => bootSnapshot(dir));
+    snap = await ctx.withBoot(disk, async (dir) => {
+      // This slot's own record of an earlier failed boot is history now: it came up.
+      if (slotFailure(dir, booted)) {
+        ctx.o.log.warn(`slot ${booted} had failed to boot before (${slotFailure(dir, booted)}); it booted this time`);
+        clearSlotFailure(dir, booted);
+      }
+      return bootSnapshot(dir);
+    });
     const meta = ctx.meta(disk);
     const saved = nextBoot(snap.vars).good;
+    /** Why the tried slot did not come up: what its preinit recorded, else that it left no record. */
+    const why = (slot: string | undefined) =>
+      (isSlot(slot) && snap!.failure[slot]) || `slot ${slot ?? '?'} did not boot through to machined and left no record of why (it stopped before preinit, or was cut off)`;
     if (meta['upgrade.state'] === 'trying' && meta['upgrade.to'] !== booted) {
-      ctx.o.log.error(`upgrade to ${meta['upgrade.version'] ?? '?'} (slot ${meta['upgrade.to']}) failed: GRUB fell back to slot ${booted}`);
-      ctx.setMeta(disk, { 'upgrade.state': 'failed', 'upgrade.failed': new Date().toISOString() });
+      const error = why(meta['upgrade.to']);
+      ctx.o.log.error(`upgrade to ${meta['upgrade.version'] ?? '?'} (slot ${meta['upgrade.to']}) failed: GRUB fell back to slot ${booted}: ${error}`);
+      ctx.setMeta(disk, { 'upgrade.state': 'failed', 'upgrade.failed': new Date().toISOString(), 'upgrade.error': error });
     }
     if (meta['rollback.state'] === 'trying' && meta['rollback.to'] !== booted) {
-      ctx.o.log.error(`rollback to slot ${meta['rollback.to']} failed: it did not come up, GRUB is back on slot ${booted}`);
-      ctx.setMeta(disk, { 'rollback.state': 'failed', 'rollback.failed': new Date().toISOString() });
+      const error = why(meta['rollback.to']);
+      ctx.o.log.error(`rollback to slot ${meta['rollback.to']} failed: it did not come up, GRUB is back on slot ${booted}: ${error}`);
+      ctx.setMeta(disk, { 'rollback.state': 'failed', 'rollback.failed': new Date().toISOString(), 'rollback.error': error });
     } else if (meta['rollback.state'] === 'trying' && booted === saved) {
       // A rollback from a trial is a plain reboot into the default slot: done once it boots.
       ctx.setMeta(disk, { 'rollback.state': 'committed', 'rollback.committed': new Date().toISOString() });

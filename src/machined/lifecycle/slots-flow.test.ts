@@ -317,7 +317,30 @@ describe('NodeLifecycle on an installed disk', () => {
     initGrubenv(boot, { saved_entry: 'A' }); // B panicked; GRUB is back on A
     const { lc } = node('A');
     await lc.boot();
-    expect(metaValues()).toMatchObject({ 'upgrade.state': 'failed' });
+    expect(metaValues()).toMatchObject({ 'upgrade.state': 'failed', 'upgrade.error': expect.stringMatching(/^slot B did not boot through to machined and left no record of why/) });
+  });
+
+  it("why a tried slot failed is what its preinit recorded on BOOT: in META, BootStatus and the log; a slot that boots clears its own record", async () => {
+    const first = await booted('A');
+    const img = await image();
+    await first.lc.upgrade({ image: '', preserve: true, stage: false, force: false }, chunks(img), img.length, () => {}, new AbortController().signal);
+    // B's preinit refused its root (image-builder/preinit/preinit.c writes this), GRUB is back on A.
+    const why = 'the root filesystem does not match the root hash it was booted with: read at byte 4096 of /rootfs.sqsh failed (Input/output error); expected root hash ' + 'ab'.repeat(32) + '. Refusing to boot.';
+    fs.writeFileSync(path.join(boot, 'B', 'boot-failure'), `${why}\n`);
+    fs.writeFileSync(path.join(boot, 'A', 'boot-failure'), 'an older failure of A\n');
+    initGrubenv(boot, { saved_entry: 'A' });
+    const log = new ListLogger();
+    const { lc, state } = node('A', { log });
+    await lc.boot();
+    expect(metaValues()).toMatchObject({ 'upgrade.state': 'failed', 'upgrade.error': why });
+    const spec = (await state.get('runtime', 'BootStatuses.runtime.bronze.dev', 'boot'))?.spec;
+    expect(spec).toMatchObject({ booted: 'A', upgrade: { state: 'failed', to: 'B', error: why }, slots: { A: { present: true }, B: { present: true, failure: why } } });
+    expect((spec as { slots: Record<string, object> }).slots.A).not.toHaveProperty('failure');
+    expect(fs.existsSync(path.join(boot, 'A', 'boot-failure'))).toBe(false);
+    expect(log.lines.join('\n')).toMatch(/upgrade to .* \(slot B\) failed: GRUB fell back to slot A: the root filesystem does not match/);
+    // Writing the slot anew (the next upgrade) clears its record with the old files.
+    await lc.upgrade({ image: '', preserve: true, stage: false, force: false }, chunks(img), img.length, () => {}, new AbortController().signal);
+    expect(fs.existsSync(path.join(boot, 'B', 'boot-failure'))).toBe(false);
   });
 
   it('rollback boots the other slot once, which becomes the default when Running; refused when it is empty', async () => {

@@ -108,14 +108,40 @@ export function updateGrubenv(boot: string, changes: Record<string, string>): Ma
   return vars;
 }
 
-/** What BOOT says, read in one go: GRUB's variables and which slots hold an image. */
+/**
+ * Where a slot's preinit records why its boot stopped (image-builder/preinit/preinit.c,
+ * record_failure): one line, in the slot's own directory, so that writing the slot anew
+ * (writeSlot) clears it.
+ */
+export const BOOT_FAILURE = 'boot-failure';
+
+/** The slot's recorded boot failure, '' when none. */
+export function slotFailure(boot: string, slot: Slot): string {
+  try {
+    return fs.readFileSync(path.join(boot, slot, BOOT_FAILURE), 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
+/** Removes the slot's boot failure record (the slot booted through to machined since). */
+export function clearSlotFailure(boot: string, slot: Slot): void {
+  fs.rmSync(path.join(boot, slot, BOOT_FAILURE), { force: true });
+}
+
+/** What BOOT says, read in one go: GRUB's variables, which slots hold an image, and the boot failures they recorded. */
 export interface BootSnapshot {
   vars: Map<string, string>;
   present: Record<Slot, boolean>;
+  failure: Record<Slot, string>;
 }
 
 export function bootSnapshot(boot: string): BootSnapshot {
-  return { vars: readGrubenv(boot), present: { A: slotPresent(boot, 'A'), B: slotPresent(boot, 'B') } };
+  return {
+    vars: readGrubenv(boot),
+    present: { A: slotPresent(boot, 'A'), B: slotPresent(boot, 'B') },
+    failure: { A: slotFailure(boot, 'A'), B: slotFailure(boot, 'B') },
+  };
 }
 
 /** What GRUB will boot next time, from its variables (mirrors grub.cfg's logic). */

@@ -43,7 +43,7 @@ export async function publishStatus(ctx: LifecycleContext, snap?: BootSnapshot):
   let spec: Record<string, unknown> = { installed: false, booted: booted ?? '', version: VERSION.tag, ...(ctx.lastInstall ? { install: { ...ctx.lastInstall } } : {}) };
   if (disk) {
     try {
-      const { vars, present } = snap ?? (await ctx.withBoot(disk, async (dir) => bootSnapshot(dir)));
+      const { vars, present, failure } = snap ?? (await ctx.withBoot(disk, async (dir) => bootSnapshot(dir)));
       const meta = ctx.meta(disk);
       spec = {
         installed: true,
@@ -52,9 +52,9 @@ export async function publishStatus(ctx: LifecycleContext, snap?: BootSnapshot):
         version: VERSION.tag,
         default: nextBoot(vars).good,
         next: vars.get('next_entry') ?? '',
-        slots: Object.fromEntries((['A', 'B'] as const).map((s) => [s, { present: present[s], version: meta[`slot.${s}.version`] ?? '' }])),
-        upgrade: meta['upgrade.state'] ? { state: meta['upgrade.state'], from: meta['upgrade.from'], to: meta['upgrade.to'], version: meta['upgrade.version'], time: meta['upgrade.time'] } : undefined,
-        rollback: meta['rollback.to'] ? { state: meta['rollback.state'] ?? 'committed', from: meta['rollback.from'], to: meta['rollback.to'], version: meta['rollback.version'], time: meta['rollback.time'] } : undefined,
+        slots: Object.fromEntries((['A', 'B'] as const).map((s) => [s, { present: present[s], version: meta[`slot.${s}.version`] ?? '', ...(failure[s] ? { failure: failure[s] } : {}) }])),
+        upgrade: meta['upgrade.state'] ? { state: meta['upgrade.state'], from: meta['upgrade.from'], to: meta['upgrade.to'], version: meta['upgrade.version'], time: meta['upgrade.time'], error: meta['upgrade.error'] } : undefined,
+        rollback: meta['rollback.to'] ? { state: meta['rollback.state'] ?? 'committed', from: meta['rollback.from'], to: meta['rollback.to'], version: meta['rollback.version'], time: meta['rollback.time'], error: meta['rollback.error'] } : undefined,
         last: lastChange(meta),
       };
     } catch (err) {

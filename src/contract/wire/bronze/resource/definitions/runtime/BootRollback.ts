@@ -7,6 +7,7 @@ export interface BootRollback {
   'to'?: (string);
   'version'?: (string);
   'time'?: (string);
+  'error'?: (string);
 }
 
 export interface BootRollback__Output {
@@ -15,4 +16,5 @@ export interface BootRollback__Output {
   'to': (string);
   'version': (string);
   'time': (string);
+  'error': (string);
 }

@@ -4,9 +4,11 @@
 export interface BootSlot {
   'present'?: (boolean);
   'version'?: (string);
+  'failure'?: (string);
 }
 
 export interface BootSlot__Output {
   'present': (boolean);
   'version': (string);
+  'failure': (string);
 }

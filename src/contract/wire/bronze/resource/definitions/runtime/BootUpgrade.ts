@@ -7,6 +7,7 @@ export interface BootUpgrade {
   'to'?: (string);
   'version'?: (string);
   'time'?: (string);
+  'error'?: (string);
 }
 
 export interface BootUpgrade__Output {
@@ -15,4 +16,5 @@ export interface BootUpgrade__Output {
   'to': (string);
   'version': (string);
   'time': (string);
+  'error': (string);
 }

@@ -11,7 +11,7 @@ import { startupTimes } from '../lib/startup.ts';
 import { runDaemon, serveDaemon, shutdownServer } from '../daemon/serve.ts';
 import { ApidCertificateSource } from '../daemon/certs.ts';
 import { apidListenAddress, secretsDir } from '../contract/paths.ts';
-import { PeerCredentials } from './peer-credentials.ts';
+import { PeerCredentials } from '../lib/peer-credentials.ts';
 import { ApiProxy } from './proxy.ts';
 import { SelfIdentity, splitHostPort } from './router.ts';
 

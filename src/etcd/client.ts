@@ -8,6 +8,7 @@
 // dependency tree; Bronze already compiles protos at build time and has grpc-js.
 import * as grpc from '@grpc/grpc-js';
 import { serviceClient } from '../contract/protos.ts';
+import { PeerCredentials } from '../lib/peer-credentials.ts';
 
 export interface EtcdTls {
   /** PEM: the etcd CA, and a certificate (clientAuth) and key it issued. */
@@ -104,7 +105,8 @@ export class EtcdClient {
   constructor(endpoints: string[], tls: EtcdTls, opts: EtcdClientOptions = {}) {
     if (endpoints.length === 0) throw new Error('etcd client: no endpoints');
     this.endpoints = [...new Set(endpoints.map((e) => e.replace(/^https?:\/\//, '').replace(/\/$/, '')))];
-    this.creds = grpc.credentials.createSsl(Buffer.from(tls.ca), Buffer.from(tls.key), Buffer.from(tls.cert));
+    // Not createSsl(): it would send an address as the TLS server name (Node's DEP0123 warning).
+    this.creds = new PeerCredentials(Buffer.from(tls.ca), Buffer.from(tls.key), Buffer.from(tls.cert));
     this.timeoutMs = opts.timeoutMs ?? 10_000;
   }
 

@@ -12,6 +12,7 @@ import { serviceClient } from '../contract/protos.ts';
 import { writeFileAtomic } from '../lib/atomic.ts';
 import type { Logger } from '../lib/log.ts';
 import type { NodeIdentity } from './config/identity.ts';
+import { PeerCredentials } from '../lib/peer-credentials.ts';
 
 export const IMPERSONATOR_ROLE = 'os:impersonator';
 
@@ -129,7 +130,7 @@ export class ApiCertificates {
     const target = `${net.isIPv6(host) ? `[${host}]` : host}:${this.o.trustdPort ?? 50001}`;
     const Security = serviceClient('securityapi.SecurityService');
     // The worker trusts the OS CA from its configuration to verify trustd.
-    const client = new Security(target, grpc.credentials.createSsl(Buffer.from(this.id.ca.crt))) as unknown as grpc.Client & {
+    const client = new Security(target, new PeerCredentials(Buffer.from(this.id.ca.crt))) as unknown as grpc.Client & {
       Certificate: (req: object, md: grpc.Metadata, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r?: { ca: Buffer; crt: Buffer }) => void) => void;
     };
     const md = new grpc.Metadata();

@@ -16,6 +16,7 @@ import { CLUSTER_NAMESPACE, MACHINE_TYPES, MEMBER_TYPE, type MemberSpec } from '
 import { netIP } from '../../contract/resources/net.ts';
 import { bytesToIp } from '../../lib/ip.ts';
 import type { EtcdClient } from '../../etcd/client.ts';
+import { PeerCredentials } from '../../lib/peer-credentials.ts';
 
 export const REGISTRY_PREFIX = '/bronze/members/';
 
@@ -157,7 +158,7 @@ export class ClusterRegistry {
   private async viaTrustd(w: { host: string; port: number; token: string; ca: string }, self: MemberSpec): Promise<MemberSpec[]> {
     const target = `${net.isIPv6(w.host) ? `[${w.host}]` : w.host}:${w.port}`;
     const Registry = serviceClient('bronze.cluster.Registry');
-    const client = new Registry(target, grpc.credentials.createSsl(Buffer.from(w.ca))) as unknown as grpc.Client & {
+    const client = new Registry(target, new PeerCredentials(Buffer.from(w.ca))) as unknown as grpc.Client & {
       Hello(req: object, md: grpc.Metadata, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r?: { members?: unknown[] }) => void): void;
     };
     const md = new grpc.Metadata();

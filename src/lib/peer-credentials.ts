@@ -1,4 +1,5 @@
-// TLS credentials for apid's calls to other nodes' apid. grpc-js's own createSsl() sends the
+// TLS credentials for gRPC calls to other nodes by address: apid's to other nodes' apid, and
+// machined's to etcd, trustd and the cluster registry. grpc-js's own createSsl() sends the
 // target's host as the TLS ServerName (SNI) even when it is an IP address, which RFC 6066 does
 // not permit and Node warns about ([DEP0123]) on the first call to a node named by its address.
 // These credentials do what grpc-js does otherwise (one secure context, h2 by ALPN, the peer
@@ -25,9 +26,10 @@ function hostOf(target: grpc.experimental.GrpcUri): string {
 export class PeerCredentials extends grpc.ChannelCredentials {
   readonly #context: tls.SecureContext;
 
-  constructor(ca: Buffer, key: Buffer, cert: Buffer) {
+  /** `key` and `cert`: the client certificate, for mutual TLS (none: server-verified only). */
+  constructor(ca: Buffer, key?: Buffer, cert?: Buffer) {
     super();
-    this.#context = tls.createSecureContext({ ca, key, cert });
+    this.#context = tls.createSecureContext({ ca, ...(key && cert ? { key, cert } : {}) });
   }
 
   _isSecure(): boolean {

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { LifecycleContext } from './context.ts';
-import { type BootSnapshot, bootSnapshot, clearSlotFailure, isSlot, nextBoot, slotFailure, updateGrubenv } from './slots.ts';
+import { type BootSnapshot, bootSnapshot, clearSlotFailure, isSlot, nextBoot, updateGrubenv } from './slots.ts';
 import { publishStatus, publishVolumes } from './status.ts';
 
 /**
@@ -23,12 +23,14 @@ export async function boot(ctx: LifecycleContext): Promise<void> {
   let snap: BootSnapshot | undefined;
   try {
     snap = await ctx.withBoot(disk, async (dir) => {
+      const s = bootSnapshot(dir);
       // This slot's own record of an earlier failed boot is history now: it came up.
-      if (slotFailure(dir, booted)) {
-        ctx.o.log.warn(`slot ${booted} had failed to boot before (${slotFailure(dir, booted)}); it booted this time`);
+      if (s.failure[booted]) {
+        ctx.o.log.warn(`slot ${booted} had failed to boot before (${s.failure[booted]}); it booted this time`);
         clearSlotFailure(dir, booted);
+        s.failure[booted] = '';
       }
-      return bootSnapshot(dir);
+      return s;
     });
     const meta = ctx.meta(disk);
     const saved = nextBoot(snap.vars).good;

@@ -12,7 +12,8 @@
 // Between commands the test waits for what a user would wait for (the node booted, installed,
 // rebooted), and after some it checks what the issue (17) was about: `make run` and `make stop`
 // by port, the bronzeconfig's endpoint, the ISO booting the installed disk, one kernel message
-// per dmesg line, NODE naming the node, the rollback in `get bootstatus`, the hostname kept
+// per dmesg line, NODE naming the node, the rollback in `get bootstatus`, the reset's new STATE
+// and EPHEMERAL filesystems (lifecycle.test.ts leaves reset to this test), the hostname kept
 // across boots. Every command runs even when one before it failed (expect.soft), and the test
 // then fails naming each failed command.
 import fs from 'node:fs';
@@ -25,6 +26,7 @@ import { bronzectlUntilOk, type CliResult } from '../lib/bronzectl.ts';
 import { consoleFile } from '../lib/console-log.ts';
 import { freePort } from '../lib/ports.ts';
 import { readmeCommands, substitute, type ReadmeCommand } from '../lib/readme.ts';
+import { xfsUuid } from '../lib/xfs.ts';
 
 const REPO = path.resolve('.');
 const BOOT = 300_000;
@@ -75,6 +77,8 @@ describe('the README, command by command', () => {
   const target = () => `127.0.0.1:${port}`;
   /** The client config the README exported last. */
   const config = () => exports.at(-1)?.replace(/^export BRONZECONFIG=/, '');
+  /** The disk the README installs to (`make run DISK=_out/node1.raw`, moved to the scratch directory). */
+  const installDisk = () => path.join(dir, 'node1.raw');
 
   /** Waits for the node to reboot (from console line `from`) into `slot` and be Running again. */
   const rebootedInto = async (from: number, slot: 'A' | 'B') => {
@@ -85,7 +89,8 @@ describe('the README, command by command', () => {
   };
 
   /** What the test waits for, or checks, after a command (matched on the command as written). */
-  const AFTER: ReadonlyArray<{ match: RegExp; then: (r: CliResult, from: number) => Promise<void> }> = [
+  // `before` reads what `then` compares with, before the command runs.
+  const AFTER: ReadonlyArray<{ match: RegExp; before?: () => unknown; then: (r: CliResult, from: number, before: unknown) => Promise<void> }> = [
     {
       // Maintenance mode ends; apid then takes the cluster's certificates.
       match: /apply-config --insecure .*_out\/demo\//,
@@ -145,13 +150,19 @@ describe('the README, command by command', () => {
       then: async (_r, from) => rebootedInto(from, 'A'),
     },
     {
+      // The default labels: STATE and EPHEMERAL wiped (new filesystems), back in maintenance mode.
       match: /^bronzectl reset --reboot$/,
-      then: async (_r, from) => {
+      before: () => ({ state: xfsUuid(installDisk(), 'STATE'), ephemeral: xfsUuid(installDisk(), 'EPHEMERAL') }),
+      then: async (_r, from, before) => {
         await vm!.waitFor(/wiped STATE/, BOOT, from);
+        await vm!.waitFor(/wiped EPHEMERAL/, BOOT, from);
         const booting = await vm!.waitFor(/bronze: booting slot A/, BOOT, from);
         const maintenance = await vm!.waitFor(MAINTENANCE, BOOT, booting);
         // Up (machined watches the power button from then on) before the README's next step.
         await vm!.waitFor(RUNNING, BOOT, maintenance);
+        const was = before as { state: string; ephemeral: string };
+        expect.soft(xfsUuid(installDisk(), 'STATE'), 'STATE is a new xfs').not.toBe(was.state);
+        expect.soft(xfsUuid(installDisk(), 'EPHEMERAL'), 'EPHEMERAL is a new xfs').not.toBe(was.ephemeral);
       },
     },
   ];
@@ -218,10 +229,12 @@ describe('the README, command by command', () => {
         }
         if (kind === 'export') {
           exports.push(text);
-          await AFTER.find((a) => a.match.test(c.text))?.then({ code: 0, stdout: '', stderr: '' }, vm!.lines.length);
+          await AFTER.find((a) => a.match.test(c.text))?.then({ code: 0, stdout: '', stderr: '' }, vm!.lines.length, undefined);
           continue;
         }
         const from = vm!.lines.length;
+        const hook = AFTER.find((a) => a.match.test(c.text));
+        const before = hook?.before?.();
         const r = await sh(kind === 'stop' ? `${text} PORT=${port}` : text);
         if (r.code !== 0) failed.push(`${label}\n    exit ${r.code}: ${r.stderr.trim().split('\n').slice(-3).join('\n    ')}`);
         expect.soft(r.code, `${label}\n${r.stderr}`).toBe(0);
@@ -232,7 +245,7 @@ describe('the README, command by command', () => {
           continue;
         }
         if (/get bootstatus$/.test(c.text)) checkBootstatus(r);
-        await AFTER.find((a) => a.match.test(c.text))?.then(r, from);
+        await hook?.then(r, from, before);
       }
       expect(vms).toBe(2);
       // Item 7: the same machine keeps its name across every boot (install, upgrade, rollback,

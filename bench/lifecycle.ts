@@ -1,7 +1,8 @@
 // The time of each lifecycle flow under QEMU/TCG: install from the ISO, first boot from the
 // disk, upgrade (upload to Running on the new slot), rollback, an upgrade to a broken image
-// (until the node is Running again on the old slot by itself) and reset. The flows are the
-// end-to-end test's (test/e2e/lifecycle.test.ts), run for real; this prints their timings.
+// (until the node is Running again on the old slot by itself), a power cut and a STATE repair.
+// The flows are the end-to-end test's (test/e2e/lifecycle.test.ts), run for real; this prints
+// their timings. (Reset is the README's last step: test/e2e/readme.test.ts.)
 //   make bench-lifecycle      (needs `make image test-images`)
 import { spawnSync } from 'node:child_process';
 

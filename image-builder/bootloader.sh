@@ -46,6 +46,32 @@ done
 cmdline=$(tr -s ' \n' ' ' < "$dir/cmdline" | sed 's/ *$//')
 case $cmdline in *[\"\\\$\;\&\|\`]*) echo "bootloader.sh: the command line may not contain \" \\ \$ ; & | or \`" >&2; exit 1 ;; esac
 
+# What disk.cfg runs (serial, terminal_*, all_video, load_env/save_env, echo, [ ], menuentry,
+# linux, initrd) and the core images' own (part_gpt, xfs, search_fs_uuid); then, for the GRUB
+# prompt, the usual inspection and power commands.
+GRUB_MODULES="normal linux loadenv echo test serial terminal all_video search search_fs_uuid part_gpt xfs
+  minicmd halt reboot sleep configfile cat ls help"
+# grub_module_closure <moddep.lst> <module...>: the modules and all they depend on, one per
+# line; fails naming a module the platform does not have.
+grub_module_closure() {
+  local lst=$1; shift
+  awk -v seeds="$*" '
+    { name = $1; sub(/:$/, "", name); have[name] = 1; deps[name] = ""
+      for (i = 2; i <= NF; i++) deps[name] = deps[name] " " $i }
+    END {
+      n = split(seeds, q, " ")
+      for (i = 1; i <= n; i++) {
+        if (!(q[i] in have)) { printf "bootloader.sh: GRUB has no module %s (%s)\n", q[i], FILENAME > "/dev/stderr"; bad = 1 }
+        want[q[i]] = 1
+      }
+      if (bad) exit 1
+      for (grew = 1; grew; ) {
+        grew = 0
+        for (m in want) { k = split(deps[m], d, " "); for (j = 1; j <= k; j++) if (!(d[j] in want)) { want[d[j]] = 1; grew = 1 } }
+      }
+      for (m in want) print m
+    }' "$lst"
+}
 tmp=$out.tmp
 work=$(mktemp -d "${TMPDIR:-/tmp}/bronze-bootloader.XXXXXX")
 loops=()
@@ -104,6 +130,19 @@ mcopy -m -i "$tmp/efi.img" "$work/boot.efi" "::/EFI/BOOT/$efi_name"
 sed -e "s|@VERSION@|$BRONZE_VERSION|g" -e "s|@CMDLINE@|$cmdline|g" -e "s|@TIMEOUT@|${BRONZE_DISK_TIMEOUT:-2}|g" \
   "$ROOT/image-builder/grub/disk.cfg" > "$work/boot/grub/grub.cfg"
 rm -rf "$work/boot/grub/fonts" "$work/boot/grub/locale" "$work/boot/grub/grubenv"
+# Only the modules grub.cfg can reach: grub-install (and the copy above) bring all ~270 of a
+# platform (5.6 MB for amd64's two, in every rootfs for the installer), while disk.cfg uses a
+# few commands. GRUB_MODULES are its commands' modules and what an operator needs at GRUB's
+# own prompt; GRUB loads the rest of a module's needs itself, so keep their closure under
+# moddep.lst (no GRUB tool computes it). The *.lst files stay: a command whose module is
+# gone then fails with GRUB's "file not found", nothing else.
+for platform_dir in "$work"/boot/grub/*/; do
+  [ -f "$platform_dir/moddep.lst" ] || continue
+  keep=$(grub_module_closure "$platform_dir/moddep.lst" $GRUB_MODULES) || exit 1
+  for m in "$platform_dir"*.mod; do
+    grep -qxF "$(basename "$m" .mod)" <<< "$keep" || rm "$m"
+  done
+done
 cp -r "$work/boot/grub" "$tmp/grub"
 umount "$work/boot"
 

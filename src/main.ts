@@ -23,7 +23,7 @@ async function run(): Promise<void> {
     process.exit(2);
   }
   // PID 1 starts the services the API needs before it loads its own code (machined/early.ts).
-  const handoff: RoleHandoff = role === 'machined' && process.pid === 1 ? { firstServices: startFirstServices() } : {};
+  const handoff: RoleHandoff = role === 'machined' && process.pid === 1 ? { role, firstServices: startFirstServices() } : { role };
   performance.mark(ROLE_LOAD_START);
   const mod = loadBundle<RoleModule>(role, __dirname, require);
   performance.mark(ROLE_LOADED);

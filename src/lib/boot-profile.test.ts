@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { profileRequest, topSelfTime } from './boot-profile.ts';
+
+describe('boot profile', () => {
+  it('reads the roles and the seconds from the kernel command line', () => {
+    expect(profileRequest('console=ttyS0 bronze.profile=machined,apid bronze.profile.seconds=30 quiet')).toEqual({ roles: ['machined', 'apid'], seconds: 30 });
+    expect(profileRequest('console=ttyS0')).toEqual({ roles: [], seconds: 60 });
+    expect(profileRequest('bronze.profile=udevd bronze.profile.seconds=x')).toEqual({ roles: ['udevd'], seconds: 60 });
+  });
+
+  it('adds up self time per function, most first', () => {
+    const frame = (functionName: string, lineNumber: number) => ({ functionName, url: '/x/machined.cjs', lineNumber, columnNumber: 4 });
+    const lines = topSelfTime({
+      nodes: [
+        { id: 1, callFrame: frame('(root)', 0), children: [2, 3] },
+        { id: 2, callFrame: frame('parse', 9) },
+        { id: 3, callFrame: frame('', 19) },
+      ],
+      startTime: 0,
+      endTime: 10_000,
+      samples: [2, 2, 3, 2],
+      timeDeltas: [0, 1000, 2000, 4000],
+    });
+    expect(lines[0]).toBe('profile: 10 ms sampled; self time per function:');
+    // Each sample takes the delta to the next: parse 1 + 2 ms (its last sample has none), the anonymous one 4 ms.
+    expect(lines.slice(1)).toEqual(['profile:       4 ms  (anonymous) machined.cjs:20:5', 'profile:       3 ms  parse machined.cjs:10:5']);
+  });
+});

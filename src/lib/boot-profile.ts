@@ -1,0 +1,85 @@
+// A CPU profile of a role's first seconds, for finding what a boot spends its time on where no
+// profiler can be attached (the node has no shell): the kernel argument
+// `bronze.profile=<role>[,<role>...]` (and `bronze.profile.seconds=<n>`, default 60) makes that
+// role record a V8 CPU profile (node:inspector, in-process) from its start, then write the
+// functions with the most self time to stderr, which machined relays to the console.
+// Off unless asked for: profiling slows the process it samples.
+import fs from 'node:fs';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+  hitCount?: number;
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  startTime: number;
+  endTime: number;
+  samples?: number[];
+  timeDeltas?: number[];
+}
+
+/** The roles `bronze.profile=` names on this kernel command line, and for how long. */
+export function profileRequest(cmdline: string): { roles: string[]; seconds: number } {
+  const arg = (name: string) => cmdline.split(/\s+/).find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
+  const roles = (arg('bronze.profile') ?? '').split(',').filter(Boolean);
+  const seconds = Number(arg('bronze.profile.seconds') ?? 60);
+  return { roles, seconds: Number.isFinite(seconds) && seconds > 0 ? seconds : 60 };
+}
+
+/** Self time per function (name, file, line), most first: the lines the console gets. */
+export function topSelfTime(profile: Profile, limit = 25): string[] {
+  const selfMs = new Map<number, number>();
+  const samples = profile.samples ?? [];
+  const deltas = profile.timeDeltas ?? [];
+  // A sample's time is the delta to the next one (V8's own convention in DevTools).
+  for (let i = 0; i < samples.length; i++) {
+    const ms = (deltas[i + 1] ?? 0) / 1000;
+    selfMs.set(samples[i]!, (selfMs.get(samples[i]!) ?? 0) + ms);
+  }
+  const byFunction = new Map<string, number>();
+  for (const n of profile.nodes) {
+    const ms = selfMs.get(n.id) ?? 0;
+    if (ms === 0) continue;
+    const f = n.callFrame;
+    const key = `${f.functionName || '(anonymous)'} ${f.url ? `${f.url.split('/').pop()}:${f.lineNumber + 1}:${f.columnNumber + 1}` : ''}`.trim();
+    byFunction.set(key, (byFunction.get(key) ?? 0) + ms);
+  }
+  const total = (profile.endTime - profile.startTime) / 1000;
+  const rows = [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, limit);
+  return [`profile: ${total.toFixed(0)} ms sampled; self time per function:`, ...rows.map(([k, ms]) => `profile: ${ms.toFixed(0).padStart(7)} ms  ${k}`)];
+}
+
+/** Starts the profile if the command line asks for this role; returns at once. */
+export async function maybeProfile(role: string): Promise<void> {
+  let cmdline: string;
+  try {
+    cmdline = fs.readFileSync('/proc/cmdline', 'utf8');
+  } catch {
+    // machined as PID 1 mounts /proc itself, just after it starts: look again then.
+    if (role === 'machined') setTimeout(() => void maybeProfile(role), 500).unref();
+    return;
+  }
+  const { roles, seconds } = profileRequest(cmdline);
+  if (!roles.includes(role)) return;
+  // Not import(): a role bundle runs in a vm.Script, which has no dynamic-import callback.
+  const inspector = (process.getBuiltinModule?.('node:inspector') ?? (await import('node:inspector'))) as typeof import('node:inspector');
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) => session.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res))));
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 1000 });
+  await post('Profiler.start');
+  process.stderr.write(`${role}: profiling for ${seconds} s (bronze.profile)\n`);
+  const t = setTimeout(() => {
+    void post('Profiler.stop')
+      .then((res) => {
+        for (const line of topSelfTime((res as { profile: Profile }).profile)) process.stderr.write(`${line}\n`);
+      })
+      .catch((err: Error) => process.stderr.write(`profile: ${err.message}\n`))
+      .finally(() => session.disconnect());
+  }, seconds * 1000);
+  t.unref();
+}

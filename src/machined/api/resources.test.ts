@@ -127,6 +127,20 @@ describe('cosi.resource.State handlers', () => {
     await expect(callUnary(h.Get, { type: SVC, id: 'nope' })).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
   });
 
+  it('proto_spec goes to API callers (apid names their roles); local daemons get yaml_spec alone', async () => {
+    const { h, state } = await setup();
+    const spec = { index: 2, type: 'ether', linkIndex: 0, flags: 'UP', hardwareAddr: '', permanentAddr: '', broadcastAddr: '', mtu: 1500, queueDisc: '', operationalState: 'up', kind: '', slaveKind: '', linkState: true };
+    await state.create(newResource('network', LINK_STATUS_TYPE, 'eth0', spec), { owner: 'networkd' });
+    const viaApid = new grpc.Metadata();
+    viaApid.set(ROLE_METADATA_KEY, 'os:reader');
+    const api = (await callUnary(h.Get, { type: LINK_STATUS_TYPE, id: 'eth0' }, viaApid)) as { resource: { spec: { proto_spec: Buffer; yaml_spec: string } } };
+    expect(api.resource.spec.proto_spec.length).toBeGreaterThan(0);
+    const local = (await callUnary(h.Get, { type: LINK_STATUS_TYPE, id: 'eth0' })) as typeof api;
+    expect(local.resource.spec.proto_spec.length).toBe(0);
+    expect(YAML.parse(local.resource.spec.yaml_spec)).toEqual(spec);
+    expect(local.resource.spec.yaml_spec).toBe(api.resource.spec.yaml_spec);
+  });
+
   it('writes without a daemon owner are PERMISSION_DENIED', async () => {
     const { h } = await setup();
     for (const m of ['Create', 'Update', 'Destroy'] as const) {

@@ -51,8 +51,11 @@ export type { WireResource };
 export { ROLE_METADATA_KEY };
 export const READ_ONLY_MESSAGE = 'resources are read-only through the API';
 
-/** A resource as COSI sends it; `def` is its type's definition (none: YAML only). */
-export function toWireResource(r: Resource, def: ResourceDefinition | undefined): WireResource {
+/**
+ * A resource as COSI sends it; `def` is its type's definition (none: YAML only). Without
+ * `proto`, the spec goes as yaml_spec alone: the node's own daemons read nothing else.
+ */
+export function toWireResource(r: Resource, def: ResourceDefinition | undefined, proto = true): WireResource {
   const m = r.metadata;
   return {
     metadata: {
@@ -68,7 +71,7 @@ export function toWireResource(r: Resource, def: ResourceDefinition | undefined)
       labels: { ...m.labels },
       annotations: { ...def?.annotations, ...m.annotations },
     },
-    spec: { proto_spec: protoSpec(def, r.spec), yaml_spec: yamlSpec(def, r.spec) },
+    spec: { proto_spec: proto ? protoSpec(def, r.spec) : Buffer.alloc(0), yaml_spec: yamlSpec(def, r.spec) },
   };
 }
 
@@ -177,7 +180,11 @@ export function resourceHandlers(deps: ResourceApiDeps): ResourceHandlers {
     }
     return { def, namespace: namespace || def.defaultNamespace };
   };
-  const wire = (r: Resource): WireResource => toWireResource(r, registry.get(r.metadata.type));
+  // proto_spec goes to API clients (through apid, which always names the caller's roles); the
+  // node's daemons on machined's socket read yaml_spec alone (src/daemon/remote-state.ts), and
+  // encoding every spec they publish or watch as protobuf cost machined seconds of CPU at boot
+  // under QEMU/TCG (protobufjs generates each type's code the first time it is used).
+  const wire = (r: Resource, call: { metadata?: grpc.Metadata }): WireResource => toWireResource(r, registry.get(r.metadata.type), callerRoles(call) !== undefined);
 
   // Writes: never through apid (which always sets the caller's roles); a local daemon names
   // itself and may write only the types it owns (the definitions' owner).
@@ -225,7 +232,7 @@ export function resourceHandlers(deps: ResourceApiDeps): ResourceHandlers {
     Get: unary(async (req: Partial<GetRequest>, call) => {
       const { def, namespace } = resolve(req.type, req.namespace, call);
       if (!req.id) throw invalidArgument('resource id is required');
-      return { resource: wire(await state.get(namespace, def.type, req.id).catch(asApiError)) };
+      return { resource: wire(await state.get(namespace, def.type, req.id).catch(asApiError), call) };
     }),
 
     List: serverStream(async (req: Partial<ListRequest>, stream, call) => {
@@ -233,7 +240,7 @@ export function resourceHandlers(deps: ResourceApiDeps): ResourceHandlers {
       const keep = resourceFilter(req.options);
       for (const r of await state.list(namespace, def.type)) {
         if (stream.closed) return;
-        if (keep(r)) await stream.send({ resource: wire(r) });
+        if (keep(r)) await stream.send({ resource: wire(r, call) });
       }
     }),
 
@@ -267,18 +274,18 @@ export function resourceHandlers(deps: ResourceApiDeps): ResourceHandlers {
             case 'created':
               if (keep(ev.resource)) {
                 sentInitial = true;
-                await emit({ resource: wire(ev.resource), event_type: 'CREATED' });
+                await emit({ resource: wire(ev.resource, call), event_type: 'CREATED' });
               }
               break;
             case 'destroyed':
-              if (keep(ev.resource)) await emit({ resource: wire(ev.resource), event_type: 'DESTROYED' });
+              if (keep(ev.resource)) await emit({ resource: wire(ev.resource, call), event_type: 'DESTROYED' });
               break;
             case 'updated': {
               const was = keep(ev.old);
               const is = keep(ev.resource);
-              if (was && is) await emit({ resource: wire(ev.resource), old: wire(ev.old), event_type: 'UPDATED' });
-              else if (is) await emit({ resource: wire(ev.resource), event_type: 'CREATED' });
-              else if (was) await emit({ resource: wire(ev.old), event_type: 'DESTROYED' });
+              if (was && is) await emit({ resource: wire(ev.resource, call), old: wire(ev.old, call), event_type: 'UPDATED' });
+              else if (is) await emit({ resource: wire(ev.resource, call), event_type: 'CREATED' });
+              else if (was) await emit({ resource: wire(ev.old, call), event_type: 'DESTROYED' });
               break;
             }
             case 'bootstrapped':
@@ -303,7 +310,7 @@ export function resourceHandlers(deps: ResourceApiDeps): ResourceHandlers {
       const r = fromWire(req.resource);
       mayWriteType(owner, r.type);
       const created = await state.create(newResource(r.namespace, r.type, r.id, r.spec, { labels: r.labels }), { owner }).catch(asApiError);
-      return { resource: wire(created) };
+      return { resource: wire(created, call) };
     }),
     Update: unary(async (req: Partial<UpdateRequest>, call) => {
       const owner = writerOf(call);
@@ -312,7 +319,7 @@ export function resourceHandlers(deps: ResourceApiDeps): ResourceHandlers {
       const expectedVersion = expectedVersionOf(req.new_resource);
       const current = await state.get(r.namespace, r.type, r.id).catch(asApiError);
       const updated = await state.update({ ...current, spec: r.spec, metadata: { ...current.metadata, labels: r.labels } }, { owner, expectedVersion }).catch(asApiError);
-      return { resource: wire(updated) };
+      return { resource: wire(updated, call) };
     }),
     Destroy: unary(async (req: Partial<DestroyRequest>, call) => {
       const owner = writerOf(call);

@@ -115,8 +115,8 @@ describe('two control planes: bootstrap one, the other joins by itself', () => {
     expect(new Set(hostnames).size).toBe(2);
     expect(rows(m.stdout).map((r) => r[3]).sort()).toEqual([`https://${IPS[0]}:2380`, `https://${IPS[1]}:2380`]);
     // cp2's console: it added itself as a learner, then was promoted (no command of its own).
-    await vms[1]!.waitFor(/etcd: added this node as learner/, 5_000);
-    await vms[1]!.waitFor(/etcd: promoted learner/, 5_000);
+    await vms[1]!.waitFor(/etcd: added this node as learner/, 30_000);
+    await vms[1]!.waitFor(/etcd: promoted learner/, 30_000);
     const via2 = await until(['-n', IPS[1]!, 'etcd', 'members'], config, promoted, 60_000);
     expect(rows(via2.stdout).map((r) => r[2]).sort()).toEqual(hostnames);
     // etcd's own log, through the API: its data is on /var (EPHEMERAL).

@@ -314,6 +314,7 @@ export class EtcdService {
   private promoteIfLearner(): void {
     clearTimeout(this.promoting);
     let failures = 0;
+    let tried = false;
     const attempt = async (): Promise<void> => {
       const tls = this.tls();
       if (!tls) return;
@@ -321,12 +322,18 @@ export class EtcdService {
       try {
         const status = await client.status(this.localEndpoint);
         this.memberId = status.memberId;
-        if (!status.isLearner) return; // a voting member: done
+        if (!status.isLearner) {
+          // A voting member: done. A promote whose answer was lost (a timeout under load) still
+          // promoted it; say so, as the console is how operators follow a join.
+          if (tried) this.o.log.info(`etcd: promoted learner ${status.memberId} to a voting member (its status says so)`);
+          return;
+        }
         // A learner serves no MemberList (etcd 3.4): ask the voters it knows, else the ones it joined through.
         const members = await client.memberList().catch(() => [] as EtcdMember[]);
         const others = members.filter((m) => m.id !== status.memberId && !m.isLearner).flatMap((m) => m.clientURLs);
         const cluster = new EtcdClient([...others, ...this.candidates()], tls, { timeoutMs: 5000 });
         try {
+          tried = true;
           await cluster.memberPromote(status.memberId);
           this.o.log.info(`etcd: promoted learner ${status.memberId} to a voting member`);
           return;

@@ -4,7 +4,7 @@
 //
 // YAML details follow Talos (go-yaml v3): boolean fields also take yes/no/on/off, and any scalar
 // is read into a string field ("1", "true").
-import { z } from 'zod';
+import { z } from '../lib/zod.ts';
 import {
   absolutePathError,
   base64PemError,

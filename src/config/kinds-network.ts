@@ -2,7 +2,7 @@
 // ResolverConfig, TimeSyncConfig (timed), LinkConfig, DHCPv4Config, BondConfig, BridgeConfig and
 // StaticHostConfig. Field
 // names and meanings are Talos's; the Talos fields Bronze does not implement are in policy.ts.
-import { z } from 'zod';
+import { z } from '../lib/zod.ts';
 import {
   asArray,
   asObject,

@@ -4,7 +4,7 @@
 // UnattendedInstallConfig (install disk by path), SysctlConfig and EnvironmentConfig (merged over
 // machine.sysctls and machine.env), and the discovery documents, validated and kept for the
 // cluster work. Field names and defaults are Talos's.
-import { z } from 'zod';
+import { z } from '../lib/zod.ts';
 import { bool, byteSize, goDuration, httpEndpoint, httpsEndpoint, keyedMap, nonEmpty, noSpaces, parseByteSize, scalarString, type Obj } from './fields.ts';
 import { envNameError, parseGoDuration, sysctlKeyError } from './formats.ts';
 import type { KindSpec } from './kind-spec.ts';

@@ -8,7 +8,7 @@
 //
 // YAML details follow Talos (go-yaml v3): `0644` and `0o644` are octal numbers (document.ts), and
 // boolean fields also take `yes`/`no`/`on`/`off`. A null value in a mapping means "not set".
-import { z } from 'zod';
+import { z } from '../lib/zod.ts';
 import {
   bool,
   certificateAndKey,

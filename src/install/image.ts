@@ -24,7 +24,7 @@ import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { extract as tarExtract, type Extract } from 'tar-stream';
-import { z } from 'zod';
+import { z } from '../lib/zod.ts';
 
 export const UPGRADE_FORMAT = 'bronze-upgrade/1';
 /** The files an upgrade image may carry, in the order upgrade.sh writes them. */

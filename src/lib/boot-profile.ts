@@ -38,17 +38,34 @@ export function topSelfTime(profile: Profile, limit = 25): string[] {
     const ms = (deltas[i + 1] ?? 0) / 1000;
     selfMs.set(samples[i]!, (selfMs.get(samples[i]!) ?? 0) + ms);
   }
+  const nameOf = (n: ProfileNode) => {
+    const f = n.callFrame;
+    return `${f.functionName || '(anonymous)'} ${f.url ? `${f.url.split('/').pop()}:${f.lineNumber + 1}:${f.columnNumber + 1}` : ''}`.trim();
+  };
+  const parent = new Map<number, ProfileNode>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n);
   const byFunction = new Map<string, number>();
+  // Per function, its callers' share, so that a hot built-in says who called it.
+  const callers = new Map<string, Map<string, number>>();
   for (const n of profile.nodes) {
     const ms = selfMs.get(n.id) ?? 0;
     if (ms === 0) continue;
-    const f = n.callFrame;
-    const key = `${f.functionName || '(anonymous)'} ${f.url ? `${f.url.split('/').pop()}:${f.lineNumber + 1}:${f.columnNumber + 1}` : ''}`.trim();
+    const key = nameOf(n);
     byFunction.set(key, (byFunction.get(key) ?? 0) + ms);
+    const p = parent.get(n.id);
+    if (p) {
+      const m = callers.get(key) ?? new Map<string, number>();
+      m.set(nameOf(p), (m.get(nameOf(p)) ?? 0) + ms);
+      callers.set(key, m);
+    }
   }
   const total = (profile.endTime - profile.startTime) / 1000;
   const rows = [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, limit);
-  return [`profile: ${total.toFixed(0)} ms sampled; self time per function:`, ...rows.map(([k, ms]) => `profile: ${ms.toFixed(0).padStart(7)} ms  ${k}`)];
+  const topCaller = (k: string) => {
+    const c = [...(callers.get(k) ?? [])].sort((a, b) => b[1] - a[1])[0];
+    return c ? `  <- ${c[0]}` : '';
+  };
+  return [`profile: ${total.toFixed(0)} ms sampled; self time per function (<- its main caller):`, ...rows.map(([k, ms]) => `profile: ${ms.toFixed(0).padStart(7)} ms  ${k}${topCaller(k)}`)];
 }
 
 /** Starts the profile if the command line asks for this role; returns at once. */

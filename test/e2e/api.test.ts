@@ -2,8 +2,12 @@
 // from a server on the host's loopback through QEMU's user network), driven from the host with
 // bronzectl over mTLS through the forwarded API port: version, services, logs machined,
 // memory, get services, every resource type of the registry (by the names completion offers;
-// table, YAML, JSON and -w; proto_spec read strictly with the copies of Talos's messages), reboot
-// (the node comes back), shutdown (the VM powers off).
+// table, YAML, JSON and -w; proto_spec read strictly with the copies of Talos's messages); the
+// read API: the node's second NIC (eth1, 10.9.0.2/24) is on a QEMU socket network whose other
+// end is this test (test/lib/hostside.ts), which pings it while `bronzectl pcap -i eth1` with a
+// tcpdump -dd `icmp` filter captures the requests and the replies; `cp /etc` is compared with
+// `read` of each file; usage, netstat and containers answer. Then reboot (the node comes back)
+// and shutdown (the VM powers off). One VM for all: each boot costs a minute under TCG.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,9 +20,12 @@ import { load, newClientConfig, save } from '../../src/contract/clientconfig.ts'
 import { AmbiguousResourceTypeError, DefinitionRegistry, RESOURCE_DEFINITIONS } from '../../src/contract/resources/registry.ts';
 import { generateConfigs } from '../../src/contract/genconfig.ts';
 import { generateSecrets } from '../../src/contract/secrets.ts';
+import { PcapReader, type PcapPacket } from '../../src/lib/pcap.ts';
+import { ICMP } from '../lib/bpf-programs.ts';
 import { bronzectl, bronzectlUntilOk } from '../lib/bronzectl.ts';
 import { consoleFile } from '../lib/console-log.ts';
 import { serveFiles, type FileServer } from '../lib/http-files.ts';
+import { filesUnder, HostSide } from '../lib/hostside.ts';
 import { freePort } from '../lib/ports.ts';
 import { strictDecode } from '../lib/proto-strict.ts';
 
@@ -67,17 +74,32 @@ describe('a node driven by bronzectl', () => {
   let files: FileServer;
   let dir: string;
   let config: string;
+  let host: HostSide;
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-api-e2e-'));
     const secrets = await generateSecrets();
     const cfg = generateConfigs({ clusterName: 'e2e', endpoint: 'https://10.0.2.15:6443', additionalSANs: ['127.0.0.1'], secrets });
-    files = await serveFiles({ '/controlplane.yaml': cfg.controlplane });
+    // A second NIC, eth1 (10.9.0.2/24), on a socket network whose other end is this test (the read API's pcap).
+    const doc = YAML.parseDocument(cfg.controlplane);
+    doc.setIn(['machine', 'network', 'interfaces'], [
+      { interface: 'eth0', dhcp: true },
+      { interface: 'eth1', addresses: ['10.9.0.2/24'] },
+    ]);
+    files = await serveFiles({ '/controlplane.yaml': doc.toString() });
     const port = await freePort();
+    const hostPort = await freePort();
+    const qemuPort = await freePort();
+    host = new HostSide(qemuPort);
+    await host.listen(hostPort);
     config = path.join(dir, 'bronzeconfig');
     await save(config, await newClientConfig({ contextName: 'e2e', endpoints: [`127.0.0.1:${port}`], ca: secrets.certs.os, roles: ['os:admin'], ttlMs: 3600_000 }));
     vm = new QemuVM(
-      { apiPort: port, append: `ip=dhcp bronze.config=http://10.0.2.2:${files.port}/controlplane.yaml` },
+      {
+        apiPort: port,
+        append: `ip=dhcp bronze.config=http://10.0.2.2:${files.port}/controlplane.yaml`,
+        extraArgs: ['-netdev', `socket,id=hostside,udp=127.0.0.1:${hostPort},localaddr=127.0.0.1:${qemuPort}`, '-device', `virtio-net-pci,netdev=hostside,mac=52:54:00:00:09:02`],
+      },
       consoleFile('api'),
     ).start();
     await vm.waitFor(/machined\[1\]: all 5 services Running/, BOOT);
@@ -85,6 +107,7 @@ describe('a node driven by bronzectl', () => {
 
   afterAll(async () => {
     vm?.kill();
+    host?.close();
     await files?.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -201,6 +224,69 @@ describe('a node driven by bronzectl', () => {
       }
     }
   }, 900_000);
+
+  it('pcap on eth1 captures a ping from the host side of the network, through an icmp filter', async () => {
+    // The node answers pings on eth1 once its address is up.
+    const deadline = Date.now() + 120_000;
+    for (let seq = 1; host.replies.length === 0 && Date.now() < deadline; seq++) {
+      host.ping(seq);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    expect(host.replies.length).toBeGreaterThan(0);
+
+    const file = path.join(dir, 'eth1.pcap');
+    let seq = 1000;
+    const pinger = setInterval(() => host.ping(seq++), 300);
+    let r;
+    try {
+      r = await bronzectl(['pcap', '-i', 'eth1', '--bpf-filter', ICMP, '--duration', '20s', '-o', file], { config, timeoutMs: 90_000 });
+    } finally {
+      clearInterval(pinger);
+    }
+    expect(r.code, r.stderr).toBe(0);
+    const reader = new PcapReader();
+    const packets: PcapPacket[] = reader.push(fs.readFileSync(file));
+    expect(reader.header?.linktype).toBe(1);
+    const icmp = packets.map((p) => ({ type: p.data[34], src: [...p.data.subarray(26, 30)].join('.'), dst: [...p.data.subarray(30, 34)].join('.'), seq: p.data.readUInt16BE(40) }));
+    expect(packets.every((p) => p.data.readUInt16BE(12) === 0x0800 && p.data[23] === 1)).toBe(true); // only ICMP passed the filter
+    const requests = icmp.filter((p) => p.type === 8 && p.src === '10.9.0.1' && p.dst === '10.9.0.2');
+    const replies = icmp.filter((p) => p.type === 0 && p.src === '10.9.0.2' && p.dst === '10.9.0.1');
+    expect(requests.length).toBeGreaterThan(3);
+    expect(replies.length).toBeGreaterThan(3);
+    for (const rep of replies) expect(requests.map((q) => q.seq)).toContain(rep.seq);
+  }, 240_000);
+
+  it('cp /etc gives what read gives for each file', async () => {
+    const out = path.join(dir, 'etc');
+    const r = await bronzectl(['cp', '/etc', out], { config, timeoutMs: 120_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const got = filesUnder(out);
+    expect(got).toContain('os-release');
+    expect(got).toContain('ssl/certs/ca-certificates.crt');
+    for (const f of got) {
+      const read = await bronzectl(['read', `/etc/${f}`], { config, timeoutMs: 60_000 });
+      expect(read.code, read.stderr).toBe(0);
+      expect(fs.readFileSync(path.join(out, f), 'utf8'), f).toBe(read.stdout); // /etc holds text only
+    }
+    // /etc/hostname is a link into /system/etc, archived as one, and holds the hostname.
+    expect(fs.readlinkSync(path.join(out, 'hostname'))).toBe('/system/etc/hostname');
+    const hostname = await bronzectl(['read', '/etc/hostname'], { config });
+    const kernel = await bronzectl(['read', '/proc/sys/kernel/hostname'], { config });
+    expect(hostname.stdout).toBe(kernel.stdout);
+    expect(hostname.stdout).toMatch(/^[a-z0-9-]+\n$/);
+  }, 300_000);
+
+  it('usage, netstat and containers answer', async () => {
+    const du = await bronzectl(['usage', '/etc'], { config });
+    expect(du.code, du.stderr).toBe(0);
+    expect(du.stdout).toMatch(/\d+\s+\.\n/);
+    const ns = await bronzectl(['netstat', '-l', '-t'], { config });
+    expect(ns.code, ns.stderr).toBe(0);
+    expect(ns.stdout).toMatch(/:50000\s+(0\.0\.0\.0|::):\*\s+LISTEN/);
+    const c = await bronzectl(['containers'], { config });
+    expect(c.code, c.stderr).toBe(0);
+    expect(c.stderr).toMatch(/no container runtime/);
+  }, 120_000);
 
   it('reboots, and the node comes back', async () => {
     const before = vm.lines.length;

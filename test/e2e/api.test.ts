@@ -25,7 +25,8 @@ import { ICMP } from '../lib/bpf-programs.ts';
 import { bronzectl, bronzectlUntilOk } from '../lib/bronzectl.ts';
 import { consoleFile } from '../lib/console-log.ts';
 import { serveFiles, type FileServer } from '../lib/http-files.ts';
-import { filesUnder, HostSide } from '../lib/hostside.ts';
+import { filesUnder } from '../lib/files-under.ts';
+import { HostSide } from '../lib/hostside.ts';
 import { freePort } from '../lib/ports.ts';
 import { strictDecode } from '../lib/proto-strict.ts';
 

@@ -14,19 +14,11 @@ import { LINKTYPE_ETHERNET, PcapReader } from '../../src/lib/pcap.ts';
 import { udpDstPort } from '../lib/bpf-programs.ts';
 import { bronzectl } from '../lib/bronzectl.ts';
 import { HostNode } from '../lib/nodes.ts';
+import { filesUnder } from '../lib/files-under.ts';
 import { freePort } from '../lib/ports.ts';
 
 const isRoot = process.getuid?.() === 0;
 
-function filesUnder(root: string, rel = ''): string[] {
-  const out: string[] = [];
-  for (const e of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
-    const r = rel ? `${rel}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...filesUnder(root, r));
-    else if (e.isFile()) out.push(r);
-  }
-  return out.sort();
-}
 
 describe('the read API through bronzectl, apid and machined', () => {
   let node: HostNode;

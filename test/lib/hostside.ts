@@ -2,8 +2,6 @@
 // datagram per Ethernet frame) whose other end is the test. It answers the node's ARP for
 // 10.9.0.1 and sends it ICMP echo requests; the node is 10.9.0.2 (MAC 52:54:00:00:09:02).
 import dgram from 'node:dgram';
-import fs from 'node:fs';
-import path from 'node:path';
 
 export const NODE_MAC = Buffer.from([0x52, 0x54, 0x00, 0x00, 0x09, 0x02]);
 const HOST_MAC = Buffer.from([0x02, 0x00, 0x00, 0x00, 0x09, 0x01]);
@@ -63,14 +61,4 @@ export class HostSide {
   close(): void {
     this.sock.close();
   }
-}
-
-export function filesUnder(root: string, rel = ''): string[] {
-  const out: string[] = [];
-  for (const e of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
-    const r = rel ? `${rel}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...filesUnder(root, r));
-    else if (e.isFile()) out.push(r);
-  }
-  return out.sort();
 }

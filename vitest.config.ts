@@ -1,13 +1,14 @@
 import { defineConfig, type Plugin } from 'vitest/config';
-import { protosModuleSource } from './image-builder/protos.ts';
-import { PROTO_DESCRIPTOR_MODULE } from './src/contract/proto-files.ts';
+import { codecsModuleSource, protosModuleSource } from './image-builder/protos.ts';
+import { PROTO_CODECS_MODULE, PROTO_DESCRIPTOR_MODULE } from './src/contract/proto-files.ts';
 
-// The protos, compiled into one descriptor as the bundler does (image-builder/bundle.ts).
+// The protos, compiled into one descriptor and the message codecs, as the bundler does (image-builder/bundle.ts).
 const PROTOS_ID = '\0' + PROTO_DESCRIPTOR_MODULE;
+const CODECS_ID = '\0' + PROTO_CODECS_MODULE;
 const compiledProtos: Plugin = {
   name: 'bronze-protos',
-  resolveId: (id) => (id === PROTO_DESCRIPTOR_MODULE ? PROTOS_ID : undefined),
-  load: (id) => (id === PROTOS_ID ? protosModuleSource() : undefined),
+  resolveId: (id) => (id === PROTO_DESCRIPTOR_MODULE ? PROTOS_ID : id === PROTO_CODECS_MODULE ? CODECS_ID : undefined),
+  load: (id) => (id === PROTOS_ID ? protosModuleSource() : id === CODECS_ID ? codecsModuleSource() : undefined),
 };
 
 // Two projects: unit and integration tests (fast, real processes and sockets), and the

@@ -14,9 +14,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
-import { protosModuleSource } from './protos.ts';
+import { codecsModuleSource, protosModuleSource } from './protos.ts';
 import { NATIVE_ROLES, ROLE_MODULES, type Role } from '../src/roles.ts';
-import { PROTO_DESCRIPTOR_MODULE } from '../src/contract/proto-files.ts';
+import { PROTO_CODECS_MODULE, PROTO_DESCRIPTOR_MODULE } from '../src/contract/proto-files.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -26,12 +26,17 @@ function env(name: string): string {
   return v;
 }
 
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const protosPlugin: esbuild.Plugin = {
   name: 'bronze-protos',
   setup(build) {
-    const filter = new RegExp(`^${PROTO_DESCRIPTOR_MODULE.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
-    build.onResolve({ filter }, () => ({ path: PROTO_DESCRIPTOR_MODULE, namespace: 'bronze-protos' }));
-    build.onLoad({ filter: /.*/, namespace: 'bronze-protos' }, () => ({ contents: protosModuleSource(), loader: 'js', resolveDir: ROOT }));
+    const filter = new RegExp(`^(${escape(PROTO_DESCRIPTOR_MODULE)}|${escape(PROTO_CODECS_MODULE)})$`);
+    build.onResolve({ filter }, (args) => ({ path: args.path, namespace: 'bronze-protos' }));
+    build.onLoad({ filter: /.*/, namespace: 'bronze-protos' }, (args) => ({
+      contents: args.path === PROTO_CODECS_MODULE ? codecsModuleSource() : protosModuleSource(),
+      loader: 'js',
+      resolveDir: ROOT,
+    }));
   },
 };
 
@@ -43,9 +48,17 @@ function options(): esbuild.BuildOptions {
     target: 'node20',
     external: ['koffi'],
     logLevel: 'warning',
+    // protobufjs's generated fromObject has one case per enum value name, and an enum alias
+    // (allow_alias) repeats a number: harmless in the prebuilt codecs (bronze:protos-codecs).
+    logOverride: { 'duplicate-case': 'silent' },
     minifySyntax: true,
     minifyWhitespace: true,
-    keepNames: true,
+    // No keepNames: its __name() call on every function and class cost machined 0.5-0.8 s of
+    // its start under QEMU/TCG (the boot profile). Identifiers are not minified, so names stay
+    // as written; a name esbuild changes to avoid a clash (encode3) is a local helper's, and the
+    // one library check of a class name (asn1-schema's `constructor.name === "Sequence"`) sees
+    // `var Sequence = class ...`, which keeps its name.
+    keepNames: false,
     legalComments: 'none',
     write: false,
     plugins: [protosPlugin],

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 import { PROTO_FILES, WELL_KNOWN_PROTOS } from '../src/contract/proto-files.ts';
 import { shapeOf } from '../src/contract/reply-shape.ts';
+import { fieldSignature } from '../src/contract/field-signature.ts';
 
 const PROTOS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'protos');
 
@@ -116,6 +117,38 @@ export function protosModuleSource(dir = PROTOS_DIR): string {
     `export const methodUnits = JSON.parse(${JSON.stringify(JSON.stringify(units))});\n` +
     `export const methodInfo = JSON.parse(${JSON.stringify(JSON.stringify(methodInfoTable(descriptor)))});\n`
   );
+}
+
+/**
+ * The message codecs as an ES module's source (the module `bronze:protos-codecs`): for every
+ * message type, the functions protobufjs's codegen would make for it at run time (constructor,
+ * encode, decode, fromObject, toObject), written out here at build time, so that a process does
+ * not build their source as strings and compile it through `Function()` when it first uses a
+ * type (machined's boot profile: 1.3-1.7 s of its start under QEMU/TCG). Each comes wrapped in
+ * a factory that takes the scope protobufjs would give it; verify is left to run time (Bronze
+ * never calls it). src/contract/codecs.ts installs them.
+ */
+export function codecsModuleSource(dir = PROTOS_DIR): string {
+  const root = protobuf.Root.fromJSON(compileProtos(dir));
+  root.resolveAll();
+  const entries: string[] = [];
+  const walk = (ns: protobuf.NamespaceBase) => {
+    for (const child of ns.nestedArray) {
+      if (child instanceof protobuf.Type) {
+        const fns = [
+          `function(){return ${protobuf.Type.generateConstructor(child).toString()}}`,
+          `function(Writer,types,util){return ${protobuf.encoder(child).toString()}}`,
+          `function(Reader,types,util){return ${protobuf.decoder(child).toString()}}`,
+          `function(types,util){return ${protobuf.converter.fromObject(child).toString()}}`,
+          `function(types,util){return ${protobuf.converter.toObject(child).toString()}}`,
+        ];
+        entries.push(`${JSON.stringify(child.fullName.replace(/^\./, ''))}:[${JSON.stringify(fieldSignature(child))},${fns.join(',')}]`);
+      }
+      if (child instanceof protobuf.Namespace || child instanceof protobuf.Type) walk(child);
+    }
+  };
+  walk(root);
+  return `export default {\n${entries.join(',\n')}\n};\n`;
 }
 
 /** Files whose change changes the descriptor (for build tools that watch inputs). */

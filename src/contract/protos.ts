@@ -44,7 +44,12 @@ export function protoRoot(): protobuf.Root {
 }
 
 function serializer(type: protobuf.Type): grpc.serialize<unknown> {
-  return (value) => Buffer.from(type.encode(type.fromObject(value as Record<string, unknown>)).finish());
+  return (value) => {
+    // fromObject first: in `type.encode(type.fromObject(v))` encode is looked up before
+    // fromObject sets the type up, so the first call would set it up (codegen) twice.
+    const message = type.fromObject(value as Record<string, unknown>);
+    return Buffer.from(type.encode(message).finish());
+  };
 }
 
 function deserializer(type: protobuf.Type): grpc.deserialize<unknown> {

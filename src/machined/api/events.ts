@@ -221,7 +221,8 @@ export interface WireEvent {
 /** A machine.Event with the payload packed into its Any. */
 export function toWireEvent(ev: MachineEvent): WireEvent {
   const type = protoRoot().lookupType(ev.type);
-  const value = type.encode(type.fromObject(ev.data as Record<string, unknown>)).finish();
+  const message = type.fromObject(ev.data as Record<string, unknown>); // before encode: see protos.ts serializer
+  const value = type.encode(message).finish();
   return { id: ev.id, actor_id: ev.actorId, data: { type_url: TYPE_URL_PREFIX + ev.type, value } };
 }
 

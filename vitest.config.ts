@@ -1,14 +1,11 @@
 import { defineConfig, type Plugin } from 'vitest/config';
-import { codecsModuleSource, protosModuleSource } from './image-builder/protos.ts';
-import { PROTO_CODECS_MODULE, PROTO_DESCRIPTOR_MODULE } from './src/contract/proto-files.ts';
+import { COMPILED_MODULES, compiledModuleSource } from './image-builder/protos.ts';
 
 // The protos, compiled into one descriptor and the message codecs, as the bundler does (image-builder/bundle.ts).
-const PROTOS_ID = '\0' + PROTO_DESCRIPTOR_MODULE;
-const CODECS_ID = '\0' + PROTO_CODECS_MODULE;
 const compiledProtos: Plugin = {
   name: 'bronze-protos',
-  resolveId: (id) => (id === PROTO_DESCRIPTOR_MODULE ? PROTOS_ID : id === PROTO_CODECS_MODULE ? CODECS_ID : undefined),
-  load: (id) => (id === PROTOS_ID ? protosModuleSource() : id === CODECS_ID ? codecsModuleSource() : undefined),
+  resolveId: (id) => (COMPILED_MODULES.includes(id) ? '\0' + id : undefined),
+  load: (id) => (id.startsWith('\0') && COMPILED_MODULES.includes(id.slice(1)) ? compiledModuleSource(id.slice(1)) : undefined),
 };
 
 // Two projects: unit and integration tests (fast, real processes and sockets), and the

@@ -14,9 +14,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
-import { codecsModuleSource, protosModuleSource } from './protos.ts';
+import { COMPILED_MODULES, compiledModuleSource } from './protos.ts';
 import { NATIVE_ROLES, ROLE_MODULES, type Role } from '../src/roles.ts';
-import { PROTO_CODECS_MODULE, PROTO_DESCRIPTOR_MODULE } from '../src/contract/proto-files.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -26,17 +25,13 @@ function env(name: string): string {
   return v;
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const protosPlugin: esbuild.Plugin = {
   name: 'bronze-protos',
   setup(build) {
-    const filter = new RegExp(`^(${escape(PROTO_DESCRIPTOR_MODULE)}|${escape(PROTO_CODECS_MODULE)})$`);
+    const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const filter = new RegExp(`^(${COMPILED_MODULES.map(escape).join('|')})$`);
     build.onResolve({ filter }, (args) => ({ path: args.path, namespace: 'bronze-protos' }));
-    build.onLoad({ filter: /.*/, namespace: 'bronze-protos' }, (args) => ({
-      contents: args.path === PROTO_CODECS_MODULE ? codecsModuleSource() : protosModuleSource(),
-      loader: 'js',
-      resolveDir: ROOT,
-    }));
+    build.onLoad({ filter: /.*/, namespace: 'bronze-protos' }, (args) => ({ contents: compiledModuleSource(args.path), loader: 'js', resolveDir: ROOT }));
   },
 };
 

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
-import { PROTO_FILES, WELL_KNOWN_PROTOS } from '../src/contract/proto-files.ts';
+import { PROTO_CODECS_MODULE, PROTO_DESCRIPTOR_MODULE, PROTO_FILES, WELL_KNOWN_PROTOS } from '../src/contract/proto-files.ts';
 import { shapeOf } from '../src/contract/reply-shape.ts';
 import { fieldSignature } from '../src/contract/field-signature.ts';
 
@@ -144,11 +144,25 @@ export function codecsModuleSource(dir = PROTOS_DIR): string {
         ];
         entries.push(`${JSON.stringify(child.fullName.replace(/^\./, ''))}:[${JSON.stringify(fieldSignature(child))},${fns.join(',')}]`);
       }
-      if (child instanceof protobuf.Namespace || child instanceof protobuf.Type) walk(child);
+      if (child instanceof protobuf.Namespace) walk(child); // a Type is one too: nested types
     }
   };
   walk(root);
   return `export default {\n${entries.join(',\n')}\n};\n`;
+}
+
+/**
+ * The modules the bundler (image-builder/bundle.ts) and vitest (vitest.config.ts) serve from
+ * here, by id, each made once per process: a bundle of every role asks for the descriptor six times.
+ */
+const sources = new Map<string, string>();
+const GENERATORS: Record<string, () => string> = { [PROTO_DESCRIPTOR_MODULE]: () => protosModuleSource(), [PROTO_CODECS_MODULE]: () => codecsModuleSource() };
+export const COMPILED_MODULES: readonly string[] = Object.keys(GENERATORS);
+export function compiledModuleSource(id: string): string {
+  if (!Object.hasOwn(GENERATORS, id)) throw new Error(`no compiled module ${id} (known: ${COMPILED_MODULES.join(', ')})`);
+  let text = sources.get(id);
+  if (text === undefined) sources.set(id, (text = GENERATORS[id]!()));
+  return text;
 }
 
 /** Files whose change changes the descriptor (for build tools that watch inputs). */

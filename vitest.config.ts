@@ -1,11 +1,13 @@
 import { defineConfig, type Plugin } from 'vitest/config';
-import { COMPILED_MODULES, compiledModuleSource } from './image-builder/protos.ts';
+import { protosModuleOnce } from './image-builder/protos.ts';
+import { PROTO_DESCRIPTOR_MODULE } from './src/contract/proto-files.ts';
 
-// The protos, compiled into one descriptor and the message codecs, as the bundler does (image-builder/bundle.ts).
+// The protos, compiled into one descriptor as the bundler does (image-builder/bundle.ts).
+const PROTOS_ID = '\0' + PROTO_DESCRIPTOR_MODULE;
 const compiledProtos: Plugin = {
   name: 'bronze-protos',
-  resolveId: (id) => (COMPILED_MODULES.includes(id) ? '\0' + id : undefined),
-  load: (id) => (id.startsWith('\0') && COMPILED_MODULES.includes(id.slice(1)) ? compiledModuleSource(id.slice(1)) : undefined),
+  resolveId: (id) => (id === PROTO_DESCRIPTOR_MODULE ? PROTOS_ID : undefined),
+  load: (id) => (id === PROTOS_ID ? protosModuleOnce() : undefined),
 };
 
 // Two projects: unit and integration tests (fast, real processes and sockets), and the

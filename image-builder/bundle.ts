@@ -14,7 +14,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
-import { COMPILED_MODULES, compiledModuleSource } from './protos.ts';
+import { protosModuleOnce } from './protos.ts';
+import { PROTO_DESCRIPTOR_MODULE } from '../src/contract/proto-files.ts';
 import { NATIVE_ROLES, ROLE_MODULES, type Role } from '../src/roles.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -28,10 +29,9 @@ function env(name: string): string {
 const protosPlugin: esbuild.Plugin = {
   name: 'bronze-protos',
   setup(build) {
-    const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const filter = new RegExp(`^(${COMPILED_MODULES.map(escape).join('|')})$`);
-    build.onResolve({ filter }, (args) => ({ path: args.path, namespace: 'bronze-protos' }));
-    build.onLoad({ filter: /.*/, namespace: 'bronze-protos' }, (args) => ({ contents: compiledModuleSource(args.path), loader: 'js', resolveDir: ROOT }));
+    const filter = new RegExp(`^${PROTO_DESCRIPTOR_MODULE.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+    build.onResolve({ filter }, () => ({ path: PROTO_DESCRIPTOR_MODULE, namespace: 'bronze-protos' }));
+    build.onLoad({ filter: /.*/, namespace: 'bronze-protos' }, () => ({ contents: protosModuleOnce(), loader: 'js', resolveDir: ROOT }));
   },
 };
 
@@ -43,15 +43,13 @@ function options(): esbuild.BuildOptions {
     target: 'node20',
     external: ['koffi'],
     logLevel: 'warning',
-    // protobufjs's generated fromObject has one case per enum value name, and an enum alias
-    // (allow_alias) repeats a number: harmless in the prebuilt codecs (bronze:protos-codecs).
-    logOverride: { 'duplicate-case': 'silent' },
     minifySyntax: true,
     minifyWhitespace: true,
-    // No keepNames: its __name() call on every function and class cost machined 0.5-0.8 s of
-    // its start under QEMU/TCG (the boot profile). Identifiers are not minified, so names stay
-    // as written; a name esbuild changes to avoid a clash (encode3) is a local helper's, and the
-    // one library check of a class name (asn1-schema's `constructor.name === "Sequence"`) sees
+    // No keepNames: it wraps every function and class in a __name() call (0.5-0.8 s of
+    // machined's self time in its boot profile; `make bench` saw no boot time change beyond its
+    // noise, and the bundles are 5% smaller). Identifiers are not minified, so names stay as
+    // written; a name esbuild changes to avoid a clash (encode3) is a local helper's, and the one
+    // library check of a class name (asn1-schema's `constructor.name === "Sequence"`) sees
     // `var Sequence = class ...`, which keeps its name.
     keepNames: false,
     legalComments: 'none',

@@ -5,9 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
-import { PROTO_CODECS_MODULE, PROTO_DESCRIPTOR_MODULE, PROTO_FILES, WELL_KNOWN_PROTOS } from '../src/contract/proto-files.ts';
+import { PROTO_FILES, WELL_KNOWN_PROTOS } from '../src/contract/proto-files.ts';
 import { shapeOf } from '../src/contract/reply-shape.ts';
-import { fieldSignature } from '../src/contract/field-signature.ts';
 
 const PROTOS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'protos');
 
@@ -119,50 +118,13 @@ export function protosModuleSource(dir = PROTOS_DIR): string {
   );
 }
 
+let protosModule: string | undefined;
 /**
- * The message codecs as an ES module's source (the module `bronze:protos-codecs`): for every
- * message type, the functions protobufjs's codegen would make for it at run time (constructor,
- * encode, decode, fromObject, toObject), written out here at build time, so that a process does
- * not build their source as strings and compile it through `Function()` when it first uses a
- * type (machined's boot profile: 1.3-1.7 s of its start under QEMU/TCG). Each comes wrapped in
- * a factory that takes the scope protobufjs would give it; verify is left to run time (Bronze
- * never calls it). src/contract/codecs.ts installs them.
+ * protosModuleSource, made once per process: the bundler (image-builder/bundle.ts) asks for it
+ * once per role, vitest (vitest.config.ts) once per test file's module graph.
  */
-export function codecsModuleSource(dir = PROTOS_DIR): string {
-  const root = protobuf.Root.fromJSON(compileProtos(dir));
-  root.resolveAll();
-  const entries: string[] = [];
-  const walk = (ns: protobuf.NamespaceBase) => {
-    for (const child of ns.nestedArray) {
-      if (child instanceof protobuf.Type) {
-        const fns = [
-          `function(){return ${protobuf.Type.generateConstructor(child).toString()}}`,
-          `function(Writer,types,util){return ${protobuf.encoder(child).toString()}}`,
-          `function(Reader,types,util){return ${protobuf.decoder(child).toString()}}`,
-          `function(types,util){return ${protobuf.converter.fromObject(child).toString()}}`,
-          `function(types,util){return ${protobuf.converter.toObject(child).toString()}}`,
-        ];
-        entries.push(`${JSON.stringify(child.fullName.replace(/^\./, ''))}:[${JSON.stringify(fieldSignature(child))},${fns.join(',')}]`);
-      }
-      if (child instanceof protobuf.Namespace) walk(child); // a Type is one too: nested types
-    }
-  };
-  walk(root);
-  return `export default {\n${entries.join(',\n')}\n};\n`;
-}
-
-/**
- * The modules the bundler (image-builder/bundle.ts) and vitest (vitest.config.ts) serve from
- * here, by id, each made once per process: a bundle of every role asks for the descriptor six times.
- */
-const sources = new Map<string, string>();
-const GENERATORS: Record<string, () => string> = { [PROTO_DESCRIPTOR_MODULE]: () => protosModuleSource(), [PROTO_CODECS_MODULE]: () => codecsModuleSource() };
-export const COMPILED_MODULES: readonly string[] = Object.keys(GENERATORS);
-export function compiledModuleSource(id: string): string {
-  if (!Object.hasOwn(GENERATORS, id)) throw new Error(`no compiled module ${id} (known: ${COMPILED_MODULES.join(', ')})`);
-  let text = sources.get(id);
-  if (text === undefined) sources.set(id, (text = GENERATORS[id]!()));
-  return text;
+export function protosModuleOnce(): string {
+  return (protosModule ??= protosModuleSource());
 }
 
 /** Files whose change changes the descriptor (for build tools that watch inputs). */

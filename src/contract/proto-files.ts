@@ -30,6 +30,3 @@ export const WELL_KNOWN_PROTOS: readonly string[] = ['google/protobuf/empty.prot
 
 /** The module id under which the bundler (image-builder/bundle.ts) and vitest hand over the descriptor. */
 export const PROTO_DESCRIPTOR_MODULE = 'bronze:protos';
-
-/** The module id of the message codecs compiled at build time (image-builder/protos.ts, src/contract/codecs.ts). */
-export const PROTO_CODECS_MODULE = 'bronze:protos-codecs';

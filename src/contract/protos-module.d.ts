@@ -8,10 +8,3 @@ declare module 'bronze:protos' {
   /** `/pkg.Service/Method` → its streaming and reply shape, in proto order (image-builder/protos.ts). */
   export const methodInfo: Record<string, { requestStream: boolean; responseStream: boolean; reply: 'envelope' | 'stamped' | 'plain' }>;
 }
-
-// The message codecs compiled at build time (image-builder/protos.ts `codecsModuleSource`).
-declare module 'bronze:protos-codecs' {
-  import type { CodecTable } from './codecs.ts';
-  const codecs: CodecTable;
-  export default codecs;
-}

@@ -47,8 +47,6 @@ import { splitHostPort } from '../lib/hostport.ts';
 import { clusterParts } from './cluster/cluster.ts';
 import { quorumGuardedLifecycle } from './cluster/guard.ts';
 import { leaveCluster } from './api/etcd.ts';
-import { useCompiledCodecs } from '../contract/codecs.ts';
-import codecs from 'bronze:protos-codecs';
 
 function uptime(): string {
   try {
@@ -59,8 +57,6 @@ function uptime(): string {
 }
 
 export async function main(handoff: RoleHandoff = {}): Promise<void> {
-  // Message codecs compiled at build time, not by protobufjs's codegen at first use (codecs.ts).
-  useCompiledCodecs(codecs);
   const pid1 = process.pid === 1;
   const log = new KmsgLogger('machined', pid1);
   log.info(`machined ${VERSION.tag} (${VERSION.sha}) starting as PID ${process.pid} on Node ${process.version} (${startupTimes()})`);

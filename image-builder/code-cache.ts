@@ -10,16 +10,17 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import v8 from 'node:v8';
 import vm from 'node:vm';
-import { CODE_CACHE_V8_FLAG, roleAsset, roleCacheAsset, wrapRoleSource, type RoleFunction } from '../src/lib/role-source.ts';
+import { CODE_CACHE_SEED_FLAG, CODE_CACHE_V8_FLAGS, roleAsset, roleCacheAsset, wrapRoleSource, type RoleFunction } from '../src/lib/role-source.ts';
 
-// Reproducible caches need a fixed hash seed on the command line (see CODE_CACHE_V8_FLAG), no
+// Reproducible caches need a fixed hash seed on the command line (see CODE_CACHE_SEED_FLAG), no
 // baseline compilation on background threads (measured: without it one cache in a few differs
 // from run to run; the flag is outside V8's flag hash, so the binary need not set it), and the
 // same environment every time: module code that runs here reads it (FORCE_COLOR, which vitest
 // sets, changed the caches), and so does whether stdout is a terminal. So the work is done by a
 // child with a fixed environment and pipes for its output.
-const BUILD_FLAGS = [CODE_CACHE_V8_FLAG, '--no-concurrent-sparkplug'];
+const BUILD_FLAGS = [CODE_CACHE_SEED_FLAG, '--no-concurrent-sparkplug'];
 const CHILD = 'BRONZE_CODE_CACHE_CHILD';
 if (process.env[CHILD] !== '1') {
   const args = process.argv.slice(2);
@@ -52,6 +53,10 @@ if (!dir || roles.length === 0) {
   process.stderr.write('usage: code-cache.ts <roles-dir> <role>...\n');
   process.exit(2);
 }
+// The rest of the flags are set as the binary sets them (src/lib/role-source.ts), in the running
+// isolate: V8's flag hash, which the cache must match, came out different when they were given
+// on the command line instead.
+v8.setFlagsFromString(CODE_CACHE_V8_FLAGS.join(' '));
 for (const role of roles) {
   const file = path.join(dir, roleAsset(role));
   // The file name the binary gives it (src/main.ts): a path here would make the cache differ by directory.

@@ -22,13 +22,20 @@ export const roleAsset = (name: string) => `${name}.cjs`;
 export const roleCacheAsset = (name: string) => `${name}.cache`;
 
 /**
- * The V8 flag the code caches are made and used with. V8 accepts a cache only when the flag
+ * The V8 flags the code caches are made and used with. V8 accepts a cache only when the flag
  * hash matches, and a cache made with a random string-hash seed differs from build to build;
  * so the build fixes the seed on its command line (reproducible caches), and the binary sets
- * the same flag before compiling (matching hash). Setting it in a running isolate does not
- * change that isolate's own seed, which stays random: only the flag hash follows.
+ * the same flags before compiling (matching hash). Setting the seed in a running isolate does
+ * not change that isolate's own seed, which stays random: only the flag hash follows.
+ *
+ * No Sparkplug and no Maglev: under QEMU/TCG every page of machine code V8 writes is translated
+ * again by the emulator, and the baseline and mid-tier compilers write a great deal of it while
+ * a process starts, for code that mostly runs a few times. Ignition's bytecode (what the caches
+ * hold) runs on builtins translated once, and TurboFan still optimizes what is truly hot.
+ * Measured with bench/boot.ts-style interleaved boots (QEMU/TCG, 2 vCPUs): see the commit.
  */
-export const CODE_CACHE_V8_FLAG = '--hash-seed=1337';
+export const CODE_CACHE_SEED_FLAG = '--hash-seed=1337';
+export const CODE_CACHE_V8_FLAGS: readonly string[] = [CODE_CACHE_SEED_FLAG, '--no-sparkplug', '--no-maglev'];
 
 interface SeaApi {
   isSea(): boolean;
@@ -53,7 +60,7 @@ function loadFromSea<T>(api: SeaApi, name: string, require: NodeJS.Require): T {
   } catch {
     cachedData = undefined; // a build without caches: V8 compiles from source
   }
-  v8.setFlagsFromString(CODE_CACHE_V8_FLAG);
+  v8.setFlagsFromString(CODE_CACHE_V8_FLAGS.join(' '));
   // The name the cache was made with (image-builder/code-cache.ts); stack traces show it.
   const filename = roleAsset(name);
   const script = new vm.Script(source, { filename, ...(cachedData ? { cachedData } : {}) });

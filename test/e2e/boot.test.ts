@@ -26,6 +26,8 @@ describe('boot under QEMU', () => {
     // All five daemons Running and healthy.
     for (const d of DAEMONS) await vm.waitFor(new RegExp(`machined\\[1\\]: service ${d}: Running: Health check successful`), BOOT_TIMEOUT);
     const allUp = await vm.waitFor(/machined\[1\]: all 5 services Running/, 60_000);
+    // machined compiled its role from the code cache made at build time (same V8 flags).
+    expect(vm.lines.filter((l) => /code cache was rejected/.test(l))).toEqual([]);
 
     // SIGKILL timed; the supervisor notices, backs off and starts it again.
     const killLine = await vm.waitFor(/debug: sending SIGKILL to timed \(pid (\d+)\)/, 60_000, allUp);

@@ -1,8 +1,11 @@
 // End-to-end: `bronzectl cluster create --controlplanes 3 --workers 1 --wait` boots four QEMU
 // nodes (512 MiB each) on a bridge in the cluster's own network namespace, applies their
 // configurations, bootstraps etcd and waits for health. Then: etcd has 3 members and every node
-// is a Member (4); with one control plane's VM killed (power pulled), health names it and etcd
-// still answers; `cluster destroy` leaves no VM, no namespace, no file and no context behind.
+// is a Member (4), etcd's data is on EPHEMERAL and a second bootstrap is refused; with one
+// control plane's VM killed (power pulled), health names it, etcd still answers and a reboot of
+// either other control plane is refused for quorum; `cluster destroy` leaves no VM, no
+// namespace, no file and no context behind. (What happens before the bootstrap, etcd waiting in
+// Preparing, is test/integration/etcd-cluster.test.ts's.)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -77,7 +80,7 @@ describe('bronzectl cluster create: 3 control planes and a worker', () => {
     for (const n of state.nodes) expect(fs.existsSync(`/sys/class/net/${n.tap}`), n.tap).toBe(false);
   });
 
-  it('etcd members shows the 3 control planes; get members shows all 4 nodes', async () => {
+  it('etcd members shows the 3 control planes; get members shows all 4 nodes; etcd is on EPHEMERAL; a second bootstrap is refused', async () => {
     const voters = (r: CliResult) => r.code === 0 && rows(r.stdout).length === 3 && rows(r.stdout).every((l) => /\sfalse$/.test(l));
     const m = await until('three voting members', () => cli(['etcd', 'members']), voters, 120_000);
     for (const n of state.nodes.filter((x) => x.type === 'controlplane')) expect(m.stdout).toContain(`https://${n.ip}:2380`);
@@ -85,6 +88,14 @@ describe('bronzectl cluster create: 3 control planes and a worker', () => {
     const g = await until('four members', () => cli(['get', 'members']), all, 60_000);
     expect(rows(g.stdout)).toHaveLength(4);
     expect(g.stdout).toMatch(new RegExp(`${NAME}-worker-1\\s.*worker`));
+    // etcd keeps its data on EPHEMERAL; a second bootstrap, on any control plane, is refused.
+    const logs = await cli(['-n', '10.5.0.2', 'logs', 'etcd']);
+    expect(logs.stdout).toMatch(/data dir = \/var\/lib\/etcd/);
+    for (const ip of ['10.5.0.2', '10.5.0.3']) {
+      const again = await cli(['-n', ip, 'bootstrap']);
+      expect(again.code, ip).toBe(1);
+      expect(again.stderr, ip).toMatch(/etcd data directory is not empty|bootstrapped already/);
+    }
   }, 200_000);
 
   it('cluster show lists the nodes and that they run', async () => {
@@ -94,7 +105,7 @@ describe('bronzectl cluster create: 3 control planes and a worker', () => {
     expect(s.stdout.match(/\srunning$/gm)).toHaveLength(4);
   });
 
-  it('with one control plane powered off, health names it and etcd still answers', async () => {
+  it('with one control plane powered off, health names it, etcd still answers, and a reboot of another is refused for quorum', async () => {
     const cp3 = state.nodes.find((n) => n.name === `${NAME}-controlplane-3`)!;
     process.kill(cp3.pid!, 'SIGKILL');
     const h = await cli(['health', '--wait-timeout', '40s'], 120_000);
@@ -105,6 +116,12 @@ describe('bronzectl cluster create: 3 control planes and a worker', () => {
     expect(rows(m.stdout)).toHaveLength(3);
     const st = await cli(['-n', '10.5.0.2,10.5.0.3', 'etcd', 'status']);
     expect(st.code, st.stderr).toBe(0);
+    // With one voter down, a reboot of either other control plane would lose quorum: refused.
+    for (const ip of ['10.5.0.2', '10.5.0.3']) {
+      const r = await cli(['-n', ip, 'reboot']);
+      expect(r.code, ip).toBe(1);
+      expect(r.stderr, ip).toMatch(/reboot would break etcd quorum: 1 of the other 2 voting members are healthy, 2 of 3 must stay up; not healthy: /);
+    }
     const show = await cli(['cluster', 'show', '--name', NAME, '--state', stateDir]);
     expect(show.stdout).toMatch(new RegExp(`${cp3.name}\\s.*stopped`));
   }, 200_000);

@@ -57,8 +57,11 @@ describe('a Talos v1.14 configuration on a Bronze node', () => {
     target = `127.0.0.1:${port}`;
     config = path.join(dir, 'bronzeconfig');
     await save(config, await newClientConfig({ contextName: 'talos', endpoints: [target], ca: osCA, roles: ['os:admin'], ttlMs: 3600_000 }));
-    // Two more NICs (eth1, eth2) for the bond, on isolated user networks.
-    const nics = ['n1', 'n2'].flatMap((id) => ['-netdev', `user,id=${id},restrict=on`, '-device', `virtio-net-pci,netdev=${id}`]);
+    // Two more NICs (eth1, eth2) for the bond, on isolated user networks of subnets of their
+    // own: in maintenance mode networkd asks DHCP on every link, and QEMU's default 10.0.2.0/24
+    // on all three gave three equal routes to the host, so the API's replies left by whichever
+    // NIC's lease came first (eth1's in one CI run: the node never answered).
+    const nics = [['n1', '10.0.3.0/24'], ['n2', '10.0.4.0/24']].flatMap(([id, net]) => ['-netdev', `user,id=${id},net=${net},restrict=on`, '-device', `virtio-net-pci,netdev=${id}`]);
     vm = new QemuVM({ apiPort: port, boot: { kind: 'disk', path: DISK, snapshot: true }, extraArgs: nics }, consoleFile('talos-config')).start();
     await vm.waitFor(/machined\[1\]: mounted EPHEMERAL \(\/dev\/vda6\) at \/var/, BOOT);
     await vm.waitFor(/machined\[1\]: maintenance mode: no machine configuration/, BOOT);

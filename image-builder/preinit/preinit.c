@@ -347,8 +347,14 @@ static void setup_verity(int loop, const char *roothash, char *dev, size_t devsi
     ssize_t r = read(fd, chunk, sizeof chunk);
     if (r < 0) {
       int e = errno;
-      fail("the root filesystem does not match the root hash it was booted with: read at byte %llu of %s failed (%s); expected root hash %s. Refusing to boot.",
-           done, ROOTFS_IMAGE, strerror(e), roothash);
+      /* Name the block: re-read the failed chunk a verity block at a time. The kernel's own
+         "data block N is corrupted" goes out on its console, which can drop characters under
+         load; this line, written through the tty, does not. */
+      static char one[VERITY_BLOCK];
+      unsigned long long block = done / VERITY_BLOCK, end = (done + sizeof chunk) / VERITY_BLOCK;
+      while (block < end && block < vp.data_blocks && pread(fd, one, sizeof one, (off_t)(block * VERITY_BLOCK)) == (ssize_t)sizeof one) block++;
+      fail("the root filesystem does not match the root hash it was booted with: data block %llu (byte %llu) of %s failed to read (%s); expected root hash %s. Refusing to boot.",
+           block, block * VERITY_BLOCK, ROOTFS_IMAGE, strerror(e), roothash);
     }
     if (r == 0) fail("the verity device ended at byte %llu of %llu", done, total);
     done += (unsigned long long)r;

@@ -325,7 +325,7 @@ describe('NodeLifecycle on an installed disk', () => {
     const img = await image();
     await first.lc.upgrade({ image: '', preserve: true, stage: false, force: false }, chunks(img), img.length, () => {}, new AbortController().signal);
     // B's preinit refused its root (image-builder/preinit/preinit.c writes this), GRUB is back on A.
-    const why = 'the root filesystem does not match the root hash it was booted with: read at byte 4096 of /rootfs.sqsh failed (Input/output error); expected root hash ' + 'ab'.repeat(32) + '. Refusing to boot.';
+    const why = 'the root filesystem does not match the root hash it was booted with: data block 1 (byte 4096) of /rootfs.sqsh failed to read (Input/output error); expected root hash ' + 'ab'.repeat(32) + '. Refusing to boot.';
     fs.writeFileSync(path.join(boot, 'B', 'boot-failure'), `${why}\n`);
     fs.writeFileSync(path.join(boot, 'A', 'boot-failure'), 'an older failure of A\n');
     initGrubenv(boot, { saved_entry: 'A' });

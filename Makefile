@@ -87,7 +87,15 @@ $(A)/secureboot/bronze.efi: $(A)/initramfs.xz $(A)/vmlinuz $(A)/cmdline image-bu
 $(A)/secureboot/esp.img: $(A)/secureboot/bronze.efi image-builder/secureboot-esp.sh
 	@image-builder/secureboot-esp.sh $(ARCH) $< $@
 
-SECUREBOOT := $(if $(filter amd64,$(ARCH)),$(A)/secureboot/esp.img)
+# disk.raw with that ESP (slot A's UKI as bronze-a.efi), and the upgrade image that carries the
+# signed UKI, which a node booted under Secure Boot needs (image-builder/secureboot-disk.sh).
+$(A)/secureboot/disk.raw: $(A)/disk.raw $(A)/secureboot/bronze.efi image-builder/secureboot-disk.sh image-builder/secureboot-esp.sh
+	@image-builder/secureboot-disk.sh $(ARCH) $(A)/disk.raw $(A)/secureboot/bronze.efi $@
+
+$(A)/secureboot/upgrade.tar: $(A)/initramfs.xz $(A)/vmlinuz $(A)/secureboot/bronze.efi image-builder/upgrade.sh
+	@image-builder/upgrade.sh $(ARCH) $(A) $@ $(A)/secureboot/bronze.efi
+
+SECUREBOOT := $(if $(filter amd64,$(ARCH)),$(A)/secureboot/esp.img $(A)/secureboot/disk.raw $(A)/secureboot/upgrade.tar)
 
 # The signed upgrade image for `bronzectl upgrade --image` (image-builder/upgrade.sh).
 $(A)/upgrade.tar: $(A)/initramfs.xz $(A)/vmlinuz image-builder/upgrade.sh

@@ -6,7 +6,7 @@
 #   mbr.bin     440 bytes: GRUB's boot.img for the MBR's boot-code area (the partition table
 #               after it belongs to the GPT's protective MBR)                     (amd64 only)
 #   bios.img    the BIOS boot partition (1 MiB): GRUB's i386-pc core image        (amd64 only)
-#   efi.img     the EFI system partition (100 MiB vfat): EFI/BOOT/BOOTX64.EFI (amd64) or
+#   efi.img     the EFI system partition (256 MiB vfat): EFI/BOOT/BOOTX64.EFI (amd64) or
 #               EFI/BOOT/BOOTAA64.EFI (arm64)
 #   boot-uuid   the filesystem UUID BOOT must be made with (mkfs.xfs -m uuid=...): the core
 #               images find BOOT by it (search.fs_uuid), then load grub/ from there
@@ -94,7 +94,7 @@ echo "$uuid" > "$tmp/boot-uuid"
 disk=$work/disk.raw
 truncate -s 1700M "$disk"
 gpt_layout "$disk"
-[ "$(first_sector "$disk" 2)" = 206848 ] || { echo "bootloader.sh: the BIOS boot partition moved (sector $(first_sector "$disk" 2), not 206848): src/disk/layout.ts must agree" >&2; exit 1; }
+[ "$(first_sector "$disk" 2)" = 526336 ] || { echo "bootloader.sh: the BIOS boot partition moved (sector $(first_sector "$disk" 2), not 526336): src/disk/layout.ts must agree" >&2; exit 1; }
 whole=$(losetup --find --show "$disk"); loops+=("$whole")
 boot=$(losetup --find --show --offset $(($(first_sector "$disk" 3) * 512)) --sizelimit "$(part_bytes "$disk" 3)" "$disk"); loops+=("$boot")
 mkfs.xfs -q -f -L BOOT -m uuid="$uuid" "$boot"

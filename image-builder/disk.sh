@@ -4,10 +4,10 @@
 # image-builder/layout.sh has it, the partitions named (GPT partition names, which machined
 # looks for) and, where there is a filesystem, labelled the same:
 #
-#   1 EFI        100 MiB  vfat, EFI system partition: EFI/BOOT/BOOTX64.EFI (arm64: BOOTAA64.EFI;
+#   1 EFI        256 MiB  vfat, EFI system partition: EFI/BOOT/BOOTX64.EFI (arm64: BOOTAA64.EFI;
 #                         GRUB, removable path)
 #   2 BIOS         1 MiB  BIOS boot partition (EF02): GRUB's i386-pc core image (arm64: empty)
-#   3 BOOT      1000 MiB  xfs: A/{vmlinuz,initramfs.xz,roothash.env}, B/ (empty), grub/{grub.cfg,grubenv}
+#   3 BOOT       844 MiB  xfs: A/{vmlinuz,initramfs.xz,roothash.env}, B/ (empty), grub/{grub.cfg,grubenv}
 #                         and GRUB's modules (grub/i386-pc, grub/x86_64-efi; arm64: grub/arm64-efi)
 #   4 META         1 MiB  zeroed (an empty store; src/install/meta.ts)
 #   5 STATE      100 MiB  xfs, empty (the machine configuration goes here; /system/state)

@@ -3,7 +3,9 @@
 # same tree with the same kernel and signing key:
 #
 #   next/upgrade.tar     the same sources as another version (<version>-next): an upgrade
-#                        the node must take, and roll back from
+#                        the node must take, and roll back from; on amd64 also
+#   next/secureboot-upgrade.tar  the same with its signed UKI (image-builder/uki.sh), for a
+#                        node that boots under Secure Boot
 #   broken/upgrade.tar   an image whose machined exits at once (test/fixtures/broken-machined.ts):
 #                        the kernel panics on it, and the node must come back on the old slot
 #
@@ -30,6 +32,12 @@ build() { # build <name> <version> [<main.ts>: a main script alone instead of th
   "$ib/initramfs.sh" "$arch" "$w/rootfs.sqsh" "$w/initramfs.xz" > /dev/null
   cp "$dir/vmlinuz" "$w/vmlinuz"
   BRONZE_VERSION=$version "$ib/upgrade.sh" "$arch" "$w" "$w/upgrade.tar" > /dev/null
+  if [ "$name" = next ] && [ "$arch" = amd64 ]; then
+    cp "$dir/cmdline" "$w/cmdline"
+    BRONZE_VERSION=$version "$ib/uki.sh" "$arch" "$w" "$w/bronze.efi" > /dev/null
+    BRONZE_VERSION=$version "$ib/upgrade.sh" "$arch" "$w" "$w/secureboot-upgrade.tar" "$w/bronze.efi" > /dev/null
+    rm -f "$w/bronze.efi" "$w/cmdline"
+  fi
   rm -rf "$w/roles" "$w/bronze" "$w/rootfs.sqsh" "$w/rootfs.stage" "$w/rootfs.stage.pack"
   echo "test image: $w/upgrade.tar ($version, $(stat -c %s "$w/upgrade.tar") bytes)"
 }

@@ -20,11 +20,13 @@
 # manifest. The archive is reproducible: fixed order, owner, mode and mtime
 # (SOURCE_DATE_EPOCH), so the same inputs and key give the same bytes.
 #
-# usage: image-builder/upgrade.sh <arch> <artifact dir (vmlinuz, initramfs.xz)> <out.tar>
+# usage: image-builder/upgrade.sh <arch> <artifact dir (vmlinuz, initramfs.xz)> <out.tar> [<signed UKI>]
+#        the UKI (else <dir>/bronze.efi, when there is one) goes in as bronze.efi: the image
+#        for a node that boots under Secure Boot (secureboot/upgrade.tar)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/image-builder/env.sh"
-arch=${1:?arch}; dir=${2:?artifact dir}; out=${3:?out.tar}
+arch=${1:?arch}; dir=${2:?artifact dir}; out=${3:?out.tar}; uki=${4:-}
 case $arch in
   amd64 | arm64) ;;
   *) echo "upgrade.sh: unsupported arch '$arch'" >&2; exit 2 ;;
@@ -38,14 +40,20 @@ done
 dir=$(cd "$dir" && pwd)
 roothash=$(cat "$dir/roothash")
 [[ $roothash =~ ^[0-9a-f]{64}$ ]] || { echo "upgrade.sh: $dir/roothash is not a root hash" >&2; exit 1; }
+[ -z "$uki" ] || [ -f "$uki" ] || { echo "upgrade.sh: $uki missing" >&2; exit 1; }
+[ -n "$uki" ] || { [ -f "$dir/bronze.efi" ] && uki=$dir/bronze.efi; } || true
 files=(vmlinuz initramfs.xz)
-[ -f "$dir/bronze.efi" ] && files+=(bronze.efi)
+[ -n "$uki" ] && files+=(bronze.efi)
 key=$("$ROOT/image-builder/signing-key.sh")
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" "$out.tmp"' EXIT
+# The files, by the names they have in the archive (tar dereferences the links).
+mkdir "$tmp/files"
+ln -s "$dir/vmlinuz" "$dir/initramfs.xz" "$tmp/files/"
+[ -z "$uki" ] || ln -s "$(realpath "$uki")" "$tmp/files/bronze.efi"
 entry() { # name: the manifest's entry for one file
-  printf '"%s":{"size":%s,"sha256":"%s"}' "$1" "$(stat -L -c %s "$dir/$1")" "$(sha256sum < "$dir/$1" | cut -d' ' -f1)"
+  printf '"%s":{"size":%s,"sha256":"%s"}' "$1" "$(stat -L -c %s "$tmp/files/$1")" "$(sha256sum < "$tmp/files/$1" | cut -d' ' -f1)"
 }
 entries=$(for f in "${files[@]}"; do entry "$f"; echo; done | paste -sd,)
 printf '{"format":"bronze-upgrade/1","version":"%s","arch":"%s","roothash":"%s","files":{%s}}\n' \
@@ -57,6 +65,6 @@ openssl pkeyutl -sign -inkey "$key" -rawin -in "$tmp/manifest.json" -out "$tmp/m
 # (a relative one would be taken from the previous -C). -h: the files, never symlinks.
 tar --create --file="$out.tmp" --format=ustar --no-recursion --dereference \
   --mtime="@$SOURCE_DATE_EPOCH" --owner=0 --group=0 --numeric-owner --mode=0644 \
-  -C "$tmp" manifest.json manifest.sig -C "$dir" "${files[@]}"
+  -C "$tmp" manifest.json manifest.sig -C "$tmp/files" "${files[@]}"
 mv "$out.tmp" "$out"
 echo "upgrade: $out ($BRONZE_VERSION $arch, $(stat -c %s "$out") bytes)"

@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -144,20 +145,42 @@ static int loop_number(int fd) {
 /*
  * A slot that cannot boot says why, where the slot GRUB falls back to will read it: one line in
  * <slot>/boot-failure on BOOT (the xfs partition GPT names "BOOT"; bronze.slot= on the command
- * line names the slot). machined on the other slot puts it in BootStatus and removes the file.
+ * line names the slot, or under systemd-boot, its LoaderEntrySelected variable). machined on the other slot puts it in BootStatus and removes the file.
  * Only a boot from a slot records anything (a kernel, ISO or PXE boot has no BOOT to write), and
  * the record is best effort: whatever happens here, the boot still stops.
  */
+/*
+ * The slot systemd-boot started, from its LoaderEntrySelected variable (4 bytes of attributes,
+ * then the entry id in UTF-16LE): bronze-a.efi or bronze-b.efi, the UKIs a Secure Boot disk's
+ * ESP holds (image-builder/secureboot-disk.sh). 0 when it is neither (or no EFI). /sys is mounted.
+ */
+#define EFIVARS "/sys/firmware/efi/efivars"
+static char slot_from_systemd_boot(void) {
+  if (mount("efivarfs", EFIVARS, "efivarfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, NULL) != 0 && errno != EBUSY) return 0;
+  unsigned char v[4 + 2 * 64];
+  int fd = open(EFIVARS "/LoaderEntrySelected-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f", O_RDONLY | O_CLOEXEC);
+  ssize_t n = fd < 0 ? -1 : read(fd, v, sizeof v);
+  if (fd >= 0) close(fd);
+  umount(EFIVARS);
+  char id[64] = {0};
+  for (ssize_t i = 4, j = 0; i + 1 < n && j < (ssize_t)sizeof id - 1 && (v[i] || v[i + 1]); i += 2, j++) id[j] = v[i + 1] ? '?' : (char)v[i];
+  if (strncasecmp(id, "bronze-", 7) != 0 || strcasecmp(id + 8, ".efi") != 0) return 0;
+  char slot = id[7] == 'a' || id[7] == 'A' ? 'A' : id[7] == 'b' || id[7] == 'B' ? 'B' : 0;
+  return slot;
+}
+
 static void record_failure(const char *why) {
   static int recording;
   if (recording) return; /* a failure while recording: no second record */
   recording = 1;
-  const char *p = strstr(cmdline, "bronze.slot=");
-  if (!p || (p != cmdline && p[-1] != ' ')) return;
-  char slot = p[12];
-  if ((slot != 'A' && slot != 'B') || (p[13] != ' ' && p[13] != '\n' && p[13] != 0)) return;
   mkdir("/sys", 0555);
   if (mount("sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0 && errno != EBUSY) return;
+  /* GRUB names the slot on the command line; systemd-boot in an EFI variable. */
+  char slot = 0;
+  const char *p = strstr(cmdline, "bronze.slot=");
+  if (p && (p == cmdline || p[-1] == ' ') && (p[12] == 'A' || p[12] == 'B') && (p[13] == ' ' || p[13] == '\n' || p[13] == 0)) slot = p[12];
+  if (!slot) slot = slot_from_systemd_boot();
+  if (!slot) return;
   /* The partitions named BOOT, by their uevent (DEVNAME=vda3 ... PARTNAME=BOOT). */
   DIR *blocks = opendir("/sys/class/block");
   if (!blocks) return;

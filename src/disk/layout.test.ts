@@ -26,9 +26,9 @@ describe('planLayout', () => {
     const l = planLayout(2 * GiB);
     expect(l).toMatchObject({ sectorSize: 512, totalSectors: 4_194_304, firstUsableLba: 34, lastUsableLba: 4_194_270 });
     expect(l.partitions.map((p) => [p.number, p.name, p.firstLba, p.lastLba])).toEqual([
-      [1, 'EFI', 2048, 206_847],
-      [2, 'BIOS', 206_848, 208_895],
-      [3, 'BOOT', 208_896, 2_256_895],
+      [1, 'EFI', 2048, 526_335],
+      [2, 'BIOS', 526_336, 528_383],
+      [3, 'BOOT', 528_384, 2_256_895],
       [4, 'META', 2_256_896, 2_258_943],
       [5, 'STATE', 2_258_944, 2_463_743],
       [6, 'EPHEMERAL', 2_463_744, 4_194_270],

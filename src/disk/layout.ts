@@ -1,14 +1,15 @@
 // The installed disk layout as data: what image-builder/disk.sh makes with
 //
-//   sgdisk --clear --new=1:1MiB:+100MiB ... --new=5:0:+100MiB --new=6:0:0
+//   sgdisk --clear --new=1:1MiB:+256MiB ... --new=5:0:+100MiB --new=6:0:0
 //
 // GPT with 128 entries of 128 bytes (16 KiB), the primary header at LBA 1 and its entry array
 // right after it, the backup entry array and header at the end of the disk:
 //
 //   #  name       type  offset     size
-//   1  EFI        EF00  1 MiB      100 MiB   EFI system partition
-//   2  BIOS       EF02  101 MiB    1 MiB     BIOS boot partition (GRUB's i386-pc core image)
-//   3  BOOT       8300  102 MiB    1000 MiB  A/ and B/ slots, GRUB
+//   1  EFI        EF00  1 MiB      256 MiB   EFI system partition (GRUB's EFI image; under
+//                                           Secure Boot, systemd-boot and both slots' UKIs)
+//   2  BIOS       EF02  257 MiB    1 MiB     BIOS boot partition (GRUB's i386-pc core image)
+//   3  BOOT       8300  258 MiB    844 MiB   A/ and B/ slots, GRUB
 //   4  META       8300  1102 MiB   1 MiB     raw key-value store (meta.ts)
 //   5  STATE      8300  1103 MiB   100 MiB   machine configuration
 //   6  EPHEMERAL  8300  1203 MiB   the rest  /var
@@ -45,9 +46,9 @@ interface FixedSpec {
 
 /** The partitions in table order; offsets and sizes in bytes, the same for any sector size. */
 export const PARTITION_SPECS: readonly Readonly<FixedSpec>[] = [
-  { number: 1, name: 'EFI', typeGuid: PARTITION_TYPES.efiSystem, offsetBytes: 1 * MiB, sizeBytes: 100 * MiB },
-  { number: 2, name: 'BIOS', typeGuid: PARTITION_TYPES.biosBoot, offsetBytes: 101 * MiB, sizeBytes: 1 * MiB },
-  { number: 3, name: 'BOOT', typeGuid: PARTITION_TYPES.linuxFilesystem, offsetBytes: 102 * MiB, sizeBytes: 1000 * MiB },
+  { number: 1, name: 'EFI', typeGuid: PARTITION_TYPES.efiSystem, offsetBytes: 1 * MiB, sizeBytes: 256 * MiB },
+  { number: 2, name: 'BIOS', typeGuid: PARTITION_TYPES.biosBoot, offsetBytes: 257 * MiB, sizeBytes: 1 * MiB },
+  { number: 3, name: 'BOOT', typeGuid: PARTITION_TYPES.linuxFilesystem, offsetBytes: 258 * MiB, sizeBytes: 844 * MiB },
   { number: 4, name: 'META', typeGuid: PARTITION_TYPES.linuxFilesystem, offsetBytes: 1102 * MiB, sizeBytes: 1 * MiB },
   { number: 5, name: 'STATE', typeGuid: PARTITION_TYPES.linuxFilesystem, offsetBytes: 1103 * MiB, sizeBytes: 100 * MiB },
   { number: 6, name: 'EPHEMERAL', typeGuid: PARTITION_TYPES.linuxFilesystem, offsetBytes: 1203 * MiB },
@@ -59,9 +60,9 @@ export const GPT_ENTRY_SIZE = 128;
 
 /** Fixed first LBAs on a 512-byte-sector disk (offsetBytes / 512 for other sector sizes). */
 export const EFI_FIRST_LBA = 2048;
-export const BIOS_BOOT_FIRST_LBA = 206_848;
-export const BIOS_BOOT_OFFSET_BYTES = 101 * MiB;
-export const BOOT_FIRST_LBA = 208_896;
+export const BIOS_BOOT_FIRST_LBA = 526_336;
+export const BIOS_BOOT_OFFSET_BYTES = 257 * MiB;
+export const BOOT_FIRST_LBA = 528_384;
 export const META_FIRST_LBA = 2_256_896;
 export const STATE_FIRST_LBA = 2_258_944;
 export const EPHEMERAL_FIRST_LBA = 2_463_744;

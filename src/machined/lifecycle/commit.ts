@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { LifecycleContext } from './context.ts';
 import { type BootSnapshot, bootSnapshot, clearSlotFailure, isSlot, nextBoot, updateGrubenv } from './slots.ts';
+import { setDefaultEntry } from './sdboot.ts';
 import { publishStatus, publishVolumes } from './status.ts';
 
 /**
@@ -22,8 +23,15 @@ export async function boot(ctx: LifecycleContext): Promise<void> {
   if (!disk || !booted) return publishStatus(ctx);
   let snap: BootSnapshot | undefined;
   try {
+    const sd = ctx.sdBoot();
     snap = await ctx.withBoot(disk, async (dir) => {
-      const s = bootSnapshot(dir);
+      let s = bootSnapshot(dir);
+      // Under systemd-boot the boot-once entry is gone as soon as it was read (tried, whether it
+      // came up or not): grubenv, which says the same for the boot status, follows.
+      if (sd && (s.vars.has('next_entry') || s.vars.has('next_tries'))) {
+        updateGrubenv(dir, { next_entry: '', next_tries: '' });
+        s = bootSnapshot(dir);
+      }
       // This slot's own record of an earlier failed boot is history now: it came up.
       if (s.failure[booted]) {
         ctx.o.log.warn(`slot ${booted} had failed to boot before (${s.failure[booted]}); it booted this time`);
@@ -97,6 +105,10 @@ export async function running(ctx: LifecycleContext): Promise<void> {
   clearTimeout(ctx.trialTimer);
   let snap: BootSnapshot | undefined;
   try {
+    const sd = ctx.sdBoot();
+    // systemd-boot's default first: were grubenv first and this failed, the status would name
+    // a default that UEFI does not boot.
+    if (sd) await ctx.withEsp(disk, async (esp) => setDefaultEntry(esp, sd.id));
     snap = await ctx.withBoot(disk, async (dir) => {
       updateGrubenv(dir, { saved_entry: booted, next_entry: '', next_tries: '' });
       return bootSnapshot(dir);
@@ -104,7 +116,7 @@ export async function running(ctx: LifecycleContext): Promise<void> {
     const meta = ctx.meta(disk);
     if (meta['upgrade.state'] === 'trying') ctx.setMeta(disk, { 'upgrade.state': 'committed', 'upgrade.committed': new Date().toISOString() });
     if (meta['rollback.state'] === 'trying' && meta['rollback.to'] === booted) ctx.setMeta(disk, { 'rollback.state': 'committed', 'rollback.committed': new Date().toISOString() });
-    ctx.o.log.info(`commit: slot ${booted} reached Running: it is now the slot GRUB boots`);
+    ctx.o.log.info(`commit: slot ${booted} reached Running: it is now the slot ${sd ? `systemd-boot boots (default ${sd.id})` : 'GRUB boots'}`);
   } catch (err) {
     ctx.committed = false;
     ctx.o.log.error(`committing slot ${booted}: ${(err as Error).message}`);

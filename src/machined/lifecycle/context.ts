@@ -15,6 +15,8 @@ import type { MachineStage } from '../machine-status.ts';
 import { withMount } from './fs-tools.ts';
 import { MetaStore, readMeta } from '../../install/meta.ts';
 import { type Slot, isSlot } from './slots.ts';
+import { EFIVARS, selectedEntry, setOneShot } from './sdboot.ts';
+import { MS, mount } from '../../lib/sys.ts';
 
 /** What the lifecycle reports about the machine (MachineStatusReporter). */
 export interface StatusSink {
@@ -40,6 +42,11 @@ export interface NodeLifecycleOptions {
   trialTimeoutMs?: number;
   /** Where images are staged (install/, upgrade/ below it); default /var/lib/bronze. */
   stageRoot?: string;
+  /** Mounts the EFI system partition for the length of fn; default a scratch vfat mount (tests pass a directory). */
+  mountEsp?: <T>(device: string, fn: (dir: string) => Promise<T>) => Promise<T>;
+  /** Where the EFI variables are (default /sys/firmware/efi/efivars), and how they are made writable for a write and read-only again. */
+  efivars?: string;
+  remountEfivars?: (writable: boolean) => void;
   /** Mounts BOOT for the length of fn; default a scratch xfs mount (tests pass a directory). */
   mountBoot?: <T>(device: string, fn: (dir: string) => Promise<T>) => Promise<T>;
   /** Where conditions that keep the machine from being ready (a failed install, a volume that does not mount) and its stage go. */
@@ -63,6 +70,7 @@ export type StepReport = (stage: string, message: string, done?: number, total?:
 
 const OWNER = 'machined';
 const BOOT_MOUNT = 'boot';
+const ESP_MOUNT = 'esp';
 
 /** The state of the node's lifecycle, and what its operations share; NodeLifecycle holds one. */
 export class LifecycleContext {
@@ -93,9 +101,23 @@ export class LifecycleContext {
     return d?.partitions.BOOT?.device ? d : undefined;
   }
 
+  /** The slot this boot came from: GRUB names it on the command line, systemd-boot in LoaderEntrySelected. */
   bootedSlot(): Slot | undefined {
     const s = this.o.cmdline().get('bronze.slot');
-    return isSlot(s) ? s : undefined;
+    return isSlot(s) ? s : this.sdBoot()?.slot;
+  }
+
+  /** The slot's systemd-boot entry when this boot came from a slot's UKI (sdboot.ts), else undefined (GRUB, or no slot). */
+  sdBoot(): { id: string; slot: Slot } | undefined {
+    if (isSlot(this.o.cmdline().get('bronze.slot'))) return undefined;
+    return selectedEntry(this.o.efivars ?? EFIVARS);
+  }
+
+  /** Boots systemd-boot's entry `id` once at the next boot (LoaderEntryOneShot). */
+  setOneShot(id: string): void {
+    const efivars = this.o.efivars ?? EFIVARS;
+    const remount = this.o.remountEfivars ?? ((writable: boolean) => mount(null, efivars, null, MS.REMOUNT | MS.NOSUID | MS.NODEV | MS.NOEXEC | (writable ? 0 : MS.RDONLY)));
+    setOneShot(id, { efivars, remount });
   }
 
   async exclusive<T>(what: string, fn: () => Promise<T>): Promise<T> {
@@ -155,6 +177,19 @@ export class LifecycleContext {
     return run;
   }
   private bootLock: Promise<void> = Promise.resolve();
+
+  /** The EFI system partition mounted for fn, in turn with BOOT's users. */
+  withEsp<T>(disk: NodeDisk, fn: (dir: string) => Promise<T>): Promise<T> {
+    const device = disk.partitions.EFI?.device;
+    if (!device) return Promise.reject(new Error(`no EFI system partition on ${disk.device}`));
+    const mountEsp = this.o.mountEsp ?? (<U>(d: string, f: (dir: string) => Promise<U>) => withMount(d, 'vfat', ESP_MOUNT, f));
+    const run = this.bootLock.then(() => mountEsp(device, fn));
+    this.bootLock = run.then(
+      () => {},
+      () => {},
+    );
+    return run;
+  }
 
   meta(disk: NodeDisk): Record<string, string> {
     const dev = disk.partitions.META?.device;

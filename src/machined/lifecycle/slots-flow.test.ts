@@ -18,6 +18,7 @@ import { statusOf } from '../api/status.ts';
 import { META_WIPE_PENDING, NodeLifecycle, wipeRecordedVolumes } from './lifecycle.ts';
 import { MachineStatusReporter } from '../machine-status.ts';
 import { initGrubenv, readGrubenv } from './slots.ts';
+import { LOADER_GUID, encodeEfiString, readEfiString } from './sdboot.ts';
 
 const quiet = silentLogger;
 const hasMkfsXfs = (() => {
@@ -33,11 +34,12 @@ const key = generateKeyPairSync('ed25519');
 const vmlinuz = Buffer.from('kernel of v9');
 const initramfs = Buffer.alloc(3 << 20, 9);
 
-async function image(tamper = false): Promise<Buffer> {
+const uki = Buffer.alloc(1 << 20, 7);
+
+async function image(tamper = false, withUki = false): Promise<Buffer> {
   const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-  const manifest = Buffer.from(
-    JSON.stringify({ format: 'bronze-upgrade/1', version: 'v9.0.0', arch: 'amd64', roothash: 'ab'.repeat(32), files: { vmlinuz: { size: vmlinuz.length, sha256: sha(vmlinuz) }, 'initramfs.xz': { size: initramfs.length, sha256: sha(initramfs) } } }) + '\n',
-  );
+  const files = { vmlinuz: { size: vmlinuz.length, sha256: sha(vmlinuz) }, 'initramfs.xz': { size: initramfs.length, sha256: sha(initramfs) }, ...(withUki ? { 'bronze.efi': { size: uki.length, sha256: sha(uki) } } : {}) };
+  const manifest = Buffer.from(JSON.stringify({ format: 'bronze-upgrade/1', version: 'v9.0.0', arch: 'amd64', roothash: 'ab'.repeat(32), files }) + '\n');
   const p = pack();
   const out = (async () => {
     const chunks: Buffer[] = [];
@@ -51,6 +53,7 @@ async function image(tamper = false): Promise<Buffer> {
     ['manifest.sig', sign(null, manifest, key.privateKey)],
     ['vmlinuz', vmlinuz],
     ['initramfs.xz', bad],
+    ...(withUki ? ([['bronze.efi', uki]] as const) : []),
   ] as const) {
     await new Promise<void>((res, rej) => p.entry({ name, mtime: new Date(0) }, data, (err) => (err ? rej(err) : res())));
   }
@@ -70,7 +73,7 @@ describe('NodeLifecycle on an installed disk', () => {
   let sequences: string[];
 
   const part = (label: string, device: string) => ({ label, number: 1, name: label, device, start: 0, size: 0, uuid: '', type: '' });
-  const theDisk = () => ({ disk: 'vda', device: '/dev/vda', uuid: 'u', partitions: { BOOT: part('BOOT', 'boot-device'), META: part('META', meta), EPHEMERAL: part('EPHEMERAL', ephemeral) } }) as unknown as NodeDisk;
+  const theDisk = () => ({ disk: 'vda', device: '/dev/vda', uuid: 'u', partitions: { EFI: part('EFI', 'esp-device'), BOOT: part('BOOT', 'boot-device'), META: part('META', meta), EPHEMERAL: part('EPHEMERAL', ephemeral) } }) as unknown as NodeDisk;
   const node = (slot: 'A' | 'B', o: Partial<ConstructorParameters<typeof NodeLifecycle>[0]> = {}) => {
     const disk = theDisk();
     const state = new MemoryState();
@@ -410,6 +413,95 @@ describe('NodeLifecycle on an installed disk', () => {
       const back = await booted('A');
       expect(metaValues()).toMatchObject({ 'rollback.state': 'committed' });
       expect((await status(back.state)).rollback).toMatchObject({ state: 'committed', from: 'B', to: 'A' });
+    });
+  });
+  describe('booted by systemd-boot from a slot\'s signed UKI (Secure Boot)', () => {
+    let esp: string;
+    let efivars: string;
+    let remounts: boolean[];
+    const conf = () => fs.readFileSync(path.join(esp, 'loader/loader.conf'), 'utf8');
+    /** A node whose firmware ran systemd-boot's entry for `slot` (no bronze.slot on its command line: the UKI's is fixed). */
+    const sdNode = (slot: 'A' | 'B', o: Partial<ConstructorParameters<typeof NodeLifecycle>[0]> = {}) => {
+      fs.writeFileSync(path.join(efivars, `LoaderEntrySelected-${LOADER_GUID}`), encodeEfiString(`bronze-${slot.toLowerCase()}.efi`));
+      return node(slot, { cmdline: () => parseCmdline('console=ttyS0 bronze.roothash=' + 'cd'.repeat(32)), efivars, mountEsp: (_d, fn) => fn(esp), remountEfivars: (w) => void remounts.push(w), ...o });
+    };
+    beforeEach(() => {
+      esp = path.join(root, 'esp');
+      fs.mkdirSync(path.join(esp, 'EFI/Linux'), { recursive: true });
+      fs.writeFileSync(path.join(esp, 'EFI/Linux/bronze-a.efi'), 'UKI of v1');
+      fs.mkdirSync(path.join(esp, 'loader'));
+      fs.writeFileSync(path.join(esp, 'loader/loader.conf'), 'timeout 1\ndefault bronze-a.efi\nsecure-boot-enroll force\n');
+      efivars = path.join(root, 'efivars');
+      fs.mkdirSync(efivars);
+      remounts = [];
+    });
+
+    it('an upgrade writes the UKI beside the booted one and arms it once through LoaderEntryOneShot; once Running it is the default', async () => {
+      const a = sdNode('A');
+      await a.lc.boot();
+      const img = await image(false, true);
+      const stages: string[] = [];
+      await a.lc.upgrade({ image: '', preserve: true, stage: false, force: false }, chunks(img), img.length, (p) => stages.push(p.stage), new AbortController().signal);
+      expect(fs.readFileSync(path.join(esp, 'EFI/Linux/bronze-b.efi')).equals(uki)).toBe(true);
+      expect(fs.readFileSync(path.join(esp, 'EFI/Linux/bronze-a.efi'), 'utf8')).toBe('UKI of v1');
+      expect(fs.readFileSync(path.join(boot, 'B', 'vmlinuz'), 'utf8')).toBe('kernel of v9');
+      expect(readEfiString(efivars, 'LoaderEntryOneShot')).toBe('bronze-b.efi');
+      expect(remounts).toEqual([true, false]);
+      expect(env()).toEqual({ saved_entry: 'A', next_entry: 'B', next_tries: '1' });
+      expect(conf()).toContain('default bronze-a.efi');
+      expect(metaValues()).toMatchObject({ 'upgrade.to': 'B', 'upgrade.state': 'trying' });
+
+      // systemd-boot read (and removed) the one-shot and started bronze-b.efi.
+      fs.rmSync(path.join(efivars, `LoaderEntryOneShot-${LOADER_GUID}`));
+      const b = sdNode('B', { trialTimeoutMs: 60_000 });
+      await b.lc.boot();
+      expect(env(), 'the boot-once was used up').toEqual({ saved_entry: 'A' });
+      expect((await b.state.get('runtime', 'BootStatuses.runtime.bronze.dev', 'boot'))?.spec).toMatchObject({ installed: true, booted: 'B', default: 'A' });
+      await b.lc.running();
+      expect(conf()).toBe('timeout 1\nsecure-boot-enroll force\ndefault bronze-b.efi\n');
+      expect(env()).toEqual({ saved_entry: 'B' });
+      expect(metaValues()).toMatchObject({ 'upgrade.state': 'committed' });
+    });
+
+    it('an image without a UKI is refused before anything is written', async () => {
+      const a = sdNode('A');
+      await a.lc.boot();
+      const img = await image();
+      const err = await a.lc.upgrade({ image: '', preserve: false, stage: false, force: false }, chunks(img), img.length, () => {}, new AbortController().signal).catch((e: unknown) => e);
+      expect(err).toMatchObject({ message: expect.stringMatching(/nothing was written: this node boots slot A through systemd-boot from a signed UKI \(bronze-a\.efi\).*carries none \(bronze\.efi\)/) });
+      expect(statusOf(err)).toBe(grpc.status.FAILED_PRECONDITION);
+      expect(fs.readdirSync(path.join(boot, 'B'))).toEqual([]);
+      expect(fs.readdirSync(path.join(esp, 'EFI/Linux'))).toEqual(['bronze-a.efi']);
+      expect(env()).toEqual({ saved_entry: 'A' });
+      expect(readEfiString(efivars, 'LoaderEntryOneShot')).toBeUndefined();
+      expect(a.lc.pendingWipes).toEqual([]);
+    });
+
+    it('a tried UKI that did not come up: systemd-boot booted the default again, and the upgrade is recorded as failed', async () => {
+      const a = sdNode('A');
+      await a.lc.boot();
+      const img = await image(false, true);
+      await a.lc.upgrade({ image: '', preserve: true, stage: false, force: false }, chunks(img), img.length, () => {}, new AbortController().signal);
+      fs.rmSync(path.join(efivars, `LoaderEntryOneShot-${LOADER_GUID}`)); // read by systemd-boot; B panicked
+      const again = sdNode('A');
+      await again.lc.boot();
+      expect(metaValues()).toMatchObject({ 'upgrade.state': 'failed', 'upgrade.error': expect.stringMatching(/^slot B did not boot through to machined/) });
+      expect(env()).toEqual({ saved_entry: 'A' });
+      expect(conf()).toContain('default bronze-a.efi');
+    });
+
+    it('a rollback from a committed slot arms the other UKI once; refused when the ESP has none for it', async () => {
+      fs.writeFileSync(path.join(boot, 'B', 'vmlinuz'), 'kernel of v0');
+      fs.writeFileSync(path.join(boot, 'B', 'initramfs.xz'), 'initramfs of v0');
+      const a = sdNode('A');
+      await a.lc.boot();
+      await expect(a.lc.rollback('x')).rejects.toThrow(/no UKI for slot B \(EFI\/Linux\/bronze-b\.efi\)/);
+      expect(readEfiString(efivars, 'LoaderEntryOneShot')).toBeUndefined();
+      fs.writeFileSync(path.join(esp, 'EFI/Linux/bronze-b.efi'), 'UKI of v0');
+      await a.lc.rollback('x');
+      expect(readEfiString(efivars, 'LoaderEntryOneShot')).toBe('bronze-b.efi');
+      expect(env()).toMatchObject({ next_entry: 'B' });
+      expect(sequences).toEqual(['reboot: rollback to slot B']);
     });
   });
 });

@@ -1,6 +1,8 @@
 // Upgrade: a signed image (a URL, or the client's upload) verified and written into the
 // inactive slot, recorded in META, and GRUB armed to boot it once; commit.ts makes it the
 // default once the node is Running. Without --preserve, EPHEMERAL is wiped at the reboot.
+// A node that booted a slot's UKI through systemd-boot (Secure Boot, sdboot.ts) also gets the
+// image's signed UKI on its ESP, and systemd-boot's one-shot entry arms it.
 import fs from 'node:fs';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
@@ -10,6 +12,7 @@ import type { ProgressEvent, UpgradeOptions, UpgradeOutcome } from '../api/lifec
 import type { LifecycleContext } from './context.ts';
 import { fetchVerified } from './fetch-image.ts';
 import { type BootSnapshot, bootSnapshot, otherSlot, updateGrubenv, writeSlot } from './slots.ts';
+import { entryIdFor, UKI_DIR, ukiFile, writeUki } from './sdboot.ts';
 import { publishStatus } from './status.ts';
 import { META_WIPE_PENDING, META_WIPE_REASON } from './wipe.ts';
 
@@ -41,6 +44,13 @@ export function upgrade(ctx: LifecycleContext, o: UpgradeOptions, upload: AsyncI
       if (signal.aborted) throw new ApiError(grpc.status.CANCELLED, 'upgrade cancelled, nothing was written');
       const version = verified.manifest.version;
       const files = { vmlinuz: verified.files.vmlinuz, initramfs: verified.files['initramfs.xz'], roothash: verified.manifest.roothash };
+      const sd = ctx.sdBoot();
+      const uki = verified.files['bronze.efi'];
+      if (sd && !uki) {
+        const why = `upgrade image refused, nothing was written: this node boots slot ${booted} through systemd-boot from a signed UKI (${sd.id}), and Bronze ${version}'s image carries none (bronze.efi): upgrade it with the Secure Boot image (secureboot/upgrade.tar)`;
+        ctx.o.log.error(`upgrade: ${why}`);
+        throw new ApiError(grpc.status.FAILED_PRECONDITION, why);
+      }
       const total = fs.statSync(files.vmlinuz).size + fs.statSync(files.initramfs).size;
       report('write', `slot ${target}: Bronze ${version}`, 0, total);
       // The slot, then META (so that a fallback is recognised, and a wipe asked for survives
@@ -53,6 +63,13 @@ export function upgrade(ctx: LifecycleContext, o: UpgradeOptions, upload: AsyncI
         await writeSlot(dir, target, files, (n) => report('write', `slot ${target}: Bronze ${version}`, n, total));
       });
       report('write', `slot ${target}: Bronze ${version} written`, total, total);
+      if (sd && uki) {
+        const ukiBytes = fs.statSync(uki).size;
+        const file = `${UKI_DIR}/${ukiFile(target)}`;
+        report('write', `EFI system partition: ${file}, Bronze ${version}'s signed UKI`, 0, ukiBytes);
+        await ctx.withEsp(disk, (esp) => writeUki(esp, target, uki, (n) => report('write', `EFI system partition: ${file}, Bronze ${version}'s signed UKI`, n, ukiBytes)));
+        report('write', `EFI system partition: ${file} written`, ukiBytes, ukiBytes);
+      }
       const wipe: Record<string, string> = o.preserve ? {} : { [META_WIPE_PENDING]: 'EPHEMERAL', [META_WIPE_REASON]: `upgrade to Bronze ${version} in slot ${target} without --preserve` };
       ctx.setMeta(disk, {
         [`slot.${target}.version`]: version,
@@ -66,12 +83,21 @@ export function upgrade(ctx: LifecycleContext, o: UpgradeOptions, upload: AsyncI
       snap = await ctx.withBoot(disk, async (dir) => {
         try {
           updateGrubenv(dir, { next_entry: target, next_tries: '1' });
+          if (sd) {
+            try {
+              ctx.setOneShot(entryIdFor(sd.id, target));
+            } catch (err) {
+              updateGrubenv(dir, { next_entry: '', next_tries: '' });
+              throw new Error(`setting systemd-boot's LoaderEntryOneShot to ${entryIdFor(sd.id, target)}: ${(err as Error).message}`, { cause: err });
+            }
+          }
         } catch (err) {
           // Not armed: the wipe must not happen either.
           if (!o.preserve) ctx.setMeta(disk, {}, [META_WIPE_PENDING, META_WIPE_REASON]);
           throw err;
         }
-        report('arm', `GRUB boots slot ${target} (Bronze ${version}) once at the next boot; it becomes the default once Running`);
+        const loader = sd ? `systemd-boot boots slot ${target} (${entryIdFor(sd.id, target)}, Bronze ${version})` : `GRUB boots slot ${target} (Bronze ${version})`;
+        report('arm', `${loader} once at the next boot; it becomes the default once Running`);
         return bootSnapshot(dir);
       });
       if (o.stage) report('staged', `slot ${target} boots at the next reboot`);

@@ -6,19 +6,36 @@
 //      the kernel says Secure Boot is on, the root is verified, and SecurityState says
 //      secureBoot and bootedWithUKI (bronzectl in maintenance mode, --insecure).
 //   2. With those keys enrolled, the same UKI signed by another key is refused by the firmware.
+//   3. secureboot/disk.raw (disk.raw with a Secure Boot ESP: systemd-boot, slot A's UKI as
+//      bronze-a.efi), from an empty variable store again: it enrolls, boots slot A's UKI with
+//      Secure Boot enforced, takes a configuration; `bronzectl upgrade` with the Secure Boot
+//      image of another build (next/secureboot-upgrade.tar) writes slot B's signed UKI to the
+//      ESP and boots it once through LoaderEntryOneShot; the node comes back Running on slot B
+//      under Secure Boot, committed: the default entry is bronze-b.efi. Then an upgrade to slot
+//      A whose UKI is validly signed but whose root is tampered (one byte of rootfs.sqsh; the
+//      root hash on its signed command line is the good one): preinit refuses it and records
+//      why for slot A (named by systemd-boot's LoaderEntrySelected), the kernel panics,
+//      systemd-boot boots the default (slot B) again, and the upgrade is recorded as failed
+//      with preinit's reason.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QemuVM } from '../../image-builder/qemu.ts';
-import { bronzectlUntilOk } from '../lib/bronzectl.ts';
+import { newClientConfig, save } from '../../src/contract/clientconfig.ts';
+import { generateConfigs } from '../../src/contract/genconfig.ts';
+import { generateSecrets } from '../../src/contract/secrets.ts';
+import { bronzectl, bronzectlUntilOk } from '../lib/bronzectl.ts';
+import { tamperedInitramfs } from '../lib/tamper.ts';
 import { consoleFile } from '../lib/console-log.ts';
 import { freePort } from '../lib/ports.ts';
 
 const OUT = '_out/amd64';
 const ESP = `${OUT}/secureboot/esp.img`;
 const UKI = `${OUT}/secureboot/bronze.efi`;
+const SB_DISK = `${OUT}/secureboot/disk.raw`;
+const SB_NEXT = '_out/test-images/amd64/next/secureboot-upgrade.tar';
 const BOOT = 300_000;
 
 describe('Secure Boot', () => {
@@ -28,7 +45,7 @@ describe('Secure Boot', () => {
   const times: Record<string, number> = {};
 
   beforeAll(() => {
-    for (const f of [ESP, UKI, `${OUT}/roothash`]) if (!fs.existsSync(f)) throw new Error(`${f} is missing: run \`make image\` first`);
+    for (const f of [ESP, UKI, SB_DISK, SB_NEXT, `${OUT}/roothash`]) if (!fs.existsSync(f)) throw new Error(`${f} is missing: run \`make image\` first`);
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-secureboot-'));
     vars = path.join(dir, 'OVMF_VARS.fd');
     fs.copyFileSync('/usr/share/OVMF/OVMF_VARS_4M.fd', vars);
@@ -80,4 +97,88 @@ describe('Secure Boot', () => {
     vm.kill();
     await vm.waitExit(10_000);
   }, BOOT + 60_000);
+  it('disk.raw boots slot A\'s UKI under Secure Boot, and an upgrade boots slot B\'s signed UKI once, then commits it', async () => {
+    const disk = path.join(dir, 'sb-disk.raw');
+    execFileSync('cp', ['--sparse=always', SB_DISK, disk]);
+    const diskVars = path.join(dir, 'OVMF_VARS-disk.fd');
+    fs.copyFileSync('/usr/share/OVMF/OVMF_VARS_4M.fd', diskVars);
+    const secrets = await generateSecrets();
+    const cfg = generateConfigs({ clusterName: 'sb', endpoint: 'https://10.0.2.15:6443', additionalSANs: ['127.0.0.1'], secrets, installDisk: '/dev/vda' });
+    fs.writeFileSync(path.join(dir, 'controlplane.yaml'), cfg.controlplane);
+    const port = await freePort();
+    const target = `127.0.0.1:${port}`;
+    const config = path.join(dir, 'bronzeconfig');
+    await save(config, await newClientConfig({ contextName: 'sb', endpoints: [target], ca: secrets.certs.os, roles: ['os:admin'], ttlMs: 3600_000 }));
+    const ctl = (args: string[], timeoutMs = 120_000) => bronzectl(args, { config, timeoutMs });
+    const json = async (what: string) => {
+      const r = await ctl(['get', what, '-o', 'json']);
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout).spec;
+    };
+    const running = /machined\[1\]: all 5 services Running/;
+
+    const t0 = Date.now();
+    vm = new QemuVM({ apiPort: port, firmware: 'uefi-secureboot', ovmfVars: diskVars, boot: { kind: 'disk', path: disk } }, consoleFile('secureboot-disk')).start();
+    await vm.waitFor(/[Ee]nroll/, BOOT);
+    const linux = await vm.waitFor(/Linux version \d/, BOOT);
+    await vm.waitFor(/[Ss]ecure boot enabled/, 60_000, linux);
+    await vm.waitFor(/machined\[1\]: mounted STATE \(\/dev\/vda5\) at \/system\/state/, BOOT, linux);
+    await vm.waitFor(/machined\[1\]: maintenance mode: no machine configuration/, BOOT, linux);
+    times['disk: to maintenance mode'] = (Date.now() - t0) / 1000;
+    const applied = await bronzectlUntilOk(['apply-config', '--insecure', '-n', target, '-f', path.join(dir, 'controlplane.yaml')], { timeoutMs: 180_000 });
+    expect(applied.code, applied.stderr).toBe(0);
+    await vm.waitFor(running, BOOT, linux);
+    expect(await json('bootstatus')).toMatchObject({ installed: true, booted: 'A', default: 'A' });
+    expect(await json('securitystate')).toMatchObject({ secureBoot: true, bootedWithUKI: true });
+
+    // The image without a UKI is refused: UEFI would not boot what it wrote.
+    const plain = await ctl(['upgrade', '--image', `${path.dirname(SB_NEXT)}/upgrade.tar`], 300_000);
+    expect(plain.code).not.toBe(0);
+    expect(plain.stderr).toMatch(/boots slot A through systemd-boot from a signed UKI \(bronze-a\.efi\).*carries none \(bronze\.efi\)/);
+
+    const from = vm.lines.length;
+    const t1 = Date.now();
+    const up = await ctl(['upgrade', '--image', SB_NEXT, '--wait', '--timeout', '8m'], 600_000);
+    expect(up.code, up.stderr).toBe(0);
+    expect(up.stderr).toMatch(/: upgraded to \S+-next \(slot B\)/);
+    const armed = await vm.waitFor(/machined\[1\]: upgrade: arm: systemd-boot boots slot B \(bronze-b\.efi, Bronze \S+-next\) once at the next boot/, 60_000, from);
+    expect(vm.lines.slice(from, armed).some((l) => /upgrade: write: EFI system partition: EFI\/Linux\/bronze-b\.efi written/.test(l))).toBe(true);
+    const again = await vm.waitFor(/Linux version \d/, BOOT, armed);
+    await vm.waitFor(/[Ss]ecure boot enabled/, 60_000, again);
+    await vm.waitFor(running, BOOT, again);
+    await vm.waitFor(/machined\[1\]: commit: slot B reached Running: it is now the slot systemd-boot boots \(default bronze-b\.efi\)/, 120_000, again);
+    times['disk: upgrade to Running on slot B'] = (Date.now() - t1) / 1000;
+    expect(await json('bootstatus')).toMatchObject({ booted: 'B', default: 'B', upgrade: { state: 'committed' } });
+    expect(await json('securitystate')).toMatchObject({ secureBoot: true, bootedWithUKI: true });
+    const v = await ctl(['version']);
+    expect(v.stdout).toMatch(/Server:[\s\S]*Tag:\s+\S+-next/);
+
+    // A tampered root in a UKI the firmware accepts (signed with Bronze's db key), as an
+    // upgrade image signed with the release key: what a compromised build would look like.
+    const bad = path.join(dir, 'tampered');
+    fs.mkdirSync(bad);
+    const tampered = tamperedInitramfs(`${OUT}/initramfs.xz`);
+    fs.writeFileSync(path.join(bad, 'initramfs.xz'), tampered.cpio); // an uncompressed cpio: the kernel takes it as well
+    for (const f of ['vmlinuz', 'cmdline', 'roothash']) fs.copyFileSync(path.join(OUT, f), path.join(bad, f));
+    const buildEnv = { ...process.env, BRONZE_VERSION: 'v0.0.0-tampered' };
+    execFileSync('image-builder/uki.sh', ['amd64', bad, path.join(bad, 'bronze.efi')], { env: buildEnv, stdio: 'pipe' });
+    execFileSync('image-builder/upgrade.sh', ['amd64', bad, path.join(bad, 'upgrade.tar')], { env: buildEnv, stdio: 'pipe' });
+    const from2 = vm.lines.length;
+    const t2 = Date.now();
+    const up2 = await ctl(['upgrade', '--image', path.join(bad, 'upgrade.tar'), '--preserve'], 600_000);
+    expect(up2.code, up2.stderr).toBe(0);
+    const armed2 = await vm.waitFor(/machined\[1\]: upgrade: arm: systemd-boot boots slot A \(bronze-a\.efi, Bronze v0\.0\.0-tampered\)/, 120_000, from2);
+    const fatal = await vm.waitFor(/bronze preinit: FATAL: the root filesystem does not match the root hash it was booted with/, BOOT, armed2);
+    expect(vm.lines[fatal]).toContain(`data block ${tampered.block} `);
+    await vm.waitFor(/bronze preinit: recorded the failure in \/dev\/vda3\/A\/boot-failure for the other slot/, 60_000, fatal);
+    const back = await vm.waitFor(/Linux version \d/, BOOT, fatal);
+    await vm.waitFor(/machined\[1\]: upgrade to v0\.0\.0-tampered \(slot A\) failed: systemd-boot fell back to slot B: the root filesystem does not match/, BOOT, back);
+    await vm.waitFor(running, BOOT, back);
+    times['disk: tampered upgrade to Running on slot B again'] = (Date.now() - t2) / 1000;
+    const st = await json('bootstatus');
+    expect(st).toMatchObject({ booted: 'B', default: 'B', upgrade: { state: 'failed', to: 'A', error: expect.stringMatching(/^the root filesystem does not match the root hash it was booted with: data block \d+ /) } });
+    expect(await json('securitystate')).toMatchObject({ secureBoot: true, bootedWithUKI: true });
+    vm.kill();
+    await vm.waitExit(10_000);
+  }, 3 * BOOT);
 });

@@ -47,12 +47,12 @@ export async function boot(ctx: LifecycleContext): Promise<void> {
       (isSlot(slot) && snap!.failure[slot]) || `slot ${slot ?? '?'} did not boot through to machined and left no record of why (it stopped before preinit, or was cut off)`;
     if (meta['upgrade.state'] === 'trying' && meta['upgrade.to'] !== booted) {
       const error = why(meta['upgrade.to']);
-      ctx.o.log.error(`upgrade to ${meta['upgrade.version'] ?? '?'} (slot ${meta['upgrade.to']}) failed: GRUB fell back to slot ${booted}: ${error}`);
+      ctx.o.log.error(`upgrade to ${meta['upgrade.version'] ?? '?'} (slot ${meta['upgrade.to']}) failed: ${sd ? 'systemd-boot' : 'GRUB'} fell back to slot ${booted}: ${error}`);
       ctx.setMeta(disk, { 'upgrade.state': 'failed', 'upgrade.failed': new Date().toISOString(), 'upgrade.error': error });
     }
     if (meta['rollback.state'] === 'trying' && meta['rollback.to'] !== booted) {
       const error = why(meta['rollback.to']);
-      ctx.o.log.error(`rollback to slot ${meta['rollback.to']} failed: it did not come up, GRUB is back on slot ${booted}: ${error}`);
+      ctx.o.log.error(`rollback to slot ${meta['rollback.to']} failed: it did not come up, ${sd ? 'systemd-boot' : 'GRUB'} is back on slot ${booted}: ${error}`);
       ctx.setMeta(disk, { 'rollback.state': 'failed', 'rollback.failed': new Date().toISOString(), 'rollback.error': error });
     } else if (meta['rollback.state'] === 'trying' && booted === saved) {
       // A rollback from a trial is a plain reboot into the default slot: done once it boots.

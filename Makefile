@@ -52,7 +52,7 @@ $(B)/bronze: $(OUT)/build/roles/SHA256SUMS image-builder/sea.sh image-builder/co
 
 # GRUB for installed disks (BIOS and UEFI), built once and copied onto every disk: by disk.sh
 # and, from the rootfs, by machined's installer. Needs the kernel's command line for grub.cfg.
-$(A)/bootloader/boot-uuid: $(A)/cmdline image-builder/bootloader.sh image-builder/layout.sh image-builder/grub/disk.cfg package.json
+$(A)/bootloader/boot-uuid: $(A)/cmdline image-builder/bootloader.sh image-builder/layout.sh image-builder/grub/disk.cfg image-builder/secureboot-keys.sh package.json
 	@image-builder/bootloader.sh $(ARCH) $(A) $(A)/bootloader
 
 # rootfs.sqsh carries its dm-verity hash tree after the squashfs (image-builder/verity.sh);
@@ -95,7 +95,12 @@ $(A)/secureboot/disk.raw: $(A)/disk.raw $(A)/secureboot/bronze.efi image-builder
 $(A)/secureboot/upgrade.tar: $(A)/initramfs.xz $(A)/vmlinuz $(A)/secureboot/bronze.efi image-builder/upgrade.sh
 	@image-builder/upgrade.sh $(ARCH) $(A) $@ $(A)/secureboot/bronze.efi
 
-SECUREBOOT := $(if $(filter amd64,$(ARCH)),$(A)/secureboot/esp.img $(A)/secureboot/disk.raw $(A)/secureboot/upgrade.tar)
+# Install media for Secure Boot: that ESP as the ISO's El Torito EFI image, and the files the
+# installer copies (image-builder/secureboot-iso.sh).
+$(A)/secureboot/bronze.iso: $(A)/secureboot/esp.img $(A)/secureboot/bronze.efi $(A)/initramfs.xz $(A)/vmlinuz image-builder/secureboot-iso.sh
+	@image-builder/secureboot-iso.sh $(ARCH) $(A) $(A)/secureboot/bronze.efi $(A)/secureboot/esp.img $@
+
+SECUREBOOT := $(if $(filter amd64,$(ARCH)),$(A)/secureboot/esp.img $(A)/secureboot/disk.raw $(A)/secureboot/upgrade.tar $(A)/secureboot/bronze.iso)
 
 # The signed upgrade image for `bronzectl upgrade --image` (image-builder/upgrade.sh).
 $(A)/upgrade.tar: $(A)/initramfs.xz $(A)/vmlinuz image-builder/upgrade.sh

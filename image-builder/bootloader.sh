@@ -12,6 +12,10 @@
 #               images find BOOT by it (search.fs_uuid), then load grub/ from there
 #   grub/       BOOT's grub/ directory: the modules (i386-pc/ and x86_64-efi/, or arm64-efi/)
 #               and grub.cfg
+#   sdboot/     (amd64) for an install under Secure Boot, what goes on the ESP in GRUB's place:
+#               BOOTX64.EFI (Debian's systemd-boot, signed with the Secure Boot db key) and
+#               keys/{PK,KEK,db}.auth (image-builder/secureboot-keys.sh; systemd-boot enrolls
+#               them into a firmware in setup mode). The installer adds loader.conf and the UKI.
 #
 # arm64 boots with UEFI only: its disks keep the same GPT (the BIOS boot partition stays empty,
 # as the layout is one for every architecture) and get no MBR boot code.
@@ -149,6 +153,14 @@ umount "$work/boot"
 if [ -n "$bios" ]; then
   dd if="$whole" of="$tmp/mbr.bin" bs=440 count=1 status=none
   dd if="$whole" of="$tmp/bios.img" bs=512 skip="$(first_sector "$disk" 2)" count=$(($(part_bytes "$disk" 2) / 512)) status=none
+fi
+if [ "$arch" = amd64 ]; then
+  sdboot=/usr/lib/systemd/boot/efi/systemd-bootx64.efi
+  [ -f "$sdboot" ] || { echo "bootloader.sh: $sdboot missing (apt-get install systemd-boot-efi)" >&2; exit 1; }
+  keys=$("$ROOT/image-builder/secureboot-keys.sh")
+  mkdir -p "$tmp/sdboot/keys"
+  sbsign --key "$keys/db.key" --cert "$keys/db.crt" --output "$tmp/sdboot/BOOTX64.EFI" "$sdboot" 2> /dev/null
+  for k in PK KEK db; do cp "$keys/$k.auth" "$tmp/sdboot/keys/$k.auth"; done
 fi
 find "$tmp" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 touch "$tmp/boot-uuid" # make's stamp for the directory: newer than its inputs

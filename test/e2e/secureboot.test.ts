@@ -17,6 +17,10 @@
 //      why for slot A (named by systemd-boot's LoaderEntrySelected), the kernel panics,
 //      systemd-boot boots the default (slot B) again, and the upgrade is recorded as failed
 //      with preinit's reason.
+//   4. secureboot/bronze.iso (its El Torito EFI image is that ESP) with a blank disk, from an
+//      empty variable store: it enrolls, boots the UKI under Secure Boot, and apply-config with
+//      machine.install.disk installs signed systemd-boot and the UKI onto the disk's ESP (not
+//      GRUB); the disk alone then boots slot A under Secure Boot, Running.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -36,6 +40,7 @@ const ESP = `${OUT}/secureboot/esp.img`;
 const UKI = `${OUT}/secureboot/bronze.efi`;
 const SB_DISK = `${OUT}/secureboot/disk.raw`;
 const SB_NEXT = '_out/test-images/amd64/next/secureboot-upgrade.tar';
+const SB_ISO = `${OUT}/secureboot/bronze.iso`;
 const BOOT = 300_000;
 
 describe('Secure Boot', () => {
@@ -45,7 +50,7 @@ describe('Secure Boot', () => {
   const times: Record<string, number> = {};
 
   beforeAll(() => {
-    for (const f of [ESP, UKI, SB_DISK, SB_NEXT, `${OUT}/roothash`]) if (!fs.existsSync(f)) throw new Error(`${f} is missing: run \`make image\` first`);
+    for (const f of [ESP, UKI, SB_DISK, SB_NEXT, SB_ISO, `${OUT}/roothash`]) if (!fs.existsSync(f)) throw new Error(`${f} is missing: run \`make image\` first`);
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-secureboot-'));
     vars = path.join(dir, 'OVMF_VARS.fd');
     fs.copyFileSync('/usr/share/OVMF/OVMF_VARS_4M.fd', vars);
@@ -178,6 +183,64 @@ describe('Secure Boot', () => {
     const st = await json('bootstatus');
     expect(st).toMatchObject({ booted: 'B', default: 'B', upgrade: { state: 'failed', to: 'A', error: expect.stringMatching(/^the root filesystem does not match the root hash it was booted with: data block \d+ /) } });
     expect(await json('securitystate')).toMatchObject({ secureBoot: true, bootedWithUKI: true });
+    vm.kill();
+    await vm.waitExit(10_000);
+  }, 3 * BOOT);
+  it('installs from secureboot/bronze.iso under Secure Boot: systemd-boot and the signed UKI on the ESP, and the disk boots enforcing', async () => {
+    const disk = path.join(dir, 'install.raw');
+    fs.closeSync(fs.openSync(disk, 'w'));
+    fs.truncateSync(disk, 3 * 1024 ** 3);
+    const isoVars = path.join(dir, 'OVMF_VARS-iso.fd');
+    fs.copyFileSync('/usr/share/OVMF/OVMF_VARS_4M.fd', isoVars);
+    const secrets = await generateSecrets();
+    const cfg = generateConfigs({ clusterName: 'sbi', endpoint: 'https://10.0.2.15:6443', additionalSANs: ['127.0.0.1'], secrets, installDisk: '/dev/vda' });
+    fs.writeFileSync(path.join(dir, 'install.yaml'), cfg.controlplane);
+    const port = await freePort();
+    const target = `127.0.0.1:${port}`;
+    const config = path.join(dir, 'bronzeconfig-install');
+    await save(config, await newClientConfig({ contextName: 'sbi', endpoints: [target], ca: secrets.certs.os, roles: ['os:admin'], ttlMs: 3600_000 }));
+
+    const t0 = Date.now();
+    const iso = new QemuVM({ apiPort: port, firmware: 'uefi-secureboot', ovmfVars: isoVars, boot: { kind: 'iso', path: SB_ISO }, drives: [`file=${disk},format=raw,if=virtio`] }, consoleFile('secureboot-iso-install')).start();
+    vm = iso;
+    await iso.waitFor(/[Ee]nroll/, BOOT);
+    const linux = await iso.waitFor(/Linux version \d/, BOOT);
+    await iso.waitFor(/[Ss]ecure boot enabled/, 60_000, linux);
+    await iso.waitFor(/machined\[1\]: maintenance mode: no machine configuration/, BOOT, linux);
+    times['iso: to maintenance mode'] = (Date.now() - t0) / 1000;
+    const applied = await bronzectlUntilOk(['apply-config', '--insecure', '-n', target, '-f', path.join(dir, 'install.yaml')], { timeoutMs: 180_000 });
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stderr).toMatch(/An install to \/dev\/vda starts now/);
+    const esp = await iso.waitFor(/machined\[1\]: install: bootloader: UEFI Secure Boot: signed systemd-boot and slot A's signed UKI \(EFI\/Linux\/bronze-a\.efi\) on the EFI system partition/, BOOT, linux);
+    const done = await iso.waitFor(/machined\[1\]: install done: rebooting into the installed disk/, BOOT, esp);
+    // (The enrolment's reset needs QEMU to reboot, so it does: once the firmware starts again,
+    // the node has shut down, and the ISO goes.)
+    await iso.waitFor(/BdsDxe: loading/, 120_000, done);
+    iso.kill();
+    await iso.waitExit(10_000);
+    times['iso: install (apply-config to reboot)'] = (Date.now() - t0) / 1000;
+    // The ESP as the firmware reads it: systemd-boot, the UKI, loader.conf naming it; no GRUB.
+    const mtools = { env: { ...process.env, MTOOLS_SKIP_CHECK: '1' }, encoding: 'utf8' as const };
+    const espAt = `${disk}@@1M`;
+    expect(execFileSync('mdir', ['-b', '-i', espAt, '::/EFI/Linux'], mtools).toLowerCase()).toMatch(/bronze-a\.efi/);
+    expect(execFileSync('mtype', ['-i', espAt, '::/loader/loader.conf'], mtools)).toMatch(/^default bronze-a\.efi$/m);
+    const loader = path.join(dir, 'installed-BOOTX64.EFI');
+    execFileSync('mcopy', ['-n', '-i', espAt, '::/EFI/BOOT/BOOTX64.EFI', loader], mtools);
+    expect(fs.readFileSync(loader).includes(Buffer.from('systemd-boot')), 'systemd-boot, not GRUB').toBe(true);
+    execFileSync('sbverify', ['--cert', '_out/secureboot/db.crt', loader], { stdio: 'pipe' });
+
+    const t1 = Date.now();
+    vm = new QemuVM({ apiPort: port, firmware: 'uefi-secureboot', ovmfVars: isoVars, boot: { kind: 'disk', path: disk } }, consoleFile('secureboot-installed')).start();
+    const again = await vm.waitFor(/Linux version \d/, BOOT);
+    await vm.waitFor(/[Ss]ecure boot enabled/, 60_000, again);
+    await vm.waitFor(/machined\[1\]: all 5 services Running/, BOOT, again);
+    times['installed disk: to Running'] = (Date.now() - t1) / 1000;
+    const ctl = (args: string[]) => bronzectl(args, { config, timeoutMs: 120_000 });
+    const bs = await ctl(['get', 'bootstatus', '-o', 'json']);
+    expect(bs.code, bs.stderr).toBe(0);
+    expect(JSON.parse(bs.stdout).spec).toMatchObject({ installed: true, booted: 'A', default: 'A' });
+    const ss = await ctl(['get', 'securitystate', '-o', 'json']);
+    expect(JSON.parse(ss.stdout).spec).toMatchObject({ secureBoot: true, bootedWithUKI: true });
     vm.kill();
     await vm.waitExit(10_000);
   }, 3 * BOOT);

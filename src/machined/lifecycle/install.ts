@@ -1,7 +1,9 @@
 // Install: Bronze written to a disk, from machine.install.disk in the configuration (at boot,
 // or when a configuration naming one is applied) or the Install RPC. The booted slot's files
 // come from the boot media (the ISO's /boot/{vmlinuz,initramfs.xz}) or a signed image from a
-// URL (a PXE-booted node has no media to copy from). What an install that failed after the
+// URL (a PXE-booted node has no media to copy from). A node that booted Bronze's signed UKI
+// through systemd-boot (Secure Boot) installs systemd-boot and the UKI for UEFI instead of GRUB:
+// the UKI comes from the media's /boot/bronze.efi (secureboot/bronze.iso) or the image's bronze.efi. What an install that failed after the
 // reply left behind stays visible: the MachineStatus condition 'install', BootStatus's
 // `install`, and the console.
 import fs from 'node:fs';
@@ -20,6 +22,7 @@ import type { LifecycleContext } from './context.ts';
 import { type BlockDisk, DiskError, listDisks, resolveDisk } from './disks.ts';
 import { fetchVerified } from './fetch-image.ts';
 import { checkInstallDisk, installToDisk } from './installer.ts';
+import { EFIVARS, bootedBronzeUki } from './sdboot.ts';
 import type { SlotFiles } from './slots.ts';
 import { publishStatus } from './status.ts';
 
@@ -135,11 +138,20 @@ async function installTo(ctx: LifecycleContext, o: InstallOptions, report: (stag
     if (err instanceof UpgradeImageError) throw new Error(`install image refused: ${err.message}`, { cause: err });
     throw err;
   }
-  const { files, version, cleanup, device } = source;
+  const { files, version, cleanup, device, uki } = source;
   try {
     if (device === disk.device) throw new DiskError(`${disk.device} is the media the node booted from (the install copies from it)`);
+    // Booted through systemd-boot from Bronze's signed UKI (Secure Boot media): the disk must
+    // boot the same way, or the firmware that enforces Secure Boot would refuse GRUB.
+    const sdBooted = bootedBronzeUki(ctx.o.efivars ?? EFIVARS);
+    if (sdBooted && !uki) {
+      throw new ApiError(
+        grpc.status.FAILED_PRECONDITION,
+        `this node booted Bronze's signed UKI (${sdBooted}) through systemd-boot, so the disk must get one for its ESP, and ${o.image ? `the image ${o.image}` : 'the boot media'} has none (bronze.efi): install from secureboot/bronze.iso, or with the Secure Boot image (secureboot/upgrade.tar)`,
+      );
+    }
     await installToDisk(
-      { disk, wipe: o.wipe, files, version, extraKernelArgs: o.extraKernelArgs, configText: ctx.o.configText(), bootloaderDir: ctx.bootloaderDir, signal },
+      { disk, wipe: o.wipe, files, version, extraKernelArgs: o.extraKernelArgs, configText: ctx.o.configText(), bootloaderDir: ctx.bootloaderDir, signal, ...(sdBooted ? { uki } : {}) },
       report,
     );
   } finally {
@@ -149,10 +161,11 @@ async function installTo(ctx: LifecycleContext, o: InstallOptions, report: (stag
 }
 
 /** The kernel and initramfs an install writes to slot A. */
-async function installSource(ctx: LifecycleContext, image: string, stage: string, report: (s: string, m: string, d?: number, t?: number) => void, signal: AbortSignal): Promise<{ files: SlotFiles; version: string; cleanup: () => Promise<void>; device?: string }> {
+async function installSource(ctx: LifecycleContext, image: string, stage: string, report: (s: string, m: string, d?: number, t?: number) => void, signal: AbortSignal): Promise<{ files: SlotFiles; version: string; cleanup: () => Promise<void>; device?: string; uki?: string }> {
   if (image) {
     const v = await fetchVerified(ctx, image, undefined, 0, stage, report, signal);
-    return { files: { vmlinuz: v.files.vmlinuz, initramfs: v.files['initramfs.xz'], roothash: v.manifest.roothash }, version: v.manifest.version, cleanup: async () => fs.rmSync(stage, { recursive: true, force: true }) };
+    const uki = v.files['bronze.efi'];
+    return { files: { vmlinuz: v.files.vmlinuz, initramfs: v.files['initramfs.xz'], roothash: v.manifest.roothash }, version: v.manifest.version, cleanup: async () => fs.rmSync(stage, { recursive: true, force: true }), ...(uki ? { uki } : {}) };
   }
   // The boot media: the ISO (iso9660 labelled BRONZE), mounted read-only for the copy.
   for (const d of listDisks()) {
@@ -165,7 +178,9 @@ async function installSource(ctx: LifecycleContext, image: string, stage: string
     fs.mkdirSync(dir, { recursive: true });
     mount(d.device, dir, 'iso9660', MS.RDONLY | MS.NOSUID | MS.NODEV | MS.NOEXEC);
     const roothash = fs.readFileSync(path.join(dir, 'boot', 'roothash'), 'utf8').trim();
-    return { files: { vmlinuz: path.join(dir, 'boot', 'vmlinuz'), initramfs: path.join(dir, 'boot', 'initramfs.xz'), roothash }, version: VERSION.tag, cleanup: async () => umount(dir), device: d.device };
+    // The Secure Boot media (secureboot/bronze.iso) carries the signed UKI for the ESP as well.
+    const uki = path.join(dir, 'boot', 'bronze.efi');
+    return { files: { vmlinuz: path.join(dir, 'boot', 'vmlinuz'), initramfs: path.join(dir, 'boot', 'initramfs.xz'), roothash }, version: VERSION.tag, cleanup: async () => umount(dir), device: d.device, ...(fs.existsSync(uki) ? { uki } : {}) };
   }
   throw new ApiError(grpc.status.FAILED_PRECONDITION, 'no install source: the node did not boot from the Bronze ISO; give an image URL (machine.install.image, or bronzectl install --image)');
 }

@@ -69,6 +69,10 @@ describe('the bootloader an install copies', () => {
       await expect(installToDisk(plan('amd64'), () => {})).rejects.toThrow(/no bootloader file mbr\.bin/);
       fs.rmSync(path.join(bl, 'efi.img'));
       await expect(installToDisk(plan('arm64'), () => {})).rejects.toThrow(/no bootloader file efi\.img/);
+      // With a UKI (an install under Secure Boot), the signed systemd-boot must be there too.
+      fs.writeFileSync(path.join(bl, 'efi.img'), 'x');
+      for (const f of ['mbr.bin', 'bios.img']) fs.writeFileSync(path.join(bl, f), 'x');
+      await expect(installToDisk({ ...plan('amd64'), uki: path.join(dir, 'bronze.efi') }, () => {})).rejects.toThrow(/no bootloader file sdboot\/BOOTX64\.EFI .*cannot install for Secure Boot/);
       // Nothing written: the disk is still sparse, with no block allocated.
       expect(fs.statSync(device).blocks, 'nothing written').toBe(0);
     } finally {

@@ -1,6 +1,7 @@
 // Installs Bronze onto one whole disk: the GPT of src/disk/layout.ts, GRUB for BIOS and
 // UEFI (arm64: UEFI) from the bootloader files image-builder/bootloader.sh made (copied byte for byte, as
-// disk.sh copies them into disk.raw), xfs on BOOT, STATE and EPHEMERAL, the image's kernel and
+// disk.sh copies them into disk.raw; under Secure Boot, signed systemd-boot and slot A's signed
+// UKI on the ESP instead, as secureboot-disk.sh has them), xfs on BOOT, STATE and EPHEMERAL, the image's kernel and
 // initramfs in slot A, grubenv choosing A, META recording the install, and the machine
 // configuration in STATE. Only the named disk is opened for writing.
 import fs from 'node:fs';
@@ -15,6 +16,7 @@ import { type BlockDisk, DiskError, describeContents } from './disks.ts';
 import { copyImage, copyTree, mkfsXfs, withMount } from './fs-tools.ts';
 import { MetaStore } from '../../install/meta.ts';
 import { type SlotFiles, initGrubenv, writeSlot } from './slots.ts';
+import { LOADER_CONF, UKI_DIR, loaderConf, ukiFile, writeUki } from './sdboot.ts';
 
 export interface InstallProgress {
   (stage: string, message: string, done?: number, total?: number): void;
@@ -31,6 +33,11 @@ export interface InstallPlan {
   extraKernelArgs: string[];
   /** The machine configuration to put in STATE, if any. */
   configText?: string;
+  /**
+   * Slot A's signed UKI: with it, UEFI boots systemd-boot and the UKI from the ESP instead of
+   * GRUB (an install under Secure Boot; the bootloader's sdboot/ has the signed systemd-boot).
+   */
+  uki?: string;
   /** image-builder/bootloader.sh's output (in the rootfs: /usr/share/bronze/bootloader). */
   bootloaderDir: string;
   /** The architecture the bootloader is for (default: this machine's): which firmwares it boots with. */
@@ -97,6 +104,9 @@ export async function checkInstallDisk(disk: BlockDisk, wipe: boolean, extraKern
 export const BOOT_FIRMWARES: Readonly<Record<string, readonly ('bios' | 'uefi')[]>> = { amd64: ['bios', 'uefi'], arm64: ['uefi'] };
 const FIRMWARE_FILES = { bios: ['mbr.bin', 'bios.img'], uefi: ['efi.img'] } as const;
 
+/** What an install under Secure Boot puts on the ESP in GRUB's place (image-builder/bootloader.sh's sdboot/). */
+export const SDBOOT_FILES = ['sdboot/BOOTX64.EFI', 'sdboot/keys/PK.auth', 'sdboot/keys/KEK.auth', 'sdboot/keys/db.auth'] as const;
+
 /** The bootloader files an install for `arch` copies onto the disk. */
 export function bootloaderFiles(arch: string): string[] {
   const firmwares = BOOT_FIRMWARES[arch];
@@ -114,6 +124,12 @@ export async function installToDisk(plan: InstallPlan, progress: InstallProgress
   const arch = plan.arch ?? bronzeArch();
   for (const f of bootloaderFiles(arch)) {
     if (!fs.existsSync(path.join(plan.bootloaderDir, f))) throw new Error(`the image has no bootloader file ${f} in ${plan.bootloaderDir}`);
+  }
+
+  if (plan.uki) {
+    for (const f of SDBOOT_FILES) {
+      if (!fs.existsSync(path.join(plan.bootloaderDir, f))) throw new Error(`the image has no bootloader file ${f} in ${plan.bootloaderDir}: it cannot install for Secure Boot`);
+    }
   }
 
   const bios = BOOT_FIRMWARES[arch]!.includes('bios');
@@ -183,6 +199,23 @@ async function writeDisk(plan: InstallPlan, layout: DiskLayout, mbr: Buffer | un
     step('bootloader', 'GRUB for UEFI (EFI system partition)');
   }
   await copyImage(path.join(plan.bootloaderDir, 'efi.img'), dev('EFI'));
+  if (plan.uki) {
+    // Under Secure Boot the firmware runs only what is signed: systemd-boot and the UKI (GRUB's
+    // EFI image, and the kernel GRUB would load, are not), as on secureboot/disk.raw.
+    const uki = plan.uki;
+    const bytes = fs.statSync(uki).size;
+    step('bootloader', `UEFI Secure Boot: signed systemd-boot and slot A's signed UKI (${UKI_DIR}/${ukiFile('A')}) on the EFI system partition`, 0, bytes);
+    await withMount(dev('EFI'), 'vfat', 'install-esp', async (esp) => {
+      const sd = path.join(plan.bootloaderDir, 'sdboot');
+      fs.rmSync(path.join(esp, 'EFI', 'BOOT'), { recursive: true, force: true });
+      fs.mkdirSync(path.join(esp, 'EFI', 'BOOT'), { recursive: true });
+      fs.copyFileSync(path.join(sd, 'BOOTX64.EFI'), path.join(esp, 'EFI', 'BOOT', 'BOOTX64.EFI'));
+      fs.mkdirSync(path.join(esp, 'loader', 'keys', 'auto'), { recursive: true });
+      for (const k of ['PK', 'KEK', 'db']) fs.copyFileSync(path.join(sd, 'keys', `${k}.auth`), path.join(esp, 'loader', 'keys', 'auto', `${k}.auth`));
+      fs.writeFileSync(path.join(esp, LOADER_CONF), loaderConf(ukiFile('A')));
+      await writeUki(esp, 'A', uki, (n) => progress('bootloader', `slot A's signed UKI`, n, bytes));
+    });
+  }
 
   step('format', 'xfs on BOOT, STATE and EPHEMERAL');
   const bootUuid = fs.readFileSync(path.join(plan.bootloaderDir, 'boot-uuid'), 'utf8').trim();

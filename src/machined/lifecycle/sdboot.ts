@@ -63,6 +63,20 @@ export function entryIdFor(booted: string, slot: Slot): string {
   return booted.slice(0, 7) + (letter === letter.toUpperCase() ? slot : slot.toLowerCase()) + booted.slice(8);
 }
 
+/** loader.conf as the images write it (image-builder/secureboot-esp.sh), with `id` the default. */
+export function loaderConf(id: string): string {
+  return `timeout 1\ndefault ${id}\nconsole-mode keep\nsecure-boot-enroll force\n`;
+}
+
+/**
+ * Whether systemd-boot started one of Bronze's UKIs (a slot's, or the install media's
+ * bronze.efi): an install from such a boot puts systemd-boot and the UKI on the disk's ESP.
+ */
+export function bootedBronzeUki(efivars = EFIVARS): string | undefined {
+  const id = readEfiString(efivars, 'LoaderEntrySelected');
+  return id && /^bronze(-[ab])?\.efi$/i.test(id) ? id : undefined;
+}
+
 /** Where systemd-boot started this boot from: its entry id and the slot, when it is a Bronze slot. */
 export function selectedEntry(efivars = EFIVARS): { id: string; slot: Slot } | undefined {
   const id = readEfiString(efivars, 'LoaderEntrySelected');

@@ -62,6 +62,25 @@ describe('Secure Boot', () => {
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  /**
+   * What a node of its own needs: an empty variable store (setup mode), a control-plane
+   * configuration installing to /dev/vda, a free API port, and a client context for it.
+   */
+  const freshNode = async (name: string) => {
+    const vars = path.join(dir, `OVMF_VARS-${name}.fd`);
+    fs.copyFileSync('/usr/share/OVMF/OVMF_VARS_4M.fd', vars);
+    const secrets = await generateSecrets();
+    const cfg = generateConfigs({ clusterName: name, endpoint: 'https://10.0.2.15:6443', additionalSANs: ['127.0.0.1'], secrets, installDisk: '/dev/vda' });
+    const configFile = path.join(dir, `${name}.yaml`);
+    fs.writeFileSync(configFile, cfg.controlplane);
+    const port = await freePort();
+    const target = `127.0.0.1:${port}`;
+    const config = path.join(dir, `bronzeconfig-${name}`);
+    await save(config, await newClientConfig({ contextName: name, endpoints: [target], ca: secrets.certs.os, roles: ['os:admin'], ttlMs: 3600_000 }));
+    const ctl = (args: string[], timeoutMs = 120_000) => bronzectl(args, { config, timeoutMs });
+    return { vars, port, target, configFile, ctl };
+  };
+
   it('enrolls Bronze\'s keys from setup mode, then boots the signed UKI with Secure Boot enforced', async () => {
     const roothash = fs.readFileSync(`${OUT}/roothash`, 'utf8').trim();
     const port = await freePort();
@@ -105,16 +124,7 @@ describe('Secure Boot', () => {
   it('disk.raw boots slot A\'s UKI under Secure Boot, and an upgrade boots slot B\'s signed UKI once, then commits it', async () => {
     const disk = path.join(dir, 'sb-disk.raw');
     execFileSync('cp', ['--sparse=always', SB_DISK, disk]);
-    const diskVars = path.join(dir, 'OVMF_VARS-disk.fd');
-    fs.copyFileSync('/usr/share/OVMF/OVMF_VARS_4M.fd', diskVars);
-    const secrets = await generateSecrets();
-    const cfg = generateConfigs({ clusterName: 'sb', endpoint: 'https://10.0.2.15:6443', additionalSANs: ['127.0.0.1'], secrets, installDisk: '/dev/vda' });
-    fs.writeFileSync(path.join(dir, 'controlplane.yaml'), cfg.controlplane);
-    const port = await freePort();
-    const target = `127.0.0.1:${port}`;
-    const config = path.join(dir, 'bronzeconfig');
-    await save(config, await newClientConfig({ contextName: 'sb', endpoints: [target], ca: secrets.certs.os, roles: ['os:admin'], ttlMs: 3600_000 }));
-    const ctl = (args: string[], timeoutMs = 120_000) => bronzectl(args, { config, timeoutMs });
+    const { vars: diskVars, port, target, configFile, ctl } = await freshNode('sb');
     const json = async (what: string) => {
       const r = await ctl(['get', what, '-o', 'json']);
       expect(r.code, r.stderr).toBe(0);
@@ -130,7 +140,7 @@ describe('Secure Boot', () => {
     await vm.waitFor(/machined\[1\]: mounted STATE \(\/dev\/vda5\) at \/system\/state/, BOOT, linux);
     await vm.waitFor(/machined\[1\]: maintenance mode: no machine configuration/, BOOT, linux);
     times['disk: to maintenance mode'] = (Date.now() - t0) / 1000;
-    const applied = await bronzectlUntilOk(['apply-config', '--insecure', '-n', target, '-f', path.join(dir, 'controlplane.yaml')], { timeoutMs: 180_000 });
+    const applied = await bronzectlUntilOk(['apply-config', '--insecure', '-n', target, '-f', configFile], { timeoutMs: 180_000 });
     expect(applied.code, applied.stderr).toBe(0);
     await vm.waitFor(running, BOOT, linux);
     expect(await json('bootstatus')).toMatchObject({ installed: true, booted: 'A', default: 'A' });
@@ -190,15 +200,7 @@ describe('Secure Boot', () => {
     const disk = path.join(dir, 'install.raw');
     fs.closeSync(fs.openSync(disk, 'w'));
     fs.truncateSync(disk, 3 * 1024 ** 3);
-    const isoVars = path.join(dir, 'OVMF_VARS-iso.fd');
-    fs.copyFileSync('/usr/share/OVMF/OVMF_VARS_4M.fd', isoVars);
-    const secrets = await generateSecrets();
-    const cfg = generateConfigs({ clusterName: 'sbi', endpoint: 'https://10.0.2.15:6443', additionalSANs: ['127.0.0.1'], secrets, installDisk: '/dev/vda' });
-    fs.writeFileSync(path.join(dir, 'install.yaml'), cfg.controlplane);
-    const port = await freePort();
-    const target = `127.0.0.1:${port}`;
-    const config = path.join(dir, 'bronzeconfig-install');
-    await save(config, await newClientConfig({ contextName: 'sbi', endpoints: [target], ca: secrets.certs.os, roles: ['os:admin'], ttlMs: 3600_000 }));
+    const { vars: isoVars, port, target, configFile, ctl } = await freshNode('sbi');
 
     const t0 = Date.now();
     const iso = new QemuVM({ apiPort: port, firmware: 'uefi-secureboot', ovmfVars: isoVars, boot: { kind: 'iso', path: SB_ISO }, drives: [`file=${disk},format=raw,if=virtio`] }, consoleFile('secureboot-iso-install')).start();
@@ -208,7 +210,7 @@ describe('Secure Boot', () => {
     await iso.waitFor(/[Ss]ecure boot enabled/, 60_000, linux);
     await iso.waitFor(/machined\[1\]: maintenance mode: no machine configuration/, BOOT, linux);
     times['iso: to maintenance mode'] = (Date.now() - t0) / 1000;
-    const applied = await bronzectlUntilOk(['apply-config', '--insecure', '-n', target, '-f', path.join(dir, 'install.yaml')], { timeoutMs: 180_000 });
+    const applied = await bronzectlUntilOk(['apply-config', '--insecure', '-n', target, '-f', configFile], { timeoutMs: 180_000 });
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stderr).toMatch(/An install to \/dev\/vda starts now/);
     const esp = await iso.waitFor(/machined\[1\]: install: bootloader: UEFI Secure Boot: signed systemd-boot and slot A's signed UKI \(EFI\/Linux\/bronze-a\.efi\) on the EFI system partition/, BOOT, linux);
@@ -235,7 +237,6 @@ describe('Secure Boot', () => {
     await vm.waitFor(/[Ss]ecure boot enabled/, 60_000, again);
     await vm.waitFor(/machined\[1\]: all 5 services Running/, BOOT, again);
     times['installed disk: to Running'] = (Date.now() - t1) / 1000;
-    const ctl = (args: string[]) => bronzectl(args, { config, timeoutMs: 120_000 });
     const bs = await ctl(['get', 'bootstatus', '-o', 'json']);
     expect(bs.code, bs.stderr).toBe(0);
     expect(JSON.parse(bs.stdout).spec).toMatchObject({ installed: true, booted: 'A', default: 'A' });

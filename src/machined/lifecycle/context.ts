@@ -14,8 +14,8 @@ import type { MountedVolumes, NodeDisk, VolumeLabel } from '../volumes.ts';
 import type { MachineStage } from '../machine-status.ts';
 import { withMount } from './fs-tools.ts';
 import { MetaStore, readMeta } from '../../install/meta.ts';
-import { type Slot, isSlot } from './slots.ts';
-import { EFIVARS, selectedEntry, setOneShot } from './sdboot.ts';
+import { type Slot, isSlot, updateGrubenv } from './slots.ts';
+import { EFIVARS, entryIdFor, selectedEntry, setOneShot } from './sdboot.ts';
 import { MS, mount } from '../../lib/sys.ts';
 
 /** What the lifecycle reports about the machine (MachineStatusReporter). */
@@ -113,11 +113,24 @@ export class LifecycleContext {
     return selectedEntry(this.o.efivars ?? EFIVARS);
   }
 
-  /** Boots systemd-boot's entry `id` once at the next boot (LoaderEntryOneShot). */
-  setOneShot(id: string): void {
+  /**
+   * Boots `target` once at the next boot: GRUB's next_entry on BOOT (mounted at `dir`) and,
+   * under systemd-boot, its one-shot entry (LoaderEntryOneShot), which arms it there; when that
+   * write fails, grubenv is put back and nothing is armed.
+   */
+  armBootOnce(dir: string, target: Slot): void {
+    updateGrubenv(dir, { next_entry: target, next_tries: '1' });
+    const sd = this.sdBoot();
+    if (!sd) return;
+    const id = entryIdFor(sd.id, target);
     const efivars = this.o.efivars ?? EFIVARS;
     const remount = this.o.remountEfivars ?? ((writable: boolean) => mount(null, efivars, null, MS.REMOUNT | MS.NOSUID | MS.NODEV | MS.NOEXEC | (writable ? 0 : MS.RDONLY)));
-    setOneShot(id, { efivars, remount });
+    try {
+      setOneShot(id, { efivars, remount });
+    } catch (err) {
+      updateGrubenv(dir, { next_entry: '', next_tries: '' });
+      throw new Error(`setting systemd-boot's LoaderEntryOneShot to ${id}: ${(err as Error).message}`, { cause: err });
+    }
   }
 
   async exclusive<T>(what: string, fn: () => Promise<T>): Promise<T> {

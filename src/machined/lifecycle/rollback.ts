@@ -5,8 +5,8 @@
 import * as grpc from '@grpc/grpc-js';
 import { ApiError } from '../api/common.ts';
 import type { LifecycleContext } from './context.ts';
-import { entryIdFor, UKI_DIR, ukiFile, ukiPresent } from './sdboot.ts';
-import { otherSlot, slotPresent, updateGrubenv } from './slots.ts';
+import { UKI_DIR, ukiFile, ukiPresent } from './sdboot.ts';
+import { otherSlot, slotPresent } from './slots.ts';
 
 export async function checkRollback(ctx: LifecycleContext): Promise<void> {
   ctx.refuseIfBusy('roll back');
@@ -43,15 +43,11 @@ export function rollback(ctx: LifecycleContext, actorId: string): Promise<void> 
       ctx.setMeta(disk, { 'rollback.from': booted, 'rollback.to': target, 'rollback.version': ctx.meta(disk)[`slot.${target}.version`] ?? '', 'rollback.state': 'trying', 'rollback.time': new Date().toISOString() });
       // A trial like an upgrade's: the old slot becomes the default once it is Running, and
       // if it no longer boots (a failed upgrade left there), GRUB comes back here.
-      updateGrubenv(dir, { next_entry: target, next_tries: '1' });
-      if (sd) {
-        try {
-          ctx.setOneShot(entryIdFor(sd.id, target));
-        } catch (err) {
-          updateGrubenv(dir, { next_entry: '', next_tries: '' });
-          ctx.setMeta(disk, { 'rollback.state': 'failed', 'rollback.failed': new Date().toISOString(), 'rollback.error': `setting systemd-boot's LoaderEntryOneShot: ${(err as Error).message}` });
-          throw err;
-        }
+      try {
+        ctx.armBootOnce(dir, target);
+      } catch (err) {
+        ctx.setMeta(disk, { 'rollback.state': 'failed', 'rollback.failed': new Date().toISOString(), 'rollback.error': (err as Error).message });
+        throw err;
       }
     });
     ctx.o.log.warn(`rollback: arm: slot ${target} (${ctx.meta(disk)[`slot.${target}.version`] ?? 'unknown version'}) boots once next, and becomes the default when Running; rebooting`);

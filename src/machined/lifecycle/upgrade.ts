@@ -11,7 +11,7 @@ import { ApiError } from '../api/common.ts';
 import type { ProgressEvent, UpgradeOptions, UpgradeOutcome } from '../api/lifecycle.ts';
 import type { LifecycleContext } from './context.ts';
 import { fetchVerified } from './fetch-image.ts';
-import { type BootSnapshot, bootSnapshot, otherSlot, updateGrubenv, writeSlot } from './slots.ts';
+import { type BootSnapshot, bootSnapshot, otherSlot, writeSlot } from './slots.ts';
 import { entryIdFor, UKI_DIR, ukiFile, writeUki } from './sdboot.ts';
 import { publishStatus } from './status.ts';
 import { META_WIPE_PENDING, META_WIPE_REASON } from './wipe.ts';
@@ -82,15 +82,7 @@ export function upgrade(ctx: LifecycleContext, o: UpgradeOptions, upload: AsyncI
       });
       snap = await ctx.withBoot(disk, async (dir) => {
         try {
-          updateGrubenv(dir, { next_entry: target, next_tries: '1' });
-          if (sd) {
-            try {
-              ctx.setOneShot(entryIdFor(sd.id, target));
-            } catch (err) {
-              updateGrubenv(dir, { next_entry: '', next_tries: '' });
-              throw new Error(`setting systemd-boot's LoaderEntryOneShot to ${entryIdFor(sd.id, target)}: ${(err as Error).message}`, { cause: err });
-            }
-          }
+          ctx.armBootOnce(dir, target);
         } catch (err) {
           // Not armed: the wipe must not happen either.
           if (!o.preserve) ctx.setMeta(disk, {}, [META_WIPE_PENDING, META_WIPE_REASON]);

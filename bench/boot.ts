@@ -11,16 +11,25 @@
 // the machine's noise falls on both alike; medians and their ratios to the floor are printed.
 // Asserts nothing.
 //   make bench              (BENCH_RUNS=5 for more runs; BENCH_MEMORY=384 for another VM size)
+//   BENCH_AGAINST=<dir>     also boots the image in <dir> (vmlinuz, initramfs.xz, cmdline,
+//                           roothash of another build, e.g. copied from _out/amd64 before a
+//                           change) in the same interleaved runs, and prints this build's times
+//                           as a ratio to that one's
 //   make bench ARCH=arm64   (BENCH_ARCH: the arm64 image, its floor init cross-compiled)
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import tls from 'node:tls';
 import { DEFAULT_MEMORY_MIB, QemuVM, type QemuArch, isQemuArch } from '../image-builder/qemu.ts';
 import { StateAPI, connect } from '../src/client/index.ts';
 import { freePort } from '../test/lib/ports.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const MEMORY = Number(process.env.BENCH_MEMORY ?? DEFAULT_MEMORY_MIB);
+const AGAINST = process.env.BENCH_AGAINST;
+if (AGAINST !== undefined && !['vmlinuz', 'initramfs.xz', 'cmdline', 'roothash'].every((f) => fs.existsSync(path.join(AGAINST, f)))) {
+  throw new Error(`BENCH_AGAINST=${AGAINST}: not an image directory (vmlinuz, initramfs.xz, cmdline, roothash)`);
+}
 const IDLE_SECONDS = 20;
 const ARCH: QemuArch = (() => {
   const a = process.env.BENCH_ARCH ?? 'amd64';
@@ -65,48 +74,78 @@ async function floorOnce(initrd: string): Promise<number> {
 
 /**
  * The time the maintenance API first answers a resource read (what maintenance mode serves, as
- * Talos's does). An attempt starts every 250 ms while fewer than two are in flight, each with
- * its own client (a channel whose connections failed waits out gRPC's reconnect backoff) and a
- * 3 s deadline (until the guest's network is up, QEMU's port forward holds a connection without
- * an answer); the first answer ends it. At most two: a dozen held connections let through at
- * once when the guest's network comes up were a dozen TLS handshakes on a node still starting,
- * which the measurement itself then paid for.
+ * Talos's does), in two steps. Until the guest's network and apid are up, QEMU's port forward
+ * accepts a connection and then holds it without an answer, so first a TLS handshake is tried
+ * every 250 ms (at most two in flight, each given 1.5 s): a finished handshake is apid serving
+ * on the guest's address. Then the read itself, one at a time with a long deadline, retried
+ * 250 ms after a failure: on a node still starting the first call may take seconds, and one
+ * abandoned at a short deadline would only be paid for again. (Before, each attempt was a gRPC
+ * call with a 3 s deadline from the start, which measured in steps of 3 s.)
  */
 /** What each failed attempt of the last apiAnswers() saw, for the run's log. */
 const probes: string[] = [];
 
 function apiAnswers(port: number, vm: QemuVM): Promise<number> {
   probes.length = 0;
-  return new Promise((resolve, reject) => {
+  const at = () => ((Date.now() - vm.startedAt) / 1000).toFixed(2);
+  const check = (): Error | undefined => {
+    if (vm.exited) return new Error(`QEMU exited before the API answered\n${vm.tail()}`);
+    if (vm.oom) return new Error(`OOM kill before the API answered: ${vm.oom}`);
+    if (Date.now() - vm.startedAt > 300_000) return new Error(`API not answering after 300 s\n${vm.tail()}`);
+    return undefined;
+  };
+  const handshake = new Promise<void>((resolve, reject) => {
+    let inFlight = 0;
     let done = false;
-    const clients = new Set<ReturnType<typeof connect>>();
-    const finish = (err: Error | undefined, at?: number) => {
-      if (done) return;
-      done = true;
-      clearInterval(timer);
-      for (const c of clients) c.close();
-      if (err) reject(err);
-      else resolve(at!);
-    };
     const attempt = () => {
-      if (clients.size >= 2) return;
-      if (vm.exited) return finish(new Error(`QEMU exited before the API answered\n${vm.tail()}`));
-      if (vm.oom) return finish(new Error(`OOM kill before the API answered: ${vm.oom}`));
-      if (Date.now() - vm.startedAt > 300_000) return finish(new Error(`API not answering after 300 s\n${vm.tail()}`));
-      const client = connect({ endpoints: [`127.0.0.1:${port}`], insecure: true });
-      clients.add(client);
-      const began = Date.now() - vm.startedAt;
-      new StateAPI(client)
-        .get('meta', 'ResourceDefinitions.meta.cosi.dev', 'resourcedefinitions.meta.cosi.dev', { deadline: Date.now() + 3000 })
-        .then(() => finish(undefined, Date.now() - vm.startedAt))
-        .catch((err: Error) => probes.push(`${(began / 1000).toFixed(2)}..${((Date.now() - vm.startedAt) / 1000).toFixed(2)} s: ${err.message.split('\n')[0]}`))
-        .finally(() => {
-          clients.delete(client);
-          client.close();
-        });
+      if (done || inFlight >= 2) return;
+      const err = check();
+      if (err) {
+        done = true;
+        clearInterval(timer);
+        return reject(err);
+      }
+      inFlight++;
+      const began = at();
+      const socket = tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false, ALPNProtocols: ['h2'] });
+      const end = (ok: boolean, why: string) => {
+        socket.destroy();
+        clearTimeout(giveUp);
+        inFlight--;
+        if (!ok) return probes.push(`${began}..${at()} s: TLS handshake: ${why}`);
+        if (!done) {
+          done = true;
+          clearInterval(timer);
+          resolve();
+        }
+      };
+      const giveUp = setTimeout(() => end(false, 'no answer in 1.5 s'), 1500);
+      socket.once('secureConnect', () => end(true, ''));
+      socket.once('error', (e) => end(false, e.message));
     };
     const timer = setInterval(attempt, 250);
     attempt();
+  });
+  const read = async (): Promise<number> => {
+    for (;;) {
+      const err = check();
+      if (err) throw err;
+      const client = connect({ endpoints: [`127.0.0.1:${port}`], insecure: true });
+      const began = at();
+      try {
+        await new StateAPI(client).get('meta', 'ResourceDefinitions.meta.cosi.dev', 'resourcedefinitions.meta.cosi.dev', { deadline: Date.now() + 30_000 });
+        return Date.now() - vm.startedAt;
+      } catch (e) {
+        probes.push(`${began}..${at()} s: ${(e as Error).message.split('\n')[0]}`);
+        await new Promise((r) => setTimeout(r, 250));
+      } finally {
+        client.close();
+      }
+    }
+  };
+  return handshake.then(() => {
+    probes.push(`${at()} s: TLS handshake done`);
+    return read();
   });
 }
 
@@ -115,15 +154,19 @@ interface BronzeRun {
   running: number;
   pss: string;
   total: number;
+  /** machined's cpustats line: each process's CPU time when all came up. */
+  cpu: string;
 }
 
-async function bronzeOnce(): Promise<BronzeRun> {
+async function bronzeOnce(imageDir?: string): Promise<BronzeRun> {
   const port = await freePort();
-  const vm = new QemuVM({ arch: ARCH, apiPort: port, noReboot: true, memoryMiB: MEMORY, append: `bronze.debug.memstats=${IDLE_SECONDS}` }).start();
+  const vm = new QemuVM({ arch: ARCH, apiPort: port, noReboot: true, memoryMiB: MEMORY, imageDir, append: `bronze.debug.memstats=${IDLE_SECONDS}` }).start();
   try {
     const api = await apiAnswers(port, vm);
     const up = await vm.waitFor(/all 5 services Running/, 300_000);
     const running = Date.now() - vm.startedAt;
+    const cpuLine = await vm.waitFor(/cpustats: at Running (.*)$/, 30_000, up).catch(() => undefined);
+    const cpu = cpuLine === undefined ? '?' : /cpustats: at Running (.*)$/.exec(vm.lines[cpuLine]!)![1]!;
     const mem = await vm.waitFor(/memstats: pss (.*)$/, (IDLE_SECONDS + 60) * 1000, up);
     const pss = /memstats: pss (.*)$/.exec(vm.lines[mem]!)![1]!;
     const total = Number(/total=([\d.]+)MiB/.exec(pss)?.[1] ?? NaN);
@@ -134,7 +177,7 @@ async function bronzeOnce(): Promise<BronzeRun> {
     fs.writeFileSync(`_out/bench/bronze-probes-${ARCH}-${port}.log`, probes.join('\n') + '\n');
     await vm.monitorCommand('system_powerdown');
     await vm.waitExit(120_000);
-    return { api, running, pss, total };
+    return { api, running, pss, total, cpu };
   } finally {
     vm.kill();
   }
@@ -147,21 +190,37 @@ async function main(): Promise<void> {
   console.log(`boot under QEMU/TCG (${ARCH}: ${MACHINE}, 2 vCPUs, ${MEMORY} MiB), ${RUNS} runs of each, interleaved`);
   const floors: number[] = [];
   const runs: BronzeRun[] = [];
+  const against: BronzeRun[] = [];
+  const line = (r: BronzeRun) => `API answering ${secs(r.api)}, all 5 services Running ${secs(r.running)}`;
   for (let i = 0; i < RUNS; i++) {
     const f = await floorOnce(initrd);
     floors.push(f);
     const r = await bronzeOnce();
     runs.push(r);
-    console.log(`  run ${i + 1}: floor ${secs(f)}; Bronze: API answering ${secs(r.api)}, all 5 services Running ${secs(r.running)}`);
+    console.log(`  run ${i + 1}: floor ${secs(f)}; Bronze: ${line(r)}`);
+    console.log(`         CPU time at Running: ${r.cpu}`);
     console.log(`         PSS at idle (${IDLE_SECONDS} s): ${r.pss}`);
+    if (AGAINST !== undefined) {
+      const a = await bronzeOnce(AGAINST);
+      against.push(a);
+      console.log(`         ${AGAINST}: ${line(a)}; PSS ${a.total.toFixed(1)} MiB; CPU time at Running: ${a.cpu}`);
+    }
   }
   const floor = median(floors);
   const api = median(runs.map((r) => r.api));
   const running = median(runs.map((r) => r.running));
+  const pss = median(runs.map((r) => r.total));
   console.log(`median floor (trivial init, power off)   ${secs(floor)}`);
   console.log(`median maintenance API answering         ${secs(api)}  = ${(api / floor).toFixed(1)}x the floor (target <= 3x)`);
   console.log(`median all 5 services Running            ${secs(running)}  = ${(running / floor).toFixed(1)}x the floor (target <= 4x)`);
-  console.log(`median idle PSS, all six processes       ${median(runs.map((r) => r.total)).toFixed(1)} MiB (target <= 200)`);
+  console.log(`median idle PSS, all six processes       ${pss.toFixed(1)} MiB (target <= 200)`);
+  if (AGAINST !== undefined) {
+    const aApi = median(against.map((r) => r.api));
+    const aRunning = median(against.map((r) => r.running));
+    const aPss = median(against.map((r) => r.total));
+    console.log(`against ${AGAINST} (same runs): API answering ${secs(aApi)}, Running ${secs(aRunning)}, PSS ${aPss.toFixed(1)} MiB`);
+    console.log(`  this build / that one: API ${(api / aApi).toFixed(2)}, Running ${(running / aRunning).toFixed(2)}, PSS ${(pss / aPss).toFixed(2)}`);
+  }
 }
 
 main().catch((err) => {

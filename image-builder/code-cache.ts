@@ -1,5 +1,5 @@
 // Makes the V8 code cache of every role bundle, for the single executable to compile its role
-// from (src/main.ts). Each bundle is compiled exactly as the binary compiles it and its module
+// from (src/main.ts), and the list of Node built-in modules its module code loads (<role>.builtins). Each bundle is compiled exactly as the binary compiles it and its module
 // code is run (the role's main is not started), so that the cache holds the bytecode of every
 // function that runs while the modules load, not only the top level. V8 accepts a cache only
 // from the same V8 build, flags and architecture: the caches are made by the pinned runtime the
@@ -8,11 +8,11 @@
 // usage: node image-builder/code-cache.ts [--runtime <node>] [--emulator <qemu-user>] <roles-dir> <role>...
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
+import { createRequire, isBuiltin } from 'node:module';
 import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { CODE_CACHE_SEED_FLAG, CODE_CACHE_V8_FLAGS, roleAsset, roleCacheAsset, wrapRoleSource, type RoleFunction } from '../src/lib/role-source.ts';
+import { CODE_CACHE_SEED_FLAG, CODE_CACHE_V8_FLAGS, roleAsset, roleBuiltinsAsset, roleCacheAsset, wrapRoleSource, type RoleFunction } from '../src/lib/role-source.ts';
 
 // Reproducible caches need a fixed hash seed on the command line (see CODE_CACHE_SEED_FLAG), no
 // baseline compilation on background threads (measured: without it one cache in a few differs
@@ -63,8 +63,17 @@ for (const role of roles) {
   const script = new vm.Script(wrapRoleSource(fs.readFileSync(file, 'utf8')), { filename: roleAsset(role) });
   const fn = script.runInThisContext() as RoleFunction;
   const mod = { exports: {} };
-  fn(mod.exports, createRequire(path.resolve(file)), mod, file, path.dirname(file));
+  // The Node built-in modules the bundle's module code loads, in the order it loads them: the
+  // binary loads them before it sets the cache's flags (src/lib/role-source.ts).
+  const builtins: string[] = [];
+  const base = createRequire(path.resolve(file));
+  const recording = Object.assign((id: string) => {
+    if (isBuiltin(id) && !builtins.includes(id)) builtins.push(id);
+    return base(id) as unknown;
+  }, base) as NodeJS.Require;
+  fn(mod.exports, recording, mod, file, path.dirname(file));
   if (typeof (mod.exports as { start?: unknown }).start !== 'function') throw new Error(`${file}: no start() exported`);
   const cache = script.createCachedData();
   fs.writeFileSync(path.join(dir, roleCacheAsset(role)), cache);
+  fs.writeFileSync(path.join(dir, roleBuiltinsAsset(role)), builtins.map((b) => `${b}\n`).join(''));
 }

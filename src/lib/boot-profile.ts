@@ -74,8 +74,9 @@ export async function maybeProfile(role: string): Promise<void> {
   try {
     cmdline = fs.readFileSync('/proc/cmdline', 'utf8');
   } catch {
-    // machined as PID 1 mounts /proc itself, just after it starts: look again then.
-    if (role === 'machined') setTimeout(() => void maybeProfile(role), 500).unref();
+    // machined as PID 1 mounts /proc itself, just after it starts, and apid and networkd start
+    // before it (machined/early.ts): look again then.
+    setTimeout(() => void maybeProfile(role), 500).unref();
     return;
   }
   const { roles, seconds } = profileRequest(cmdline);

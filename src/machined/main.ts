@@ -18,7 +18,7 @@ import { MOUNT_STATUS_TYPE } from '../contract/resources/mount-status.ts';
 import { SECURITY_STATE_ID, SECURITY_STATE_TYPE } from '../contract/resources/security-state.ts';
 import { ROOTFS_STATUS_ID, ROOTFS_STATUS_TYPE } from '../contract/resources/rootfs-status.ts';
 import { watchPowerButton } from './powerbutton.ts';
-import { memoryReport } from './memstats.ts';
+import { cpuReport, memoryReport } from './memstats.ts';
 import { Reaper, spawnedChildren } from './reaper.ts';
 import { runSequence, type SequenceName, type TaskName } from './sequences.ts';
 import { SERVICE_ENV, baseServiceEnv, daemonEnv, serviceSpecs } from './services.ts';
@@ -137,17 +137,19 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
     process.kill(pid, 'SIGKILL');
   };
 
-  // Measurement aid, only with `bronze.debug.memstats=<seconds>`: after that long at idle,
-  // log the PSS of machined and every daemon (the benchmark reads it from the console).
+  // Measurement aid, only with `bronze.debug.memstats=<seconds>`: log the CPU time every
+  // process has used once all are up, and after that long at idle the PSS of machined and
+  // every daemon (the benchmark reads both from the console).
   let memstatsScheduled = false;
   const debugMemstats = () => {
     const secs = Number(cmdline().get('bronze.debug.memstats'));
     if (!secs || memstatsScheduled) return;
     memstatsScheduled = true;
-    setTimeout(() => {
-      const procs = [{ name: 'machined', pid: process.pid }, ...supervisor.list().map((s) => ({ name: s.id, pid: s.pid }))];
-      log.info(`memstats: pss ${memoryReport(procs)}`);
-    }, secs * 1000);
+    const procs = () => [{ name: 'machined', pid: process.pid }, ...supervisor.list().map((s) => ({ name: s.id, pid: s.pid }))];
+    // Where the boot's CPU went: each process's CPU time when all came up. PID 1's counts
+    // the kernel's own start-up and preinit as well, which ran as PID 1 before machined.
+    log.info(`cpustats: at Running ${cpuReport(procs())}`);
+    setTimeout(() => log.info(`memstats: pss ${memoryReport(procs())}`), secs * 1000);
   };
 
   let machinedApi: { close(): Promise<void> } | undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memoryReport, parsePssKiB, pssKiB } from './memstats.ts';
+import { cpuReport, cpuSeconds, memoryReport, parseCpuSeconds, parsePssKiB, pssKiB } from './memstats.ts';
 
 describe('PSS', () => {
   it('parses smaps_rollup', () => {
@@ -10,5 +10,20 @@ describe('PSS', () => {
     expect(pssKiB(process.pid)).toBeGreaterThan(1000);
     expect(memoryReport([{ name: 'self', pid: process.pid }, { name: 'gone', pid: undefined }])).toMatch(/^self=\d+\.\dMiB gone=\? total=\d+\.\dMiB$/);
     expect(memoryReport([{ name: 'a', pid: 1 }, { name: 'b', pid: 2 }], (pid) => pid * 1024)).toBe('a=1.0MiB b=2.0MiB total=3.0MiB');
+  });
+});
+
+describe('CPU time', () => {
+  it('parses /proc/<pid>/stat after the command, whatever it holds', () => {
+    const rest = 'S 1 92 92 0 -1 4194560 2870 0 0 0 137 24 0 0 20 0 11 0 1650 1005383680 9620 18446744073709551615';
+    expect(parseCpuSeconds(`92 (apid) ${rest}`)).toEqual({ user: 1.37, system: 0.24 });
+    expect(parseCpuSeconds(`92 (a (b) c) ${rest}`)).toEqual({ user: 1.37, system: 0.24 });
+    expect(parseCpuSeconds('92 (x) S 1')).toBeUndefined();
+  });
+  it('reads this process and reports unknown pids as ?', () => {
+    expect(cpuSeconds(process.pid)!.user).toBeGreaterThan(0);
+    expect(cpuReport([{ name: 'a', pid: 1 }, { name: 'gone', pid: undefined }, { name: 'b', pid: 2 }], (pid) => ({ user: pid, system: pid / 2 }))).toBe(
+      'a=1.50s(sys 0.50) gone=? b=3.00s(sys 1.00) total=4.50s(sys 1.50)',
+    );
   });
 });

@@ -26,3 +26,37 @@ export function memoryReport(procs: Array<{ name: string; pid: number | undefine
   });
   return [...parts, `total=${(total / 1024).toFixed(1)}MiB`].join(' ');
 }
+
+/**
+ * CPU time a process has used, user and system, in seconds, from /proc/<pid>/stat: fields 14
+ * and 15 after the command (which may hold spaces and parentheses, so parsing starts after its
+ * last ')'), in clock ticks of 1/100 s (USER_HZ on Linux).
+ */
+export function parseCpuSeconds(stat: string): { user: number; system: number } | undefined {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const user = Number(fields[11]);
+  const system = Number(fields[12]);
+  return Number.isFinite(user) && Number.isFinite(system) ? { user: user / 100, system: system / 100 } : undefined;
+}
+
+export function cpuSeconds(pid: number): { user: number; system: number } | undefined {
+  try {
+    return parseCpuSeconds(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** "machined=3.21s(sys 1.02) apid=1.10s(sys 0.31) ... total=9.80s(sys 2.50)": CPU time so far. */
+export function cpuReport(procs: Array<{ name: string; pid: number | undefined }>, cpu: (pid: number) => { user: number; system: number } | undefined = cpuSeconds): string {
+  let user = 0;
+  let system = 0;
+  const show = (u: number, s: number) => `${(u + s).toFixed(2)}s(sys ${s.toFixed(2)})`;
+  const parts = procs.map(({ name, pid }) => {
+    const t = pid === undefined ? undefined : cpu(pid);
+    user += t?.user ?? 0;
+    system += t?.system ?? 0;
+    return `${name}=${t === undefined ? '?' : show(t.user, t.system)}`;
+  });
+  return [...parts, `total=${show(user, system)}`].join(' ');
+}

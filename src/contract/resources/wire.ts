@@ -31,6 +31,30 @@ export function yamlSpec(def: ResourceDefinition | undefined, spec: unknown): st
   return YAML.stringify(yamlValue(def, spec));
 }
 
+/**
+ * The yaml_spec text machined and the node's own daemons exchange: the same value as JSON, which
+ * is YAML too (YAML 1.2 reads every JSON text as the same value), so any COSI client still reads
+ * it. JSON.stringify and JSON.parse are native, where the YAML library is JavaScript: under
+ * QEMU/TCG the YAML of a boot's publications and watch events was a visible part of networkd's
+ * and machined's CPU profiles. API callers (through apid) get YAML, as Talos's show.
+ */
+export function jsonSpec(def: ResourceDefinition | undefined, spec: unknown): string {
+  return JSON.stringify(yamlValue(def, spec)) ?? 'null';
+}
+
+/** A yaml_spec text's value: JSON.parse for what jsonSpec writes, the YAML parser for the rest. */
+function parseSpecText(text: string): unknown {
+  const first = text[0];
+  if (first === '{' || first === '[' || first === '"') {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      // YAML that only starts like JSON (a flow mapping such as `{a: 1}`): the YAML parser reads it.
+    }
+  }
+  return YAML.parse(text) as unknown;
+}
+
 const INT64 = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
 
 /**
@@ -75,7 +99,7 @@ export function protoSpec(def: ResourceDefinition | undefined, spec: unknown): B
 /** The spec from yaml_spec text ('' for none: null); a MachineConfig's is its MachineConfigDocuments. */
 export function specFromYaml(def: ResourceDefinition | undefined, text: string): unknown {
   if (!text) return null;
-  const value = YAML.parse(text) as unknown;
+  const value = parseSpecText(text);
   if (def?.yamlForm === 'config-text' && typeof value === 'string') return machineConfigDocuments(value);
   return value;
 }

@@ -127,7 +127,7 @@ describe('cosi.resource.State handlers', () => {
     await expect(callUnary(h.Get, { type: SVC, id: 'nope' })).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
   });
 
-  it('proto_spec goes to API callers (apid names their roles); local daemons get yaml_spec alone', async () => {
+  it('proto_spec and YAML go to API callers (apid names their roles); local daemons get yaml_spec alone, as JSON (which YAML reads alike)', async () => {
     const { h, state } = await setup();
     const spec = { index: 2, type: 'ether', linkIndex: 0, flags: 'UP', hardwareAddr: '', permanentAddr: '', broadcastAddr: '', mtu: 1500, queueDisc: '', operationalState: 'up', kind: '', slaveKind: '', linkState: true };
     await state.create(newResource('network', LINK_STATUS_TYPE, 'eth0', spec), { owner: 'networkd' });
@@ -138,7 +138,9 @@ describe('cosi.resource.State handlers', () => {
     const local = (await callUnary(h.Get, { type: LINK_STATUS_TYPE, id: 'eth0' })) as typeof api;
     expect(local.resource.spec.proto_spec.length).toBe(0);
     expect(YAML.parse(local.resource.spec.yaml_spec)).toEqual(spec);
-    expect(local.resource.spec.yaml_spec).toBe(api.resource.spec.yaml_spec);
+    expect(JSON.parse(local.resource.spec.yaml_spec)).toEqual(spec);
+    expect(YAML.parse(api.resource.spec.yaml_spec)).toEqual(spec);
+    expect(api.resource.spec.yaml_spec).toMatch(/^index: 2\ntype: ether\n/);
   });
 
   it('writes without a daemon owner are PERMISSION_DENIED', async () => {

@@ -29,7 +29,7 @@ import * as grpc from '@grpc/grpc-js';
 import { ROLE_METADATA_KEY } from '../../contract/rbac.ts';
 import type { ResourceDefinition } from '../../contract/resources/definition.ts';
 import { AmbiguousResourceTypeError, type DefinitionRegistry, OWNER_METADATA_KEY, STATE_ERROR_METADATA_KEY } from '../../contract/resources/registry.ts';
-import { protoSpec, specFromYaml, yamlSpec } from '../../contract/resources/wire.ts';
+import { jsonSpec, protoSpec, specFromYaml, yamlSpec } from '../../contract/resources/wire.ts';
 import type { Resource as WireResource } from '../../contract/wire/cosi/resource/Resource.ts';
 import type { Event as WireEvent } from '../../contract/wire/cosi/resource/Event.ts';
 import type { ListRequest__Output as ListRequest } from '../../contract/wire/cosi/resource/ListRequest.ts';
@@ -53,7 +53,8 @@ export const READ_ONLY_MESSAGE = 'resources are read-only through the API';
 
 /**
  * A resource as COSI sends it; `def` is its type's definition (none: YAML only). Without
- * `proto`, the spec goes as yaml_spec alone: the node's own daemons read nothing else.
+ * `proto` (the node's own daemons, which read nothing else), the spec goes as yaml_spec alone,
+ * written as JSON (wire.ts, jsonSpec).
  */
 export function toWireResource(r: Resource, def: ResourceDefinition | undefined, proto = true): WireResource {
   const m = r.metadata;
@@ -71,7 +72,7 @@ export function toWireResource(r: Resource, def: ResourceDefinition | undefined,
       labels: { ...m.labels },
       annotations: { ...def?.annotations, ...m.annotations },
     },
-    spec: { proto_spec: proto ? protoSpec(def, r.spec) : Buffer.alloc(0), yaml_spec: yamlSpec(def, r.spec) },
+    spec: proto ? { proto_spec: protoSpec(def, r.spec), yaml_spec: yamlSpec(def, r.spec) } : { proto_spec: Buffer.alloc(0), yaml_spec: jsonSpec(def, r.spec) },
   };
 }
 

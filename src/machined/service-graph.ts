@@ -8,6 +8,8 @@ export interface ServiceNode {
   dependsOn: DaemonName[];
   /** Stopped only once these have stopped (shutdown order only). */
   stopAfter?: DaemonName[];
+  /** The nice value it starts at, until its first health check passes (ServiceSpec.startNice). */
+  startNice?: number;
   description: string;
 }
 
@@ -16,15 +18,16 @@ export interface ServiceNode {
 // when it appears. The order is for start-up time alone: apid and networkd (the API needs both:
 // apid serves it, networkd brings the links up) start at once; udevd, timed and trustd wait
 // until apid is up, so that on a small machine they do not take the CPUs from it while it
-// starts (measured under QEMU/TCG with 2 vCPUs: see bench/boot.ts). At shutdown networkd is
+// starts (measured under QEMU/TCG with 2 vCPUs: see bench/boot.ts), and then start at nice 10
+// until they are up: the API answers its first calls while they load. At shutdown networkd is
 // stopped last: apid's last replies (the end of an upgrade's, install's or repair's stream) leave
 // through the addresses networkd removes when it stops.
 export const SERVICE_GRAPH: readonly ServiceNode[] = [
   { id: 'apid', dependsOn: [], description: 'the mTLS API gateway on :50000' },
   { id: 'networkd', dependsOn: [], stopAfter: ['apid'], description: 'links, addresses, routes, DHCP, hostname, resolvers' },
-  { id: 'udevd', dependsOn: ['apid'], description: 'device events and /dev/disk links' },
-  { id: 'timed', dependsOn: ['apid'], description: 'time synchronisation (SNTP)' },
-  { id: 'trustd', dependsOn: ['apid'], description: 'certificate signing for joining nodes' },
+  { id: 'udevd', dependsOn: [], startNice: 19, description: 'device events and /dev/disk links' },
+  { id: 'timed', dependsOn: [], startNice: 19, description: 'time synchronisation (SNTP)' },
+  { id: 'trustd', dependsOn: [], startNice: 19, description: 'certificate signing for joining nodes' },
 ];
 
 /**
@@ -59,7 +62,7 @@ export function baseServiceEnv(extraEnv: Record<string, string> = {}): Record<st
 /** What machined adds to its own environment for every daemon. */
 export const SERVICE_ENV: Readonly<Record<string, string>> = { UV_THREADPOOL_SIZE: '4' };
 
-/** The services with no dependency: machined as PID 1 starts them first of all (early.ts). */
+/** The services with no dependency that start at full priority: machined as PID 1 starts them first of all (early.ts). */
 export function firstServices(): DaemonName[] {
-  return SERVICE_GRAPH.filter((n) => n.dependsOn.length === 0).map((n) => n.id);
+  return SERVICE_GRAPH.filter((n) => n.dependsOn.length === 0 && n.startNice === undefined).map((n) => n.id);
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DAEMONS } from '../contract/paths.ts';
 import { SERVICE_GRAPH } from './services.ts';
-import { startLevels, stopOrder } from './supervisor/graph.ts';
+import { startLevels } from './supervisor/graph.ts';
 import type { ServiceSpec } from './supervisor/types.ts';
 
 const specs = (): ServiceSpec[] => SERVICE_GRAPH.map((n) => ({ id: n.id, dependsOn: [...n.dependsOn], command: '/sbin/init' }));
@@ -11,14 +11,12 @@ describe('service graph', () => {
     expect(SERVICE_GRAPH.map((n) => n.id).sort()).toEqual([...DAEMONS].sort());
     expect(startLevels(specs()).flat().sort()).toEqual([...DAEMONS].sort());
   });
-  it('starts apid and networkd first, the others once apid is up, so the API answers soonest', () => {
-    const levels = startLevels(specs());
-    expect(levels).toHaveLength(2);
-    expect([...levels[0]!].sort()).toEqual(['apid', 'networkd']);
-    expect([...levels[1]!].sort()).toEqual(['timed', 'trustd', 'udevd']);
-    // Stopped in reverse: apid last of those that depend on it.
-    const stop = stopOrder(specs());
-    expect(stop.indexOf('apid')).toBeGreaterThan(Math.max(stop.indexOf('udevd'), stop.indexOf('timed'), stop.indexOf('trustd')));
+  it('starts apid and networkd first of all, at full priority; the others at once, at nice 19 until they are up, so the API answers soonest', async () => {
+    const { firstServices } = await import('./service-graph.ts');
+    expect(startLevels(specs())).toHaveLength(1);
+    expect(firstServices().sort()).toEqual(['apid', 'networkd']);
+    const nice = Object.fromEntries(SERVICE_GRAPH.map((n) => [n.id, n.startNice]));
+    expect(nice).toEqual({ apid: undefined, networkd: undefined, udevd: 19, timed: 19, trustd: 19 });
   });
 });
 

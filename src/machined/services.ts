@@ -27,6 +27,7 @@ export function serviceSpecs(extraEnv: Record<string, string> = {}, only?: reado
       env: daemonEnv(node.id, env),
       healthCheck: health.check,
       healthInterval: 2000,
+      ...(node.startNice !== undefined ? { startNice: node.startNice } : {}),
       stopTimeout: 10_000,
       restart: 'always',
     };

@@ -6,6 +6,7 @@
 // check comes later and may take longer (up to a cap), so that checking adds no load when the
 // machine has none to spare. A success brings back the normal interval.
 
+import { setNice } from './process.ts';
 import { errorMessage, type Run, type Service, type SupervisorHooks } from './service.ts';
 
 const DEFAULT_HEALTH_INTERVAL = 1000;
@@ -68,6 +69,8 @@ export function pollHealth(svc: Service, run: Run, limits: HealthLimits, hooks: 
       hooks.record(svc, svc.state, message);
       hooks.schedule();
     }
+    // A service started at a lower priority (startNice) has come up: it runs as the others do.
+    if (ok && !passedOnce && svc.spec.startNice !== undefined) setNice(run.pid, 0);
     passedOnce ||= ok;
     run.healthTimer = setTimeout(poll, passedOnce ? timing.next(failures) : timing.startup());
   };

@@ -6,6 +6,7 @@
 // through the ChildProcess 'exit' event.
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
 import type { Readable } from 'node:stream';
 import { captureLines } from './output.ts';
 import { toError, type Run, type Service, type SupervisorHooks } from './service.ts';
@@ -66,6 +67,7 @@ export function startProcess(
   const run: Run = { child, pid: child.pid!, startedAt: Date.now(), stopping: false, exited, resolveExited };
   svc.run = run;
   svc.healthy = undefined;
+  if (svc.spec.startNice !== undefined) setNice(run.pid, svc.spec.startNice);
   capture(stdout);
   capture(stderr);
   child.once('exit', (code, signal) => {
@@ -97,4 +99,13 @@ export function endRun(svc: Service): Run | undefined {
     run.resolveExited();
   }
   return run;
+}
+
+/** Sets a process's nice value; a process already gone (or a host run without the right) keeps its own. */
+export function setNice(pid: number, nice: number): void {
+  try {
+    os.setPriority(pid, nice);
+  } catch {
+    // ESRCH: it exited meanwhile; EACCES: a host run as a user cannot raise a priority back.
+  }
 }

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -226,6 +226,24 @@ describe('Supervisor', () => {
     const n = calls.length;
     await sleep(300);
     expect(calls.length - n).toBeGreaterThanOrEqual(3);
+  });
+
+  it('startNice: the process starts at that nice value and runs at 0 once its first health check passes', async () => {
+    let ready = false;
+    const check = async () => {
+      if (!ready) throw new Error('not yet');
+    };
+    const { sup } = supervise([node('svc', 'run.mjs', [], { healthCheck: check, healthInterval: 50, startNice: 7 })]);
+    sup.start();
+    await waitFor('svc started', () => sup.get('svc')!.pid !== undefined);
+    const pid = sup.get('svc')!.pid!;
+    expect(os.getPriority(pid)).toBe(7);
+    await sleep(300); // its checks keep failing: it stays low
+    expect(os.getPriority(pid)).toBe(7);
+    ready = true;
+    await waitFor('svc healthy', () => sup.get('svc')!.healthy === true);
+    // Only root may raise a priority back; the suite runs as root on the CI machine.
+    if (process.getuid?.() === 0) expect(os.getPriority(pid)).toBe(0);
   });
 
   it('restarts a crashing service with a doubling backoff, capped at backoffMax', async () => {

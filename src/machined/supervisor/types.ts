@@ -37,6 +37,12 @@ export interface ServiceSpec {
   stopTimeout?: number;
   /** Default 'always'. */
   restart?: 'always' | 'on-failure' | 'never';
+  /**
+   * The nice value the process starts at; it returns to 0 once its first health check passes.
+   * For a service that nothing waits on while it starts: on a small machine it leaves the CPUs
+   * to the services already up (the API) instead of taking an equal share from them.
+   */
+  startNice?: number;
   /** false → Skipped (e.g. trustd only on control planes). Evaluated on every start request. */
   condition?: () => boolean | Promise<boolean>;
   /**

@@ -1,4 +1,5 @@
 // The supervisor's specs of the daemons, from the service graph (service-graph.ts).
+import fs from 'node:fs';
 import { socketPath } from '../contract/paths.ts';
 import { healthChecker } from '../daemon/health-client.ts';
 import { selfInvocation } from '../lib/self.ts';
@@ -27,7 +28,7 @@ export function serviceSpecs(extraEnv: Record<string, string> = {}, only?: reado
       env: daemonEnv(node.id, env),
       healthCheck: health.check,
       healthInterval: 2000,
-      ...(node.startNice !== undefined ? { startNice: node.startNice } : {}),
+      ...(node.startNice !== undefined ? { startNice: node.startNice, listening: () => fs.existsSync(socketPath(node.id)) } : {}),
       stopTimeout: 10_000,
       restart: 'always',
     };

@@ -37,6 +37,7 @@ export function pollHealth(svc: Service, run: Run, limits: HealthLimits, hooks: 
   // Until the process has passed its first check, poll quickly: dependents wait on it.
   let passedOnce = false;
   let failures = 0; // in a row
+  let reniced = false;
   const poll = async (): Promise<void> => {
     let ok = true;
     let error = '';
@@ -69,8 +70,12 @@ export function pollHealth(svc: Service, run: Run, limits: HealthLimits, hooks: 
       hooks.record(svc, svc.state, message);
       hooks.schedule();
     }
-    // A service started at a lower priority (startNice) has come up: it runs as the others do.
-    if (ok && !passedOnce && svc.spec.startNice !== undefined) setNice(run.pid, 0);
+    // A service started at a lower priority (startNice) listens or has passed a check: it
+    // serves at the priority of the others.
+    if (!reniced && svc.spec.startNice !== undefined && (ok || svc.spec.listening?.() === true)) {
+      reniced = true;
+      setNice(run.pid, 0);
+    }
     passedOnce ||= ok;
     run.healthTimer = setTimeout(poll, passedOnce ? timing.next(failures) : timing.startup());
   };

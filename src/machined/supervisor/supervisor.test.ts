@@ -246,6 +246,22 @@ describe('Supervisor', () => {
     if (process.getuid?.() === 0) expect(os.getPriority(pid)).toBe(0);
   });
 
+  it('startNice: a process that listens runs at 0 even before its first health check passes', async () => {
+    let listening = false;
+    const check = async () => {
+      throw new Error('not yet');
+    };
+    const { sup } = supervise([node('svc', 'run.mjs', [], { healthCheck: check, healthInterval: 50, startNice: 7, listening: () => listening })]);
+    sup.start();
+    await waitFor('svc started', () => sup.get('svc')!.pid !== undefined);
+    const pid = sup.get('svc')!.pid!;
+    await sleep(200);
+    expect(os.getPriority(pid)).toBe(7);
+    listening = true;
+    if (process.getuid?.() === 0) await waitFor('svc back at nice 0', () => os.getPriority(pid) === 0, 2000);
+    expect(sup.get('svc')!.healthy).not.toBe(true);
+  });
+
   it('restarts a crashing service with a doubling backoff, capped at backoffMax', async () => {
     const { sup, seen } = supervise([node('crasher', 'crash.mjs', ['10', '1'])], {
       backoffBase: 100,

@@ -38,11 +38,14 @@ export interface ServiceSpec {
   /** Default 'always'. */
   restart?: 'always' | 'on-failure' | 'never';
   /**
-   * The nice value the process starts at; it returns to 0 once its first health check passes.
-   * For a service that nothing waits on while it starts: on a small machine it leaves the CPUs
-   * to the services already up (the API) instead of taking an equal share from them.
+   * The nice value the process starts at; it returns to 0 once it is listening (`listening`) or
+   * its first health check passes, whichever comes first. For a service that nothing waits on
+   * while it loads: on a small machine it leaves the CPUs to the services already up (the API)
+   * instead of taking an equal share from them, and serves at full priority.
    */
   startNice?: number;
+  /** Whether the process listens yet (its socket exists); asked while it starts at startNice. */
+  listening?: () => boolean;
   /** false → Skipped (e.g. trustd only on control planes). Evaluated on every start request. */
   condition?: () => boolean | Promise<boolean>;
   /**

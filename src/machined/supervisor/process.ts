@@ -6,6 +6,7 @@
 // through the ChildProcess 'exit' event.
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import type { Readable } from 'node:stream';
 import { captureLines } from './output.ts';
@@ -101,11 +102,24 @@ export function endRun(svc: Service): Run | undefined {
   return run;
 }
 
-/** Sets a process's nice value; a process already gone (or a host run without the right) keeps its own. */
+/**
+ * Sets the nice value of every thread of a process. On Linux a nice value belongs to a thread
+ * (setpriority's PRIO_PROCESS takes a thread id), and a thread starts with its creator's: Node's
+ * V8 and libuv workers started while the process ran at startNice would keep it otherwise.
+ * A process already gone (or a host run without the right) keeps its own.
+ */
 export function setNice(pid: number, nice: number): void {
+  let threads: number[];
   try {
-    os.setPriority(pid, nice);
+    threads = fs.readdirSync(`/proc/${pid}/task`).map(Number);
   } catch {
-    // ESRCH: it exited meanwhile; EACCES: a host run as a user cannot raise a priority back.
+    threads = [pid];
+  }
+  for (const tid of threads) {
+    try {
+      os.setPriority(tid, nice);
+    } catch {
+      // ESRCH: it exited meanwhile; EACCES: a host run as a user cannot raise a priority back.
+    }
   }
 }

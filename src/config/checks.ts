@@ -63,6 +63,40 @@ function checkInterfaces(network: Obj, report: Reporter): void {
 }
 
 /** Checks across the fields of the v1alpha1 document (raw data: they run whatever the schema found). */
+/** The key kinds Talos has and Bronze refuses, and why. */
+export const REFUSED_KEY_KINDS: Readonly<Record<string, string>> = {
+  kms: 'Bronze has no KMS client: the key would have to come from a server it cannot reach',
+  tpm: 'Bronze does not seal keys to a TPM',
+};
+
+/**
+ * machine.systemDiskEncryption: each volume's keys, as Talos checks them (the same messages), and
+ * the key kinds Bronze does not have. The shape of each field is the schema's.
+ */
+function checkDiskEncryption(encryption: Obj, report: Reporter): void {
+  for (const [field, label] of [['state', 'STATE'], ['ephemeral', 'EPHEMERAL']] as const) {
+    const volume = asObject(encryption[field]);
+    if (!volume) continue;
+    const base = ['machine', 'systemDiskEncryption', field];
+    const keys = asArray(volume.keys);
+    if (keys.length === 0) report(volume.keys === undefined ? base : [...base, 'keys'], `partition ${q(label)}: no encryption keys provided`);
+    const slots = new Set<unknown>();
+    keys.forEach((k, i) => {
+      const key = asObject(k);
+      if (!key) return;
+      if (slots.has(key.slot)) report([...base, 'keys', i, 'slot'], `partition ${q(label)}: encryption key slot ${key.slot} is already in use`);
+      slots.add(key.slot);
+      const kinds = ['static', 'nodeID', 'kms', 'tpm'].filter((kind) => key[kind] !== undefined && key[kind] !== null);
+      if (kinds.length === 0) report([...base, 'keys', i], `partition ${q(label)}: encryption key at slot ${key.slot} doesn't have the configuration parameters: set static or nodeID`);
+      if (kinds.length > 1) report([...base, 'keys', i], `partition ${q(label)}: the key at slot ${key.slot} sets ${kinds.join(' and ')}: a key takes its passphrase from one source; give each its own slot`);
+      for (const kind of kinds) {
+        const why = REFUSED_KEY_KINDS[kind];
+        if (why) report([...base, 'keys', i, kind], `not implemented in Bronze: ${why}`, 'key', 'unsupported');
+      }
+    });
+  }
+}
+
 export function checkV1Alpha1(root: Obj, report: Reporter): void {
   if (root.persist === false) {
     report(['persist'], 'must be true or left out: the configuration is always kept on the STATE partition (Talos rejects persist: false too)');
@@ -87,6 +121,8 @@ export function checkV1Alpha1(root: Obj, report: Reporter): void {
   }
   const network = asObject(machine?.network);
   if (network) checkInterfaces(network, report);
+  const encryption = asObject(machine?.systemDiskEncryption);
+  if (encryption) checkDiskEncryption(encryption, report);
 
   const files = new Map<string, number>();
   asArray(machine?.files).forEach((f, i) => {

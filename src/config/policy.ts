@@ -120,9 +120,6 @@ export const FIELD_RULES: readonly FieldRule[] = [
     sample: false,
   },
   // ---- promises Bronze cannot keep: refused ----
-  refuse('v1alpha1', 'machine.systemDiskEncryption', 'Bronze does not encrypt its partitions; refusing is safer than running them unencrypted', {
-    ephemeral: { provider: 'luks2', keys: [{ nodeID: {}, slot: 0 }] },
-  }),
   refuse('v1alpha1', 'machine.disks', 'Bronze mounts no extra disks: its layout is the system disk alone', [{ device: '/dev/sdb', partitions: [{ mountpoint: '/var/mnt/extra' }] }]),
   refuse('v1alpha1', 'machine.network.kubespan', 'KubeSpan (the WireGuard mesh between nodes) would leave traffic unencrypted', { enabled: true }),
   refuse('v1alpha1', 'machine.network.interfaces[].wireguard', 'Bronze creates no WireGuard links; traffic meant for the tunnel would go unencrypted', { privateKey: 'ABCDEF', listenPort: 51111 }),

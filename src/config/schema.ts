@@ -129,6 +129,45 @@ export const featuresSchema = z.strictObject({
   apidCheckExtKeyUsage: bool().optional(),
 });
 
+/** dm-crypt's performance flags, as Talos names them (cryptsetup's --perf-*). */
+export const ENCRYPTION_OPTIONS = ['no_read_workqueue', 'no_write_workqueue', 'same_cpu_crypt'] as const;
+
+/** One LUKS2 key: its slot and where the passphrase comes from (kms and tpm are refused in checks.ts). */
+export const encryptionKeySchema = z.strictObject({
+  slot: intIn(0, 31, 'LUKS2 key slot'),
+  static: z.strictObject({ passphrase: nonEmpty('passphrase') }).optional(),
+  nodeID: z.strictObject({}).optional(),
+  kms: z.unknown().optional(),
+  tpm: z.unknown().optional(),
+});
+
+/** How a system volume is encrypted (machine.systemDiskEncryption.state / .ephemeral). */
+export const encryptionSchema = z.strictObject({
+  provider: checked((s) => (s === '' || s === 'luks2' ? undefined : `${q(s)} is not an encryption provider Bronze has: expected luks2`)).optional(),
+  keys: z.array(encryptionKeySchema),
+  cipher: checked((s) =>
+    s === '' || s === 'aes-xts-plain64'
+      ? undefined
+      : s.includes('adiantum')
+        ? `${q(s)}: Bronze's kernel has no Adiantum; use aes-xts-plain64`
+        : `${q(s)} is not a cipher Bronze has: expected aes-xts-plain64`,
+  ).optional(),
+  keySize: z
+    .number()
+    .superRefine((n, ctx) => void (n === 256 || n === 512 || ctx.addIssue({ code: 'custom', message: `${n} is not a key size for aes-xts-plain64: expected 512 (AES-256) or 256 (AES-128) bits` })))
+    .optional(),
+  blockSize: z
+    .number()
+    .superRefine((n, ctx) => void (n === 512 || n === 4096 || ctx.addIssue({ code: 'custom', message: `${n} is not an encryption sector size Bronze uses: expected 512 or 4096` })))
+    .optional(),
+  options: z.array(z.enum(ENCRYPTION_OPTIONS)).optional(),
+});
+
+export const systemDiskEncryptionSchema = z.strictObject({
+  state: encryptionSchema.optional(),
+  ephemeral: encryptionSchema.optional(),
+});
+
 export const MACHINE_TYPES = ['controlplane', 'worker'] as const;
 
 export const machineSchema = z.strictObject({
@@ -138,6 +177,7 @@ export const machineSchema = z.strictObject({
   certSANs: z.array(noSpaces('certificate SAN')).optional(),
   network: networkSchema.optional(),
   install: installSchema.optional(),
+  systemDiskEncryption: systemDiskEncryptionSchema.optional(),
   time: timeSchema.optional(),
   sysctls: keyedMap(scalarString(), sysctlKeyError, 'sysctl key').optional(),
   sysfs: keyedMap(scalarString(), sysfsKeyError, 'sysfs key').optional(),
@@ -199,6 +239,8 @@ export type Route = z.output<typeof routeSchema>;
 export type DHCPOptions = z.output<typeof dhcpOptionsSchema>;
 export type ExtraHost = z.output<typeof extraHostSchema>;
 export type InstallConfig = z.output<typeof installSchema>;
+export type EncryptionConfig = z.output<typeof encryptionSchema>;
+export type SystemDiskEncryptionConfig = z.output<typeof systemDiskEncryptionSchema>;
 export type TimeConfig = z.output<typeof timeSchema>;
 export type MachineFile = z.output<typeof machineFileSchema>;
 export type FeaturesConfig = z.output<typeof featuresSchema>;

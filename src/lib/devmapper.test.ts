@@ -1,8 +1,8 @@
-// The device-mapper reply as the kernel lays it out (drivers/md/dm-ioctl.c, retrieve_status):
-// the ioctl on a real device runs under QEMU (test/e2e/verity.test.ts); this host's kernel has
-// no device-mapper.
+// The device-mapper requests and replies as the kernel lays them out (drivers/md/dm-ioctl.c):
+// the ioctls on real devices run under QEMU (test/e2e/verity.test.ts, the encryption e2e);
+// this host's kernel has no device-mapper.
 import { describe, expect, it } from 'vitest';
-import { DM_BUFFER_FULL_FLAG, DM_STATUS_TABLE_FLAG, parseTableStatus, parseVerityTable, tableStatusRequest } from './devmapper.ts';
+import { DM_BUFFER_FULL_FLAG, DM_SECURE_DATA_FLAG, DM_STATUS_TABLE_FLAG, parseTableStatus, parseVerityTable, tableLoadRequest, tableStatusRequest } from './devmapper.ts';
 
 const TABLE = '1 7:0 7:0 4096 4096 7193 7194 sha256 4f0c8a1e2b3d4c5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6 9d2f 1 check_at_most_once';
 
@@ -65,5 +65,28 @@ describe('device-mapper DM_TABLE_STATUS', () => {
     expect(parseVerityTable('1 7:0 7:1 4096 4096 10 1 sha256 ab cd').options).toEqual([]);
     expect(() => parseVerityTable('V')).toThrow(/not a dm-verity table/);
     expect(() => parseVerityTable('1 7:0 7:0 4k 4096 10 1 sha256 ab cd')).toThrow(/data block size "4k" is not a number/);
+  });
+});
+
+describe('device-mapper DM_TABLE_LOAD', () => {
+  it('lays one target out after struct dm_ioctl, its parameters NUL-terminated and padded to 8 bytes', () => {
+    const params = 'aes-xts-plain64 00ff 0 /dev/vda5 32768';
+    const b = tableLoadRequest('luks2-STATE', { length: 1000, type: 'crypt', params }, DM_SECURE_DATA_FLAG);
+    expect(b.length % 8).toBe(0);
+    expect(b.readUInt32LE(12)).toBe(b.length);
+    expect(b.readUInt32LE(16)).toBe(312);
+    expect(b.readUInt32LE(20)).toBe(1);
+    expect(b.readUInt32LE(28)).toBe(DM_SECURE_DATA_FLAG);
+    expect(b.toString('utf8', 48, 59)).toBe('luks2-STATE');
+    expect(b.readBigUInt64LE(312)).toBe(0n);
+    expect(b.readBigUInt64LE(320)).toBe(1000n);
+    expect(b.readUInt32LE(332)).toBe(b.length - 312);
+    expect(b.toString('utf8', 336, 341)).toBe('crypt');
+    expect(b.toString('utf8', 352, 352 + params.length)).toBe(params);
+    expect(b[352 + params.length]).toBe(0);
+    // What the kernel would hand back for it reads as the same target.
+    const dev = parseTableStatus(b);
+    expect(dev.targets).toEqual([{ start: 0, length: 1000, type: 'crypt', text: params }]);
+    expect(() => tableLoadRequest('x', { length: 1, type: 'a-very-long-target', params: '' }, 0)).toThrow(/longer than 15 bytes/);
   });
 });

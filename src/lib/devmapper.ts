@@ -1,6 +1,7 @@
-// Device-mapper, read-only: what the kernel says about a mapped device (DM_TABLE_STATUS on
-// /dev/mapper/control), through koffi's ioctl. preinit (image-builder/preinit/preinit.c) sets the
-// root's verity target up; machined asks the kernel what it is, rather than trusting a note.
+// Device-mapper through koffi's ioctl on /dev/mapper/control: what the kernel says about a mapped
+// device (DM_TABLE_STATUS), and making and removing one (the dm-crypt mappings of encrypted
+// STATE and EPHEMERAL). preinit (image-builder/preinit/preinit.c) sets the root's verity target
+// up; machined asks the kernel what it is, rather than trusting a note.
 //
 // The structures are the kernel's (include/uapi/linux/dm-ioctl.h):
 //   struct dm_ioctl       { u32 version[3]; u32 data_size; u32 data_start; u32 target_count;
@@ -95,16 +96,7 @@ let ioctl: ((fd: number, request: number, ...args: unknown[]) => number) | undef
  * loaded with; without, each target's status. Needs /dev/mapper/control (root).
  */
 export function dmTableStatus(name: string, table: boolean, control = '/dev/mapper/control'): DmDevice {
-  const k = koffi();
-  ioctl ??= k.load('libc.so.6').func('int ioctl(int fd, unsigned long request, ...)');
-  const buf = tableStatusRequest(name, table ? DM_STATUS_TABLE_FLAG : 0);
-  const fd = fs.openSync(control, fs.constants.O_RDWR);
-  try {
-    if (ioctl(fd, DM_TABLE_STATUS, 'uint8_t *', buf) < 0) throw new SyscallError(`ioctl(${control}, DM_TABLE_STATUS ${name})`, k.errno());
-  } finally {
-    fs.closeSync(fd);
-  }
-  return parseTableStatus(buf);
+  return parseTableStatus(dmCall(DM_TABLE_STATUS, `DM_TABLE_STATUS ${name}`, tableStatusRequest(name, table ? DM_STATUS_TABLE_FLAG : 0), control));
 }
 
 /** A verity target's table line (dm-verity's format 1), by name. */
@@ -144,4 +136,75 @@ export function parseVerityTable(text: string): VerityTable {
     salt: f[9]!,
     options: f.slice(11, 11 + optCount),
   };
+}
+
+/** _IOWR(0xfd, n, struct dm_ioctl) for the commands Bronze sends besides DM_TABLE_STATUS. */
+export const DM_DEV_CREATE = 0xc138fd03;
+export const DM_DEV_REMOVE = 0xc138fd04;
+export const DM_DEV_SUSPEND = 0xc138fd06;
+export const DM_TABLE_LOAD = 0xc138fd09;
+/** The kernel wipes the ioctl buffer after use: set on tables that carry a key. */
+export const DM_SECURE_DATA_FLAG = 1 << 15;
+
+/** A one-target table load request: the dm_ioctl header, one dm_target_spec and its parameters. */
+export function tableLoadRequest(name: string, target: { length: number; type: string; params: string }, flags: number): Buffer {
+  const head = tableStatusRequest(name, flags, DM_IOCTL_SIZE);
+  if (Buffer.byteLength(target.type) >= 16) throw new Error(`device-mapper target type ${JSON.stringify(target.type)} is longer than 15 bytes`);
+  const params = Buffer.from(`${target.params}\0`, 'utf8');
+  const specSize = Math.ceil((DM_TARGET_SPEC_SIZE + params.length) / 8) * 8;
+  const b = Buffer.alloc(DM_IOCTL_SIZE + specSize);
+  head.copy(b);
+  b.writeUInt32LE(b.length, 12);
+  b.writeUInt32LE(1, 20); // target_count
+  b.writeBigUInt64LE(0n, DM_IOCTL_SIZE);
+  b.writeBigUInt64LE(BigInt(target.length), DM_IOCTL_SIZE + 8);
+  b.writeUInt32LE(specSize, DM_IOCTL_SIZE + 20); // next
+  b.write(target.type, DM_IOCTL_SIZE + 24, 'utf8');
+  params.copy(b, DM_IOCTL_SIZE + DM_TARGET_SPEC_SIZE);
+  return b;
+}
+
+function dmCall(request: number, what: string, buf: Buffer, control: string): Buffer {
+  const k = koffi();
+  ioctl ??= k.load('libc.so.6').func('int ioctl(int fd, unsigned long request, ...)');
+  const fd = fs.openSync(control, fs.constants.O_RDWR);
+  try {
+    if (ioctl(fd, request, 'uint8_t *', buf) < 0) throw new SyscallError(`ioctl(${control}, ${what})`, k.errno());
+  } finally {
+    fs.closeSync(fd);
+  }
+  return buf;
+}
+
+/**
+ * Creates the mapped device `name` with one target and makes it live (create, load, resume),
+ * as dmsetup create does; returns its major:minor. A device left half-made by a failed load is
+ * removed again. `secure` has the kernel wipe the buffers (the table carries a key).
+ */
+export function dmCreate(name: string, target: { length: number; type: string; params: string }, o: { secure?: boolean; control?: string } = {}): { major: number; minor: number } {
+  const control = o.control ?? '/dev/mapper/control';
+  const secure = o.secure ? DM_SECURE_DATA_FLAG : 0;
+  const created = parseTableStatus(dmCall(DM_DEV_CREATE, `DM_DEV_CREATE ${name}`, tableStatusRequest(name, 0, DM_IOCTL_SIZE), control));
+  try {
+    const load = tableLoadRequest(name, target, secure);
+    try {
+      dmCall(DM_TABLE_LOAD, `DM_TABLE_LOAD ${name} (${target.type})`, load, control);
+    } finally {
+      load.fill(0);
+    }
+    dmCall(DM_DEV_SUSPEND, `DM_DEV_SUSPEND ${name} (resume)`, tableStatusRequest(name, secure, DM_IOCTL_SIZE), control);
+  } catch (err) {
+    try {
+      dmRemove(name, control);
+    } catch {
+      // the error that matters is the first one
+    }
+    throw err;
+  }
+  return { major: created.major, minor: created.minor };
+}
+
+/** Removes the mapped device `name` (it must not be open: unmount first). */
+export function dmRemove(name: string, control = '/dev/mapper/control'): void {
+  dmCall(DM_DEV_REMOVE, `DM_DEV_REMOVE ${name}`, tableStatusRequest(name, 0, DM_IOCTL_SIZE), control);
 }

@@ -38,6 +38,7 @@ import { NAMESPACES } from '../contract/resources/namespace.ts';
 import { publishDefinitions, publishNamespaces } from './meta.ts';
 import { NodeConfig } from './node-config.ts';
 import { mountNodeVolumes, type MountedVolumes } from './volumes.ts';
+import { closeVolumes, ephemeralEncryptionOnState, recordedStateEncryption, syncStateEncryption } from './encryption.ts';
 import { NodeLifecycle, wipeRecordedVolumes } from './lifecycle/lifecycle.ts';
 import { MachineStatusReporter } from './machine-status.ts';
 import { checkMemory, readMeminfo } from './memory-check.ts';
@@ -224,7 +225,12 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
     systemEtc: () => setupSystemEtc(log),
     mountVolumes: async () => {
       // A wipe recorded in META that the last reboot did not get to is done before mounting.
-      volumes = await mountNodeVolumes(log, { beforeMount: async (disk) => void (await wipeRecordedVolumes(disk, log)) });
+      volumes = await mountNodeVolumes(log, {
+        beforeMount: async (disk) => void (await wipeRecordedVolumes(disk, log)),
+        // STATE's encryption settings are recorded in META; EPHEMERAL's are in the configuration on STATE.
+        encryption: (label, disk) =>
+          label === 'STATE' ? recordedStateEncryption(disk.partitions.META?.device) : ephemeralEncryptionOnState(),
+      });
       for (const [id, spec] of mountStatuses(volumes, currentMounts())) await systemFacts.apply('runtime', MOUNT_STATUS_TYPE, id, spec);
     },
     // The machine's identity, once, before the daemons start (src/lib/hostname.ts): networkd
@@ -246,6 +252,8 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
     // A host run (not PID 1) may name a file; a node reads STATE, then kernel arguments.
     loadConfig: async () => {
       await nodeConfig.boot(cmdline(), !pid1 ? process.env.BRONZE_CONFIG_FILE : undefined);
+      const stateVolume = volumes?.statuses.STATE;
+      if (pid1 && stateVolume?.phase === 'ready') syncStateEncryption(log, volumes?.disk?.partitions.META?.device, stateVolume.encryptionProvider === 'luks2', configText);
       await lifecycle.boot();
     },
     startReaper: () => reaper.start(),
@@ -302,7 +310,10 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
       await controllers.stop();
     },
     sync: () => sync(),
-    unmountAll: () => unmountAll(log),
+    unmountAll: () => {
+      unmountAll(log);
+      if (pid1) closeVolumes(log);
+    },
     wipeVolumes: () => lifecycle.wipePending(),
     powerOff: () => {
       log.info('powering off');

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Logger } from '../lib/log.ts';
 import { initNative } from '../lib/native.ts';
 import { MS, umount } from '../lib/sys.ts';
-import { chooseDisk, findPartitions, mountNodeVolumes, type NodeDisk } from './volumes.ts';
+import { chooseDisk, findPartitions, mountNodeVolumes, type NodeDisk, type VolumeOps } from './volumes.ts';
 
 const have = (tool: string) => {
   try {
@@ -223,6 +223,58 @@ describe('mountNodeVolumes', () => {
     expect(text).toMatch(/warn: volumes: ignoring .*\/sda, which also has Bronze partitions/);
     expect(text).toMatch(/error: mount STATE \(.*\/sdb5\) at .*: mount: EINVAL; .* stays in memory/);
     expect(text).toMatch(/warn: volumes: no EPHEMERAL partition on .*\/sdb: .* stays in memory/);
+  });
+
+  it('opens an encrypted volume, encrypts a blank one, and leaves a filesystem that should be encrypted alone', async () => {
+    const { sys, dev, targets } = layout('encrypted', [{ name: 'vde' }]);
+    const calls: string[] = [];
+    const content: Record<string, 'luks' | 'blank' | 'other'> = { [path.join(dev, 'vde5')]: 'luks', [path.join(dev, 'vde6')]: 'blank' };
+    const ops: VolumeOps = {
+      content: (d) => content[d] ?? 'other',
+      open: (d, size, label) => (calls.push(`open ${label} ${d} ${size}`), { device: '/dev/dm-0', slot: 0 }),
+      format: (d, _size, label, cfg) => (calls.push(`format ${label} ${d} slots ${cfg.keys.map((k) => k.slot)}`), { device: '/dev/dm-1', slot: 2 }),
+      close: (label) => void calls.push(`close ${label}`),
+      mkfs: async (d, label) => void calls.push(`mkfs ${label} ${d}`),
+    };
+    const cfg = { keys: [{ slot: 2, nodeID: {} }] };
+    const mounts: unknown[][] = [];
+    const log = memoryLog();
+    const r = await mountNodeVolumes(log, { sysRoot: sys, devRoot: dev, targets, ops, encryption: () => cfg, mount: (...a) => void mounts.push(a), replace: () => {} });
+    expect(calls).toEqual([`open STATE ${path.join(dev, 'vde5')} ${40 * MiB}`, `format EPHEMERAL ${path.join(dev, 'vde6')} slots 2`, 'mkfs EPHEMERAL /dev/dm-1']);
+    expect(mounts.map((m) => m[0])).toEqual(['/dev/dm-0', '/dev/dm-1']);
+    expect(r.statuses.STATE).toMatchObject({ phase: 'ready', location: path.join(dev, 'vde5'), mountLocation: '/dev/dm-0', encryptionProvider: 'luks2' });
+    expect(r.statuses.EPHEMERAL).toMatchObject({ phase: 'ready', mountLocation: '/dev/dm-1', encryptionProvider: 'luks2' });
+    expect(log.lines.join('\n')).toMatch(/mounted STATE \(\/dev\/dm-0, encrypted on .*vde5\)/);
+
+    // A filesystem where encryption is asked for, and LUKS without settings: neither is touched.
+    content[path.join(dev, 'vde5')] = 'other';
+    content[path.join(dev, 'vde6')] = 'luks';
+    calls.length = 0;
+    mounts.length = 0;
+    const log2 = memoryLog();
+    const r2 = await mountNodeVolumes(log2, { sysRoot: sys, devRoot: dev, targets, ops, encryption: (label) => (label === 'STATE' ? cfg : undefined), mount: (...a) => void mounts.push(a), replace: () => {} });
+    expect(calls).toEqual([]);
+    expect(mounts).toEqual([]);
+    expect(r2.statuses.STATE).toMatchObject({ phase: 'failed', errorMessage: expect.stringMatching(/holds a filesystem, but machine.systemDiskEncryption.state asks for it encrypted: .*reset --system-labels-to-wipe STATE/) });
+    expect(r2.statuses.EPHEMERAL).toMatchObject({ phase: 'failed', errorMessage: expect.stringMatching(/is encrypted \(LUKS2\), but the configuration has no machine.systemDiskEncryption.ephemeral: it is left closed/) });
+    expect(log2.lines.join('\n')).toMatch(/error: volumes: .*EPHEMERAL.*; \/var stays in memory: what is written to \/var now is lost/);
+
+    // Settings that do not parse fail that volume alone; a key that opens nothing too.
+    content[path.join(dev, 'vde5')] = 'luks';
+    const r3 = await mountNodeVolumes(memoryLog(), {
+      sysRoot: sys,
+      devRoot: dev,
+      targets,
+      ops: { ...ops, open: () => { throw new Error('failed to open encrypted STATE: slot 0 (nodeID): no keyslot opens with this key'); } },
+      encryption: (label) => {
+        if (label === 'EPHEMERAL') throw new Error('bad record');
+        return cfg;
+      },
+      mount: () => {},
+      replace: () => {},
+    });
+    expect(r3.statuses.STATE).toMatchObject({ phase: 'failed', encryptionProvider: 'luks2', errorMessage: expect.stringMatching(/no keyslot opens/) });
+    expect(r3.statuses.EPHEMERAL).toMatchObject({ phase: 'failed', errorMessage: "EPHEMERAL's encryption settings: bad record" });
   });
 
   it.skipIf(!root)('mounts real xfs volumes', async () => {

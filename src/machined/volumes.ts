@@ -16,8 +16,11 @@ import { openReader } from '../disk/block-reader.ts';
 import { readPartitionTable } from '../disk/gpt-read.ts';
 import { attr } from '../disk/sysfs.ts';
 import { prettySize } from '../contract/resources/disk.ts';
+import type { EncryptionConfig } from '../config/schema.ts';
 import { currentMounts } from './mounts.ts';
 import type { VolumeStatusSpec } from './volume-status.ts';
+import { closeEncrypted, formatEncrypted, openEncrypted, volumeContent, type OpenedVolume } from './encryption.ts';
+import { mkfsXfs } from './lifecycle/fs-tools.ts';
 
 export const VOLUME_LABELS = ['EFI', 'BIOS', 'BOOT', 'META', 'STATE', 'EPHEMERAL'] as const;
 export type VolumeLabel = (typeof VOLUME_LABELS)[number];
@@ -129,6 +132,30 @@ export const VOLUME_MOUNTS: ReadonlyArray<{ label: VolumeLabel; target: string; 
   { label: 'EPHEMERAL', target: '/var', fstype: 'xfs', flags: MS.NOSUID | MS.NODEV },
 ];
 
+/** What mountNodeVolumes does to encrypted and blank volumes; tests pass their own. */
+export interface VolumeOps {
+  /** What the volume starts with: LUKS, zeroes (new or erased), or anything else (a filesystem). */
+  content(device: string): 'luks' | 'blank' | 'other';
+  open(device: string, size: number, label: VolumeLabel, cfg: EncryptionConfig): OpenedVolume;
+  format(device: string, size: number, label: VolumeLabel, cfg: EncryptionConfig): OpenedVolume;
+  close(label: VolumeLabel): void;
+  mkfs(device: string, label: VolumeLabel): Promise<void>;
+}
+
+export const DEFAULT_VOLUME_OPS: VolumeOps = {
+  content: (device) => {
+    try {
+      return volumeContent(device);
+    } catch {
+      return 'other'; // unreadable: the mount says why
+    }
+  },
+  open: (device, size, label, cfg) => openEncrypted(device, size, label, cfg),
+  format: (device, size, label, cfg) => formatEncrypted(device, size, label, cfg),
+  close: (label) => void closeEncrypted(label),
+  mkfs: (device, label) => mkfsXfs(device, label),
+};
+
 export interface MountVolumesOptions {
   /** After the disk is chosen and before anything is mounted (wipes recorded in META are carried out here). */
   beforeMount?: (disk: NodeDisk) => Promise<void>;
@@ -139,6 +166,13 @@ export interface MountVolumesOptions {
   mount?: (src: string, target: string, fstype: string, flags: number) => void;
   /** Unmounts the memory-backed filesystem a volume replaces; default: umount(2) when it is an empty tmpfs. */
   replace?: (target: string) => void;
+  /**
+   * How a volume is encrypted (undefined: it is not), asked for each volume in VOLUME_MOUNTS'
+   * order once the ones before it are mounted (EPHEMERAL's settings are in the configuration on
+   * STATE). A throw fails that volume with its message.
+   */
+  encryption?: (label: VolumeLabel, disk: NodeDisk) => EncryptionConfig | undefined;
+  ops?: VolumeOps;
 }
 
 export interface MountedVolumes {
@@ -223,14 +257,23 @@ export async function mountNodeVolumes(log: Logger, o: MountVolumesOptions = {})
       Object.assign(status, { phase: 'failed', preFailPhase: 'located', errorMessage: why });
       continue;
     }
+    let source: string;
+    try {
+      source = await prepareVolume(log, disk, { ...part, device: part.device }, m.label, o, status);
+    } catch (err) {
+      const error = (err as Error).message;
+      Object.assign(status, { phase: 'failed', preFailPhase: 'located', errorMessage: error });
+      log.error(`volumes: ${error}; ${m.target} stays in memory: ${WHILE_IN_MEMORY[m.label] ?? 'it is memory-backed'}`);
+      continue;
+    }
     try {
       fs.mkdirSync(target, { recursive: true });
       replace(target);
-      doMount(part.device, target, m.fstype, m.flags);
+      doMount(source, target, m.fstype, m.flags);
       if (m.mode !== undefined) fs.chmodSync(target, m.mode);
-      mounted.push({ label: m.label, device: part.device, target });
+      mounted.push({ label: m.label, device: source, target });
       status.phase = 'ready';
-      log.info(`mounted ${m.label} (${part.device}) at ${target}`);
+      log.info(`mounted ${m.label} (${source === part.device ? source : `${source}, encrypted on ${part.device}`}) at ${target}`);
     } catch (err) {
       // The volume is left as it is (nothing is written to it) until the operator decides.
       const error = `mount ${m.label} (${part.device}) at ${target} (${m.fstype}): ${(err as Error).message}`;
@@ -240,6 +283,54 @@ export async function mountNodeVolumes(log: Logger, o: MountVolumesOptions = {})
     }
   }
   return { disk, mounted, statuses };
+}
+
+/**
+ * Gets a volume ready to mount and returns the device to mount: an encrypted volume is opened
+ * (dm-crypt); a blank one (zeroes: new, or erased by a wipe) whose settings ask for encryption
+ * is encrypted and given a fresh xfs. Throws, leaving the volume as it was, when it cannot be:
+ * a LUKS volume without settings or keys that open it, or a filesystem where encryption is asked
+ * for (Bronze, like Talos, does not encrypt in place).
+ */
+async function prepareVolume(log: Logger, disk: NodeDisk, part: NodePartition & { device: string }, label: VolumeLabel, o: MountVolumesOptions, status: VolumeStatusSpec): Promise<string> {
+  const ops = o.ops ?? DEFAULT_VOLUME_OPS;
+  let cfg: EncryptionConfig | undefined;
+  try {
+    cfg = o.encryption?.(label, disk);
+  } catch (err) {
+    throw new Error(`${label}'s encryption settings: ${(err as Error).message}`);
+  }
+  const where = `machine.systemDiskEncryption.${label.toLowerCase()}`;
+  const content = ops.content(part.device);
+  // A blank volume without settings is mounted as before, and fails: zeroes at its start may be
+  // a damaged xfs that xfs_repair can still recover from its other superblocks.
+  if (content === 'other' || (content === 'blank' && !cfg)) {
+    if (cfg) {
+      throw new Error(
+        `${label} (${part.device}) holds a filesystem, but ${where} asks for it encrypted: Bronze does not encrypt in place; ` +
+          `to encrypt it, erasing what is on it: \`bronzectl reset --system-labels-to-wipe ${label} --reboot\``,
+      );
+    }
+    return part.device;
+  }
+  if (!cfg) throw new Error(`${label} (${part.device}) is encrypted (LUKS2), but ${label === 'STATE' ? 'META records no settings for it' : `the configuration has no ${where}`}: it is left closed`);
+  status.encryptionProvider = 'luks2';
+  if (content === 'luks') {
+    const opened = ops.open(part.device, part.size, label, cfg);
+    log.info(`volumes: opened encrypted ${label} (${part.device}) with key slot ${opened.slot}: ${opened.device} (/dev/mapper/luks2-${label})`);
+    status.mountLocation = opened.device;
+    return opened.device;
+  }
+  log.warn(`volumes: ${label} (${part.device}) is blank: encrypting it (LUKS2, ${where}) and making a fresh xfs`);
+  const opened = ops.format(part.device, part.size, label, cfg);
+  try {
+    await ops.mkfs(opened.device, label);
+  } catch (err) {
+    ops.close(label);
+    throw err;
+  }
+  status.mountLocation = opened.device;
+  return opened.device;
 }
 
 /**

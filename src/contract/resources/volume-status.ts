@@ -24,8 +24,10 @@ export interface VolumeStatusSpec {
   type: VolumeType;
   /** The partition's device, e.g. /dev/vda5. */
   location?: string;
-  /** What is mounted (the same as location: Bronze's volumes are not encrypted). */
+  /** What is mounted: the location, or the dm-crypt device of an encrypted volume (/dev/dm-0). */
   mountLocation?: string;
+  /** Set when the volume is encrypted and was opened: Talos's provider name. */
+  encryptionProvider?: 'luks2';
   partitionIndex?: number;
   /** The disk holding the partition, e.g. /dev/vda. */
   parentLocation?: string;
@@ -70,6 +72,7 @@ export const volumeStatusDefinition: ResourceDefinition<VolumeStatusSpec> = {
       size: String(s.size ?? 0),
       filesystem: Math.max(0, FILESYSTEMS.indexOf(s.filesystem ?? 'none')) as VolumeStatusSpecProto['filesystem'],
       mount_location: s.mountLocation ?? '',
+      encryption_provider: s.encryptionProvider === 'luks2' ? 1 : 0,
       pretty_size: s.prettySize ?? '',
       ...(s.mountSpec ? { mount_spec: { target_path: s.mountSpec.targetPath } } : {}),
       type: Math.max(0, TYPES.indexOf(s.type)) as VolumeStatusSpecProto['type'],

@@ -1,9 +1,10 @@
 // Installs Bronze onto one whole disk: the GPT of src/disk/layout.ts, GRUB for BIOS and
 // UEFI (arm64: UEFI) from the bootloader files image-builder/bootloader.sh made (copied byte for byte, as
 // disk.sh copies them into disk.raw; under Secure Boot, signed systemd-boot and slot A's signed
-// UKI on the ESP instead, as secureboot-disk.sh has them), xfs on BOOT, STATE and EPHEMERAL, the image's kernel and
-// initramfs in slot A, grubenv choosing A, META recording the install, and the machine
-// configuration in STATE. Only the named disk is opened for writing.
+// UKI on the ESP instead, as secureboot-disk.sh has them), xfs on BOOT, STATE and EPHEMERAL (each
+// inside LUKS2 when machine.systemDiskEncryption asks for it), the image's kernel and initramfs
+// in slot A, grubenv choosing A, META recording the install, and the machine configuration in
+// STATE. Only the named disk is opened for writing.
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeGpt } from '../../disk/gpt-write.ts';
@@ -17,6 +18,7 @@ import { copyImage, copyTree, mkfsXfs, withMount } from './fs-tools.ts';
 import { MetaStore } from '../../install/meta.ts';
 import { type SlotFiles, initGrubenv, writeSlot } from './slots.ts';
 import { LOADER_CONF, UKI_DIR, loaderConf, ukiFile, writeUki } from './sdboot.ts';
+import { META_STATE_ENCRYPTION, closeEncrypted, formatEncrypted, systemDiskEncryptionOf } from '../encryption.ts';
 
 export interface InstallProgress {
   (stage: string, message: string, done?: number, total?: number): void;
@@ -217,11 +219,36 @@ async function writeDisk(plan: InstallPlan, layout: DiskLayout, mbr: Buffer | un
     });
   }
 
-  step('format', 'xfs on BOOT, STATE and EPHEMERAL');
+  const encryption = systemDiskEncryptionOf(plan.configText);
+  const encrypted = (['STATE', 'EPHEMERAL'] as const).filter((l) => encryption?.[l === 'STATE' ? 'state' : 'ephemeral']);
+  step('format', `xfs on BOOT, STATE and EPHEMERAL${encrypted.length ? ` (${encrypted.join(' and ')} encrypted: LUKS2, aes-xts-plain64)` : ''}`);
   const bootUuid = fs.readFileSync(path.join(plan.bootloaderDir, 'boot-uuid'), 'utf8').trim();
   await mkfsXfs(dev('BOOT'), 'BOOT', { uuid: bootUuid });
-  await mkfsXfs(dev('STATE'), 'STATE');
-  await mkfsXfs(dev('EPHEMERAL'), 'EPHEMERAL');
+  // An encrypted volume is formatted as LUKS2 and its xfs made inside the mapping, which is
+  // closed again once the configuration is on STATE.
+  const volume = async (label: 'STATE' | 'EPHEMERAL'): Promise<string> => {
+    const cfg = encryption?.[label === 'STATE' ? 'state' : 'ephemeral'];
+    if (!cfg) {
+      await mkfsXfs(dev(label), label);
+      return dev(label);
+    }
+    const opened = formatEncrypted(dev(label), partitionByName(layout, label).sizeBytes, label, cfg, { ...(plan.sysRoot ? { sysRoot: plan.sysRoot } : {}) });
+    await mkfsXfs(opened.device, label);
+    return opened.device;
+  };
+  try {
+    const stateDevice = await volume('STATE');
+    await volume('EPHEMERAL');
+    if (plan.configText !== undefined) {
+      step('config', 'the machine configuration to STATE');
+      await withMount(stateDevice, 'xfs', 'install-state', async (dir) => {
+        fs.chmodSync(dir, 0o700);
+        fs.writeFileSync(path.join(dir, CONFIG_FILE), plan.configText!, { mode: 0o600 });
+      });
+    }
+  } finally {
+    for (const label of encrypted) closeEncrypted(label);
+  }
 
   const total = fs.statSync(plan.files.vmlinuz).size + fs.statSync(plan.files.initramfs).size;
   step('write', `slot A: Bronze ${plan.version}`, 0, total);
@@ -237,16 +264,10 @@ async function writeDisk(plan: InstallPlan, layout: DiskLayout, mbr: Buffer | un
   const meta = MetaStore.open(dev('META'));
   try {
     meta.set({ 'install.disk': disk.device, 'install.version': plan.version, 'install.time': new Date().toISOString(), 'slot.A.version': plan.version });
+    // How STATE opens at boot, before the configuration on it can be read.
+    if (encryption?.state) meta.set({ [META_STATE_ENCRYPTION]: JSON.stringify(encryption.state) });
   } finally {
     meta.close();
-  }
-
-  if (plan.configText !== undefined) {
-    step('config', 'the machine configuration to STATE');
-    await withMount(dev('STATE'), 'xfs', 'install-state', async (dir) => {
-      fs.chmodSync(dir, 0o700);
-      fs.writeFileSync(path.join(dir, CONFIG_FILE), plan.configText!, { mode: 0o600 });
-    });
   }
 
   // Last, GRUB's boot code in the MBR's first 440 bytes (before the partition table): only a

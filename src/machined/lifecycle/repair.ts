@@ -27,11 +27,17 @@ export function repair(ctx: LifecycleContext, o: RepairOptions, progress: (p: Pr
     const vols = ctx.o.volumes();
     const targets: Array<{ label: VolumeLabel; dev: string }> = [];
     for (const label of labels as VolumeLabel[]) {
-      const dev = vols?.disk?.partitions[label]?.device;
-      if (!dev) throw new ApiError(grpc.status.FAILED_PRECONDITION, `cannot repair ${label}: there is no ${label} partition on a disk (it is memory-backed)`);
+      const part = vols?.disk?.partitions[label]?.device;
+      if (!part) throw new ApiError(grpc.status.FAILED_PRECONDITION, `cannot repair ${label}: there is no ${label} partition on a disk (it is memory-backed)`);
       const m = vols?.mounted.find((x) => x.label === label);
       if (m) throw new ApiError(grpc.status.FAILED_PRECONDITION, `cannot repair ${label}: it is mounted at ${m.target} and works; xfs_repair runs only on a volume that did not mount`);
-      targets.push({ label, dev });
+      // An encrypted volume's xfs is inside its dm-crypt mapping, which boot opened if it could.
+      const status = vols?.statuses[label];
+      const opened = status?.encryptionProvider === 'luks2' ? status.mountLocation : part;
+      if (!opened || (opened === part && status?.encryptionProvider === 'luks2')) {
+        throw new ApiError(grpc.status.FAILED_PRECONDITION, `cannot repair ${label}: it is encrypted and was not opened (${status?.errorMessage ?? 'no key opened it'}); xfs_repair needs it open`);
+      }
+      targets.push({ label, dev: opened });
     }
     const report = ctx.steps('repair', progress);
     ctx.o.log.warn(`repair: start: ${targets.map((t) => `${t.label} (${t.dev})`).join(', ')}${o.zeroLog ? ', zeroing a dirty log (-L)' : ''}`);

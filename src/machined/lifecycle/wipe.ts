@@ -8,6 +8,9 @@ import { MetaStore } from '../../install/meta.ts';
 import type { LifecycleContext } from './context.ts';
 import { mkfsXfs } from './fs-tools.ts';
 import { zeroEnds } from './installer.ts';
+import { DATA_OFFSET } from '../../disk/luks2.ts';
+import { DEFAULT_VOLUME_OPS } from '../volumes.ts';
+import { META_STATE_ENCRYPTION, recordStateEncryption, recordedStateEncryption, systemDiskEncryptionOf } from '../encryption.ts';
 
 /** The system volumes a reset may wipe (and a repair may repair). */
 export const WIPEABLE: readonly VolumeLabel[] = ['STATE', 'EPHEMERAL'];
@@ -24,8 +27,23 @@ function pendingLabels(meta: Record<string, string>): VolumeLabel[] {
     .filter((l): l is VolumeLabel => (WIPEABLE as readonly string[]).includes(l));
 }
 
-/** Makes a fresh xfs on a volume; if that fails, zeroes its ends so that nothing of it is read again. Throws only when both fail. */
-async function wipeVolume(label: VolumeLabel, dev: string, log: Logger, when: string): Promise<void> {
+/**
+ * Wipes a volume. An encrypted one is erased first: its LUKS2 header and keyslots are zeroed, and
+ * with them the only copies of its key, so nothing on it can be decrypted again. A volume to be
+ * encrypted (`encrypt`; by default, one that was) is left blank, and the next boot encrypts it
+ * anew with the settings then in force; any other gets a fresh xfs. If that fails, its ends are
+ * zeroed so that nothing of it is read again. Throws only when both fail.
+ */
+async function wipeVolume(label: VolumeLabel, dev: string, log: Logger, when: string, encrypt?: boolean): Promise<void> {
+  const luks = DEFAULT_VOLUME_OPS.content(dev) === 'luks';
+  if (luks || encrypt) {
+    zeroEnds(dev, DATA_OFFSET);
+    if (encrypt ?? luks) {
+      log.info(`wiped ${label} (${dev})${when}: ${luks ? 'its LUKS2 header and keyslots erased, ' : ''}left blank to be encrypted anew at the next boot`);
+      return;
+    }
+    log.info(`wiped ${label} (${dev})${when}: its LUKS2 header and keyslots erased; it is no longer to be encrypted`);
+  }
   try {
     await mkfsXfs(dev, label);
     log.info(`wiped ${label} (${dev})${when}: a fresh xfs`);
@@ -65,7 +83,8 @@ export async function wipeRecordedVolumes(disk: NodeDisk, log: Logger): Promise<
       const part = disk.partitions[label]?.device;
       if (!part) continue;
       try {
-        await wipeVolume(label, part, log, ' at boot');
+        // Before the configuration is read, STATE's settings are META's; EPHEMERAL stays as it was.
+        await wipeVolume(label, part, log, ' at boot', label === 'STATE' ? Boolean(meta[META_STATE_ENCRYPTION]) : undefined);
         done.push(label);
       } catch (err) {
         log.error(`zeroing ${label} (${part}): ${(err as Error).message}`);
@@ -80,16 +99,39 @@ export async function wipeRecordedVolumes(disk: NodeDisk, log: Logger): Promise<
   }
 }
 
+/** The volumes the next boot is to encrypt: by the configuration in force, and for STATE also by META's record. */
+function encryptionWanted(ctx: LifecycleContext, disk: NodeDisk): Set<VolumeLabel> | undefined {
+  const out = new Set<VolumeLabel>();
+  try {
+    const cfg = systemDiskEncryptionOf(ctx.o.configText());
+    if (cfg?.state || recordedStateEncryption(disk.partitions.META?.device)) out.add('STATE');
+    if (cfg?.ephemeral) out.add('EPHEMERAL');
+  } catch (err) {
+    ctx.o.log.warn(`wipe: reading the encryption settings: ${(err as Error).message}; encrypted volumes stay to be encrypted`);
+    return undefined;
+  }
+  return out;
+}
+
 /** In the reboot and shutdown sequences, after the volumes are unmounted: the wipes asked for. */
 export async function wipePending(ctx: LifecycleContext): Promise<void> {
   const disk = ctx.o.volumes()?.disk;
   if (!disk || ctx.pendingWipe.size === 0) return ctx.pendingWipe.clear();
   let failed = false;
+  // STATE's old keys go with it: from now on its record is the configuration's.
+  if (ctx.pendingWipe.has('STATE') && disk.partitions.META?.device && ctx.o.configText() !== undefined) {
+    try {
+      recordStateEncryption(disk.partitions.META.device, systemDiskEncryptionOf(ctx.o.configText())?.state);
+    } catch (err) {
+      ctx.o.log.warn(`wipe: recording STATE's encryption settings in META: ${(err as Error).message}`);
+    }
+  }
+  const wanted = encryptionWanted(ctx, disk);
   for (const label of [...ctx.pendingWipe]) {
     const dev = disk.partitions[label]?.device;
     if (!dev) continue;
     try {
-      await wipeVolume(label, dev, ctx.o.log, '');
+      await wipeVolume(label, dev, ctx.o.log, '', wanted?.has(label));
     } catch (err) {
       failed = true;
       ctx.o.log.error(`zeroing ${label} (${dev}): ${(err as Error).message}`);

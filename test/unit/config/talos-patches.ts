@@ -72,9 +72,13 @@ export const TALOS_PATCHES: TalosPatch[] = [
   { name: 'EnvironmentConfig', patch: 'apiVersion: v1alpha1\nkind: EnvironmentConfig\nvariables:\n  https_proxy: http://proxy.example:3128' },
   { name: 'StaticHostConfig', patch: 'apiVersion: v1alpha1\nkind: StaticHostConfig\nname: 10.5.0.2\nhostnames: [registry.lan]' },
   { name: 'FilesystemTrimConfig daily', patch: 'apiVersion: v1alpha1\nkind: FilesystemTrimConfig\ninterval: 24h' },
+  {
+    name: 'system disk encryption (nodeID and static keys)',
+    patch: 'machine:\n  systemDiskEncryption:\n    ephemeral:\n      provider: luks2\n      keys:\n        - nodeID: {}\n          slot: 0\n    state:\n      provider: luks2\n      options: [no_read_workqueue]\n      keys:\n        - static:\n            passphrase: change-me\n          slot: 1',
+  },
   { name: 'EPHEMERAL without access times', patch: 'apiVersion: v1alpha1\nkind: VolumeConfig\nname: EPHEMERAL\nmount:\n  disableAccessTime: true' },
   // ---- refused: promises Bronze cannot keep ----
-  { name: 'system disk encryption', patch: 'machine:\n  systemDiskEncryption:\n    ephemeral:\n      provider: luks2\n      keys:\n        - nodeID: {}\n          slot: 0', refused: { path: 'machine.systemDiskEncryption', kind: 'unsupported' } },
+  { name: 'system disk encryption: KMS key', patch: 'machine:\n  systemDiskEncryption:\n    state:\n      provider: luks2\n      keys:\n        - kms:\n            endpoint: https://kms.example:4050\n          slot: 0', refused: { path: 'machine.systemDiskEncryption.state.keys[0].kms', kind: 'unsupported' } },
   { name: 'KubeSpan', patch: 'apiVersion: v1alpha1\nkind: KubeSpanConfig\nenabled: true', refused: { path: 'KubeSpanConfig', kind: 'unsupported' } },
   { name: 'firewall: ingress rule', patch: 'apiVersion: v1alpha1\nkind: NetworkRuleConfig\nname: kubelet-ingress\nportSelector:\n  ports: [10250]\n  protocol: tcp\ningress:\n  - subnet: 10.0.0.0/8', refused: { path: 'NetworkRuleConfig(kubelet-ingress)', kind: 'unsupported' } },
   { name: 'user volume', patch: 'apiVersion: v1alpha1\nkind: UserVolumeConfig\nname: data\nprovisioning:\n  diskSelector:\n    match: disk.transport == "nvme"', refused: { path: 'UserVolumeConfig(data)', kind: 'unsupported' } },

@@ -2,6 +2,7 @@
 
 import type { BlockVolumePhase as _talos_resource_definitions_enums_BlockVolumePhase, BlockVolumePhase__Output as _talos_resource_definitions_enums_BlockVolumePhase__Output } from '../../../../talos/resource/definitions/enums/BlockVolumePhase.ts';
 import type { BlockFilesystemType as _talos_resource_definitions_enums_BlockFilesystemType, BlockFilesystemType__Output as _talos_resource_definitions_enums_BlockFilesystemType__Output } from '../../../../talos/resource/definitions/enums/BlockFilesystemType.ts';
+import type { BlockEncryptionProviderType as _talos_resource_definitions_enums_BlockEncryptionProviderType, BlockEncryptionProviderType__Output as _talos_resource_definitions_enums_BlockEncryptionProviderType__Output } from '../../../../talos/resource/definitions/enums/BlockEncryptionProviderType.ts';
 import type { MountSpec as _talos_resource_definitions_block_MountSpec, MountSpec__Output as _talos_resource_definitions_block_MountSpec__Output } from '../../../../talos/resource/definitions/block/MountSpec.ts';
 import type { BlockVolumeType as _talos_resource_definitions_enums_BlockVolumeType, BlockVolumeType__Output as _talos_resource_definitions_enums_BlockVolumeType__Output } from '../../../../talos/resource/definitions/enums/BlockVolumeType.ts';
 import type { Long } from '@grpc/proto-loader';
@@ -18,6 +19,7 @@ export interface VolumeStatusSpec {
   'size'?: (number | string | Long);
   'filesystem'?: (_talos_resource_definitions_enums_BlockFilesystemType);
   'mount_location'?: (string);
+  'encryption_provider'?: (_talos_resource_definitions_enums_BlockEncryptionProviderType);
   'pretty_size'?: (string);
   'mount_spec'?: (_talos_resource_definitions_block_MountSpec | null);
   'type'?: (_talos_resource_definitions_enums_BlockVolumeType);
@@ -35,6 +37,7 @@ export interface VolumeStatusSpec__Output {
   'size': (string);
   'filesystem': (_talos_resource_definitions_enums_BlockFilesystemType__Output);
   'mount_location': (string);
+  'encryption_provider': (_talos_resource_definitions_enums_BlockEncryptionProviderType__Output);
   'pretty_size': (string);
   'mount_spec': (_talos_resource_definitions_block_MountSpec__Output | null);
   'type': (_talos_resource_definitions_enums_BlockVolumeType__Output);

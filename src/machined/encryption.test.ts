@@ -1,0 +1,123 @@
+// machine.systemDiskEncryption's pieces that run without device-mapper (this host has none):
+// Talos's nodeID key, dm-crypt's table line, the settings read from a configuration and kept in
+// META, and what a volume starts with. Opening and mapping run under QEMU (test/e2e/encryption.test.ts).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { formatLuks2 } from '../disk/luks2.ts';
+import { META_SIZE } from '../install/meta.ts';
+import {
+  cryptTarget,
+  keyMaterial,
+  nodeIdPassphrase,
+  recordStateEncryption,
+  recordedStateEncryption,
+  syncStateEncryption,
+  systemDiskEncryptionOf,
+  volumeContent,
+} from './encryption.ts';
+
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-encryption-'));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function sysWithUuid(uuid: string | undefined): string {
+  const sys = path.join(dir, 'sys');
+  fs.mkdirSync(path.join(sys, 'class/dmi/id'), { recursive: true });
+  if (uuid !== undefined) fs.writeFileSync(path.join(sys, 'class/dmi/id/product_uuid'), `${uuid}\n`);
+  return sys;
+}
+
+const UUID = '4C4C4544-0031-3510-8052-B3C04F4C4332';
+
+describe('nodeID keys (Talos: the SMBIOS UUID, then the label)', () => {
+  it('is the lower-case UUID followed by the label', () => {
+    expect(nodeIdPassphrase('STATE', sysWithUuid(UUID)).toString()).toBe('4c4c4544-0031-3510-8052-b3c04f4c4332STATE');
+    expect(nodeIdPassphrase('EPHEMERAL', sysWithUuid(UUID)).toString()).toBe('4c4c4544-0031-3510-8052-b3c04f4c4332EPHEMERAL');
+  });
+
+  it('refuses a machine without a UUID, or with one a key would be guessed from', () => {
+    expect(() => nodeIdPassphrase('STATE', sysWithUuid(undefined))).toThrow(/machine UUID is not populated.*-uuid/);
+    expect(() => nodeIdPassphrase('STATE', sysWithUuid('00000000-0000-0000-0000-000000000000'))).toThrow(/not populated/);
+    expect(() => nodeIdPassphrase('STATE', sysWithUuid('11111111-1111-1111-1111-111111111112'))).toThrow(/entropy check failed/);
+  });
+
+  it('gives each key its passphrase, in slot order', () => {
+    const keys = keyMaterial({ keys: [{ slot: 3, static: { passphrase: 'pw' } }, { slot: 1, nodeID: {} }] }, 'STATE', sysWithUuid(UUID));
+    expect(keys.map((k) => [k.slot, k.kind, k.passphrase.toString()])).toEqual([
+      [1, 'nodeID', '4c4c4544-0031-3510-8052-b3c04f4c4332STATE'],
+      [3, 'static', 'pw'],
+    ]);
+  });
+});
+
+describe("dm-crypt's table line", () => {
+  const key = Buffer.from('00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff', 'hex');
+  it('maps the data after the 16 MiB header, with the key in hex', () => {
+    const t = cryptTarget({ cipher: 'aes-xts-plain64', masterKey: key, dataOffset: 16 << 20, sectorSize: 512 }, '/dev/vda6', 100 << 20);
+    expect(t).toEqual({ type: 'crypt', length: (84 << 20) / 512, params: `aes-xts-plain64 ${key.toString('hex')} 0 /dev/vda6 32768` });
+  });
+
+  it('passes the sector size and the performance options as optional arguments', () => {
+    const t = cryptTarget({ cipher: 'aes-xts-plain64', masterKey: key, dataOffset: 16 << 20, sectorSize: 4096 }, '/dev/vda6', (100 << 20) + 1024, ['no_read_workqueue', 'same_cpu_crypt']);
+    // A partial 4096-byte sector at the end is left out.
+    expect(t.length).toBe((84 << 20) / 512);
+    expect(t.params).toMatch(/ 0 \/dev\/vda6 32768 3 sector_size:4096 no_read_workqueue same_cpu_crypt$/);
+  });
+
+  it('refuses a device with no room after the header', () => {
+    expect(() => cryptTarget({ cipher: 'aes-xts-plain64', masterKey: key, dataOffset: 16 << 20, sectorSize: 512 }, '/dev/x', 16 << 20)).toThrow(/no room for data/);
+  });
+});
+
+describe('the settings', () => {
+  it('reads machine.systemDiskEncryption from a configuration, through the schema', () => {
+    const text = 'version: v1alpha1\nmachine:\n  type: worker\n  systemDiskEncryption:\n    ephemeral:\n      keys:\n        - nodeID: {}\n          slot: 0\n      options: [no_read_workqueue]\n';
+    expect(systemDiskEncryptionOf(text)).toEqual({ ephemeral: { keys: [{ nodeID: {}, slot: 0 }], options: ['no_read_workqueue'] } });
+    expect(systemDiskEncryptionOf('version: v1alpha1\nmachine:\n  type: worker\n')).toBeUndefined();
+    expect(systemDiskEncryptionOf(undefined)).toBeUndefined();
+    expect(() => systemDiskEncryptionOf(text.replace('slot: 0', 'slot: 40'))).toThrow(/40 is not a valid LUKS2 key slot/);
+  });
+
+  it("keeps STATE's settings in META, and keeps them while STATE is encrypted with them", () => {
+    const meta = path.join(dir, 'meta');
+    fs.writeFileSync(meta, Buffer.alloc(META_SIZE));
+    const cfg = { keys: [{ slot: 0, nodeID: {} }] };
+    expect(recordedStateEncryption(meta)).toBeUndefined();
+    expect(recordStateEncryption(meta, cfg)).toBe(true);
+    expect(recordStateEncryption(meta, cfg)).toBe(false);
+    expect(recordedStateEncryption(meta)).toEqual(cfg);
+
+    const lines: string[] = [];
+    const log = { info: (m: string) => lines.push(`info: ${m}`), warn: (m: string) => lines.push(`warn: ${m}`), error: (m: string) => lines.push(`error: ${m}`) };
+    const other = 'version: v1alpha1\nmachine:\n  type: worker\n  systemDiskEncryption:\n    state:\n      keys:\n        - static:\n            passphrase: new\n          slot: 1\n';
+    // Encrypted STATE: the record opens it, so a different configuration does not replace it.
+    syncStateEncryption(log, meta, true, other);
+    expect(recordedStateEncryption(meta)).toEqual(cfg);
+    expect(lines.join('\n')).toMatch(/warn: .*apply once STATE is wiped/);
+    // Unencrypted STATE: the record follows the configuration, and the mismatch is an error.
+    lines.length = 0;
+    syncStateEncryption(log, meta, false, other);
+    expect(recordedStateEncryption(meta)).toEqual({ keys: [{ slot: 1, static: { passphrase: 'new' } }] });
+    expect(lines.join('\n')).toMatch(/error: machine.systemDiskEncryption.state is set, but STATE is not encrypted/);
+    syncStateEncryption(log, meta, false, 'version: v1alpha1\nmachine:\n  type: worker\n');
+    expect(recordedStateEncryption(meta)).toBeUndefined();
+  });
+});
+
+describe('what a volume starts with', () => {
+  it('tells LUKS, blank and anything else apart', () => {
+    const f = path.join(dir, 'vol');
+    fs.writeFileSync(f, Buffer.alloc(20 << 20));
+    expect(volumeContent(f)).toBe('blank');
+    const fd = fs.openSync(f, 'r+');
+    formatLuks2(fd, 20 << 20, { keys: [{ slot: 0, passphrase: Buffer.from('x') }], iterations: 1000 });
+    fs.closeSync(fd);
+    expect(volumeContent(f)).toBe('luks');
+    fs.writeFileSync(f, Buffer.concat([Buffer.from('XFSB'), Buffer.alloc(1 << 20)]));
+    expect(volumeContent(f)).toBe('other');
+  });
+});

@@ -1,0 +1,259 @@
+// machine.systemDiskEncryption at run time: STATE and EPHEMERAL as LUKS2 volumes (src/disk/luks2.ts)
+// mapped through dm-crypt as /dev/mapper/luks2-<label>, Talos's name for them since v1.12.
+//
+// Keys are Talos's: `static` is the passphrase as written; `nodeID` is the SMBIOS system UUID
+// followed by the volume's label ("<uuid>STATE"), so that the disk opens only in the machine it
+// was formatted in. kms and tpm are refused when the configuration is validated.
+//
+// Where each volume's settings come from at boot: STATE's from META (`state.encryption`, written
+// when STATE is formatted and whenever a loaded configuration changes them), since the
+// configuration lives on STATE; EPHEMERAL's from the configuration on STATE, read once STATE is
+// mounted. Like Talos, Bronze never encrypts a volume in place: a volume that holds a filesystem
+// and is configured to be encrypted is left alone, with an error saying to wipe it.
+import fs from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import { encryptionSchema, type EncryptionConfig, type SystemDiskEncryptionConfig } from '../config/schema.ts';
+import { formatLuks2, isLuks, unlockLuks2, type Luks2Volume } from '../disk/luks2.ts';
+import { dmCreate, dmRemove } from '../lib/devmapper.ts';
+import { smbiosUuid } from '../lib/hostname.ts';
+import { MetaStore } from '../install/meta.ts';
+import { CONFIG_FILE } from './config/manager.ts';
+
+/** META key: STATE's encryption settings (JSON), read at boot before STATE is opened. */
+export const META_STATE_ENCRYPTION = 'state.encryption';
+
+export const mapperName = (label: string): string => `luks2-${label}`;
+
+export interface KeyMaterial {
+  slot: number;
+  kind: 'static' | 'nodeID';
+  passphrase: Buffer;
+}
+
+/**
+ * Talos's nodeID passphrase: the SMBIOS system UUID and the label, with Talos's entropy check
+ * (no character more than half the UUID's length: a placeholder UUID would make a guessable key).
+ */
+export function nodeIdPassphrase(label: string, sysRoot = '/sys'): Buffer {
+  const uuid = smbiosUuid(sysRoot);
+  if (!uuid) throw new Error('machine UUID is not populated: the firmware gives no SMBIOS system UUID, so a nodeID key cannot be made (under QEMU, pass -uuid)');
+  const counts = new Map<string, number>();
+  for (const c of uuid) {
+    const n = (counts.get(c) ?? 0) + 1;
+    counts.set(c, n);
+    if (n > uuid.length / 2) throw new Error(`machine UUID ${uuid} entropy check failed: a nodeID key made from it would be guessable`);
+  }
+  return Buffer.from(uuid + label, 'utf8');
+}
+
+/** The passphrases of a volume's keys, by slot. Throws naming the key that cannot be made. */
+export function keyMaterial(cfg: EncryptionConfig, label: string, sysRoot = '/sys'): KeyMaterial[] {
+  return [...cfg.keys]
+    .sort((a, b) => a.slot - b.slot)
+    .map((k): KeyMaterial => {
+      if (k.static) return { slot: k.slot, kind: 'static', passphrase: Buffer.from(k.static.passphrase, 'utf8') };
+      if (k.nodeID) return { slot: k.slot, kind: 'nodeID', passphrase: nodeIdPassphrase(label, sysRoot) };
+      throw new Error(`${label} key slot ${k.slot}: Bronze makes static and nodeID keys only`);
+    });
+}
+
+/** dm-crypt's table line for a LUKS2 volume on `device` of `size` bytes (dm-crypt's own format). */
+export function cryptTarget(vol: Pick<Luks2Volume, 'cipher' | 'masterKey' | 'dataOffset' | 'sectorSize' | 'dataSize'>, device: string, size: number, options: readonly string[] = []) {
+  const bytes = Math.min(vol.dataSize ?? Infinity, size - vol.dataOffset);
+  const sectors = Math.floor(bytes / vol.sectorSize) * (vol.sectorSize / 512);
+  if (sectors <= 0) throw new Error(`${device} (${size} bytes) has no room for data after its LUKS2 header`);
+  const opts = [...(vol.sectorSize !== 512 ? [`sector_size:${vol.sectorSize}`] : []), ...options];
+  const params = `${vol.cipher} ${vol.masterKey.toString('hex')} 0 ${device} ${vol.dataOffset / 512}${opts.length ? ` ${opts.length} ${opts.join(' ')}` : ''}`;
+  return { length: sectors, type: 'crypt', params };
+}
+
+/** Maps the opened volume through dm-crypt; returns its device node (/dev/dm-N), linked as /dev/mapper/luks2-<label>. */
+function mapVolume(vol: Luks2Volume, device: string, size: number, label: string, options: readonly string[]): string {
+  const name = mapperName(label);
+  try {
+    const { minor } = dmCreate(name, cryptTarget(vol, device, size, options), { secure: true });
+    const node = `/dev/dm-${minor}`;
+    // devtmpfs makes the node as the kernel adds the disk; give it a moment rather than fail.
+    for (let i = 0; i < 100 && !fs.existsSync(node); i++) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    if (!fs.existsSync(node)) throw new Error(`${node} did not appear for ${name}`);
+    const link = path.join('/dev/mapper', name);
+    fs.rmSync(link, { force: true });
+    fs.symlinkSync(`../dm-${minor}`, link);
+    return node;
+  } finally {
+    vol.masterKey.fill(0);
+  }
+}
+
+function withFd<T>(device: string, mode: 'r' | 'r+', f: (fd: number) => T): T {
+  const fd = fs.openSync(device, mode);
+  try {
+    return f(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+export interface OpenedVolume {
+  /** The mapped device to mount: /dev/dm-N. */
+  device: string;
+  /** The keyslot that opened it. */
+  slot: number;
+}
+
+/**
+ * Opens the LUKS2 volume on `device` with the configured keys, in slot order, and maps it.
+ * Throws naming each key's failure when none opens it; nothing is written to the volume.
+ */
+export function openEncrypted(device: string, size: number, label: string, cfg: EncryptionConfig, o: { sysRoot?: string } = {}): OpenedVolume {
+  const failures: string[] = [];
+  const keys: KeyMaterial[] = [];
+  for (const k of [...cfg.keys].sort((a, b) => a.slot - b.slot)) {
+    try {
+      keys.push(...keyMaterial({ ...cfg, keys: [k] }, label, o.sysRoot));
+    } catch (err) {
+      failures.push(`slot ${k.slot}: ${(err as Error).message}`);
+    }
+  }
+  const vol = withFd(device, 'r', (fd) => {
+    for (const k of keys) {
+      try {
+        return unlockLuks2(fd, k.passphrase, k.slot);
+      } catch (err) {
+        failures.push(`slot ${k.slot} (${k.kind}): ${(err as Error).message}`);
+      }
+    }
+    return undefined;
+  });
+  if (!vol) throw new Error(`failed to open encrypted ${label} (${device}): ${failures.join('; ') || 'no keys configured'}`);
+  return { device: mapVolume(vol, device, size, label, cfg.options ?? []), slot: vol.slot };
+}
+
+/** Formats `device` as a new LUKS2 volume with the configured keys (all it held is lost) and maps it. */
+export function formatEncrypted(device: string, size: number, label: string, cfg: EncryptionConfig, o: { sysRoot?: string; iterations?: number } = {}): OpenedVolume {
+  const keys = keyMaterial(cfg, label, o.sysRoot);
+  const vol = withFd(device, 'r+', (fd) =>
+    formatLuks2(fd, size, {
+      keys: keys.map((k) => ({ slot: k.slot, passphrase: k.passphrase })),
+      keySize: cfg.keySize === 256 ? 32 : 64,
+      sectorSize: cfg.blockSize === 4096 ? 4096 : 512,
+      ...(o.iterations ? { iterations: o.iterations } : {}),
+    }),
+  );
+  return { device: mapVolume(vol, device, size, label, cfg.options ?? []), slot: vol.slot };
+}
+
+/** Removes the volume's mapping (unmount it first); a volume that is not mapped is left as it is. */
+export function closeEncrypted(label: string): boolean {
+  const name = mapperName(label);
+  if (!fs.existsSync(path.join('/dev/mapper', name))) return false;
+  dmRemove(name);
+  fs.rmSync(path.join('/dev/mapper', name), { force: true });
+  return true;
+}
+
+/** What the start of a volume holds: LUKS, nothing at all (zeroes: wiped or new), or something else (a filesystem). */
+export function volumeContent(device: string): 'luks' | 'blank' | 'other' {
+  const head = Buffer.alloc(1 << 20);
+  const n = withFd(device, 'r', (fd) => fs.readSync(fd, head, 0, head.length, 0));
+  if (isLuks(head)) return 'luks';
+  return head.subarray(0, n).every((b) => b === 0) ? 'blank' : 'other';
+}
+
+/** The v1alpha1 document's machine.systemDiskEncryption in a configuration's text, checked by the schema; undefined when unset. */
+export function systemDiskEncryptionOf(configText: string | undefined): SystemDiskEncryptionConfig | undefined {
+  if (!configText) return undefined;
+  for (const doc of YAML.parseAllDocuments(configText)) {
+    const data = doc.toJS() as { machine?: { systemDiskEncryption?: { state?: unknown; ephemeral?: unknown } } } | null;
+    const sde = data?.machine?.systemDiskEncryption;
+    if (!sde) continue;
+    const out: SystemDiskEncryptionConfig = {};
+    if (sde.state) out.state = encryptionSchema.parse(sde.state);
+    if (sde.ephemeral) out.ephemeral = encryptionSchema.parse(sde.ephemeral);
+    return out;
+  }
+  return undefined;
+}
+
+/** STATE's settings as META records them (undefined: none recorded). Throws on a record that does not parse. */
+export function stateEncryptionOfMeta(record: string | undefined): EncryptionConfig | undefined {
+  if (!record) return undefined;
+  return encryptionSchema.parse(JSON.parse(record));
+}
+
+/** STATE's settings recorded in the META partition at `metaDevice` (undefined: none). */
+export function recordedStateEncryption(metaDevice: string | undefined): EncryptionConfig | undefined {
+  if (!metaDevice) return undefined;
+  const store = MetaStore.open(metaDevice);
+  try {
+    return stateEncryptionOfMeta(store.get(META_STATE_ENCRYPTION));
+  } finally {
+    store.close();
+  }
+}
+
+/**
+ * Records STATE's settings in META as `cfg` has them (removes the record when undefined), unless
+ * they are recorded so already. Returns whether META changed.
+ */
+export function recordStateEncryption(metaDevice: string, cfg: EncryptionConfig | undefined): boolean {
+  const store = MetaStore.open(metaDevice);
+  try {
+    const want = cfg ? JSON.stringify(cfg) : undefined;
+    if (store.get(META_STATE_ENCRYPTION) === want) return false;
+    if (want) store.set({ [META_STATE_ENCRYPTION]: want });
+    else store.delete([META_STATE_ENCRYPTION]);
+    return true;
+  } finally {
+    store.close();
+  }
+}
+
+/** EPHEMERAL's settings in the configuration kept on STATE (mounted at `stateDir`); undefined without either. */
+export function ephemeralEncryptionOnState(stateDir = '/system/state'): EncryptionConfig | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(stateDir, CONFIG_FILE), 'utf8');
+  } catch {
+    return undefined;
+  }
+  return systemDiskEncryptionOf(text)?.ephemeral;
+}
+
+/** Closes the mappings of STATE and EPHEMERAL that are open (after they are unmounted); a failure is logged. */
+export function closeVolumes(log: { warn(m: string): void; info(m: string): void }): void {
+  for (const label of ['STATE', 'EPHEMERAL']) {
+    try {
+      if (closeEncrypted(label)) log.info(`closed encrypted ${label} (/dev/mapper/${mapperName(label)})`);
+    } catch (err) {
+      log.warn(`closing encrypted ${label}: ${(err as Error).message}`);
+    }
+  }
+}
+
+/**
+ * After the configuration is loaded at boot: keeps META's record of STATE's settings in step
+ * with machine.systemDiskEncryption.state, where that is safe. While STATE is encrypted, the
+ * record is what opens it, so it is left as it is and a change waits for STATE's next wipe;
+ * a configuration asking for an encrypted STATE that is not gets an error saying how.
+ */
+export function syncStateEncryption(log: { info(m: string): void; warn(m: string): void; error(m: string): void }, metaDevice: string | undefined, stateEncrypted: boolean | undefined, configText: string | undefined): void {
+  if (!metaDevice || configText === undefined) return;
+  let cfg: EncryptionConfig | undefined;
+  try {
+    cfg = systemDiskEncryptionOf(configText)?.state;
+  } catch {
+    return; // an invalid configuration is reported where it is loaded
+  }
+  const recorded = recordedStateEncryption(metaDevice);
+  if (JSON.stringify(recorded) === JSON.stringify(cfg)) return;
+  if (stateEncrypted) {
+    log.warn('machine.systemDiskEncryption.state differs from the settings STATE was encrypted with: they are kept (META) to open it, and the new ones apply once STATE is wiped (`bronzectl reset --system-labels-to-wipe STATE --reboot`)');
+    return;
+  }
+  recordStateEncryption(metaDevice, cfg);
+  if (cfg && stateEncrypted === false) {
+    log.error('machine.systemDiskEncryption.state is set, but STATE is not encrypted: Bronze does not encrypt in place; STATE is encrypted when it is next wiped (`bronzectl reset --system-labels-to-wipe STATE --reboot`, which erases the configuration on it too)');
+  }
+}

@@ -70,30 +70,33 @@ export const REFUSED_KEY_KINDS: Readonly<Record<string, string>> = {
 };
 
 /**
- * machine.systemDiskEncryption: each volume's keys, as Talos checks them (the same messages), and
- * the key kinds Bronze does not have. The shape of each field is the schema's.
+ * One volume's encryption settings (machine.systemDiskEncryption.state/.ephemeral, or a
+ * VolumeConfig's encryption): its keys, as Talos checks them (the same messages), and the key
+ * kinds Bronze does not have. The shape of each field is the schema's.
  */
+export function checkEncryptionKeys(volume: Obj, label: string, base: readonly PathSegment[], report: Reporter): void {
+  const keys = asArray(volume.keys);
+  if (keys.length === 0) report(volume.keys === undefined ? base : [...base, 'keys'], `partition ${q(label)}: no encryption keys provided`);
+  const slots = new Set<unknown>();
+  keys.forEach((k, i) => {
+    const key = asObject(k);
+    if (!key) return;
+    if (slots.has(key.slot)) report([...base, 'keys', i, 'slot'], `partition ${q(label)}: encryption key slot ${key.slot} is already in use`);
+    slots.add(key.slot);
+    const kinds = ['static', 'nodeID', 'kms', 'tpm'].filter((kind) => key[kind] !== undefined && key[kind] !== null);
+    if (kinds.length === 0) report([...base, 'keys', i], `partition ${q(label)}: encryption key at slot ${key.slot} doesn't have the configuration parameters: set static or nodeID`);
+    if (kinds.length > 1) report([...base, 'keys', i], `partition ${q(label)}: the key at slot ${key.slot} sets ${kinds.join(' and ')}: a key takes its passphrase from one source; give each its own slot`);
+    for (const kind of kinds) {
+      const why = REFUSED_KEY_KINDS[kind];
+      if (why) report([...base, 'keys', i, kind], `not implemented in Bronze: ${why}`, 'key', 'unsupported');
+    }
+  });
+}
+
 function checkDiskEncryption(encryption: Obj, report: Reporter): void {
   for (const [field, label] of [['state', 'STATE'], ['ephemeral', 'EPHEMERAL']] as const) {
     const volume = asObject(encryption[field]);
-    if (!volume) continue;
-    const base = ['machine', 'systemDiskEncryption', field];
-    const keys = asArray(volume.keys);
-    if (keys.length === 0) report(volume.keys === undefined ? base : [...base, 'keys'], `partition ${q(label)}: no encryption keys provided`);
-    const slots = new Set<unknown>();
-    keys.forEach((k, i) => {
-      const key = asObject(k);
-      if (!key) return;
-      if (slots.has(key.slot)) report([...base, 'keys', i, 'slot'], `partition ${q(label)}: encryption key slot ${key.slot} is already in use`);
-      slots.add(key.slot);
-      const kinds = ['static', 'nodeID', 'kms', 'tpm'].filter((kind) => key[kind] !== undefined && key[kind] !== null);
-      if (kinds.length === 0) report([...base, 'keys', i], `partition ${q(label)}: encryption key at slot ${key.slot} doesn't have the configuration parameters: set static or nodeID`);
-      if (kinds.length > 1) report([...base, 'keys', i], `partition ${q(label)}: the key at slot ${key.slot} sets ${kinds.join(' and ')}: a key takes its passphrase from one source; give each its own slot`);
-      for (const kind of kinds) {
-        const why = REFUSED_KEY_KINDS[kind];
-        if (why) report([...base, 'keys', i, kind], `not implemented in Bronze: ${why}`, 'key', 'unsupported');
-      }
-    });
+    if (volume) checkEncryptionKeys(volume, label, ['machine', 'systemDiskEncryption', field], report);
   }
 }
 

@@ -11,6 +11,8 @@ export interface V1Alpha1Conflict {
   isSet(value: unknown): boolean;
   /** The document's own field that configures the same thing; default: the whole document. */
   when?: string;
+  /** Only for the document of this name (a VolumeConfig for EPHEMERAL conflicts with EPHEMERAL's setting). */
+  name?: string;
 }
 
 export interface KindSpec {

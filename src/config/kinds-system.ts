@@ -5,9 +5,11 @@
 // machine.sysctls and machine.env), and the discovery documents, validated and kept for the
 // cluster work. Field names and defaults are Talos's.
 import { z } from '../lib/zod.ts';
-import { bool, byteSize, goDuration, httpEndpoint, httpsEndpoint, keyedMap, nonEmpty, noSpaces, parseByteSize, scalarString, type Obj } from './fields.ts';
+import { asObject, bool, byteSize, goDuration, httpEndpoint, httpsEndpoint, keyedMap, nonEmpty, noSpaces, parseByteSize, scalarString, type Obj } from './fields.ts';
 import { envNameError, parseGoDuration, sysctlKeyError } from './formats.ts';
 import type { KindSpec } from './kind-spec.ts';
+import { checkEncryptionKeys } from './checks.ts';
+import { encryptionSchema } from './schema.ts';
 
 const apiVersion = z.literal('v1alpha1');
 
@@ -18,8 +20,8 @@ export const kubeClusterConfigSchema = z.strictObject({
   endpoint: httpsEndpoint(),
 });
 
-/** The volumes Bronze lets a VolumeConfig tune (its layout is fixed). */
-export const CONFIGURABLE_VOLUMES = ['EPHEMERAL'] as const;
+/** The volumes Bronze lets a VolumeConfig tune (its layout is fixed): EPHEMERAL, and STATE's encryption. */
+export const CONFIGURABLE_VOLUMES = ['EPHEMERAL', 'STATE'] as const;
 
 export const volumeConfigSchema = z.strictObject({
   apiVersion,
@@ -34,6 +36,8 @@ export const volumeConfigSchema = z.strictObject({
     })
     .optional(),
   trim: z.strictObject({ enabled: bool().optional(), interval: goDuration().optional() }).optional(),
+  /** Talos v1.10+'s place for it; machine.systemDiskEncryption is the older one (setting both is a conflict). */
+  encryption: encryptionSchema.optional(),
 });
 
 /** Talos's FilesystemTrimConfig limits: chunks of at least 1 MiB, a minimum extent of at most 128 MiB. */
@@ -116,10 +120,18 @@ export const SYSTEM_KINDS: readonly KindSpec[] = [
     example: { name: 'EPHEMERAL', mount: { secure: true } },
     check(doc, report) {
       if (typeof doc.name === 'string' && !(CONFIGURABLE_VOLUMES as readonly string[]).includes(doc.name)) {
-        report(['name'], `not implemented in Bronze: its volume layout is fixed, only ${CONFIGURABLE_VOLUMES.join(', ')}'s mount options and trim can be configured`, undefined, 'unsupported');
+        report(['name'], "not implemented in Bronze: its volume layout is fixed, only EPHEMERAL's mount options and trim, and EPHEMERAL's and STATE's encryption, can be configured", undefined, 'unsupported');
       }
+      if (doc.name === 'STATE') {
+        for (const f of ['mount', 'trim']) if (doc[f] !== undefined) report([f], `not implemented in Bronze: STATE's ${f} is fixed; a VolumeConfig for STATE sets its encryption only`, 'key', 'unsupported');
+      }
+      const encryption = asObject(doc.encryption);
+      if (encryption && typeof doc.name === 'string') checkEncryptionKeys(encryption, doc.name, ['encryption'], report);
     },
-    conflicts: [],
+    conflicts: [
+      { path: ['machine', 'systemDiskEncryption', 'ephemeral'], isSet: present, when: 'encryption', name: 'EPHEMERAL' },
+      { path: ['machine', 'systemDiskEncryption', 'state'], isSet: present, when: 'encryption', name: 'STATE' },
+    ],
   },
   {
     kind: 'FilesystemTrimConfig',

@@ -24,6 +24,7 @@ const ITEM_BASES: Record<string, Record<string, unknown>> = {
   vlans: { vlanId: 10 },
   routes: { gateway: '10.0.0.1' },
   nameservers: { address: '1.1.1.1' },
+  'encryption.keys': { slot: 0, nodeID: {} },
 };
 
 /** Sets `path` ("a.b[].c") in `doc` to `value`, making the objects and one-item lists on the way. */

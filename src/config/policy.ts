@@ -160,7 +160,14 @@ export const FIELD_RULES: readonly FieldRule[] = [
     sample: false,
   },
   refuse('VolumeConfig', 'provisioning', "Bronze's disk layout is fixed: EPHEMERAL fills the rest of the system disk", { maxSize: '50GiB' }),
-  refuse('VolumeConfig', 'encryption', 'Bronze does not encrypt volumes; refusing is safer than running them unencrypted', { provider: 'luks2', keys: [{ slot: 0, nodeID: {} }] }),
+  {
+    doc: 'VolumeConfig',
+    path: 'encryption.keys[].lockToState',
+    action: 'refuse',
+    reason: 'Bronze keeps no salt in STATE to lock a key to; the key would open the volume without it',
+    accept: false,
+    sample: true,
+  },
 ];
 
 const kind = (name: string, action: PolicyAction, reason: string): KindRule => ({ kind: name, action, reason });

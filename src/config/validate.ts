@@ -315,6 +315,7 @@ function crossDocumentChecks(v1: { doc: SourceDocument; data: Obj; typed?: V1Alp
     for (const { spec, doc, prefix, data } of kinds) {
       for (const c of spec.conflicts) {
         if (c.when !== undefined && data[c.when] === undefined) continue;
+        if (c.name !== undefined && data.name !== c.name) continue;
         if (!c.isSet(valueAt(v1Data, c.path))) continue;
         const where = v1.doc.position(c.path, 'key').line;
         issues.add(doc, prefix, ['kind'], `conflicts with ${c.path.join('.')} (line ${where}) of the v1alpha1 document: both configure the same thing; keep one of them`, 'key');

@@ -80,6 +80,9 @@ describe('the settings', () => {
     expect(systemDiskEncryptionOf('version: v1alpha1\nmachine:\n  type: worker\n')).toBeUndefined();
     expect(systemDiskEncryptionOf(undefined)).toBeUndefined();
     expect(() => systemDiskEncryptionOf(text.replace('slot: 0', 'slot: 40'))).toThrow(/40 is not a valid LUKS2 key slot/);
+    // Talos v1.10+: a VolumeConfig's encryption.
+    const volumeConfig = 'version: v1alpha1\nmachine:\n  type: worker\n---\napiVersion: v1alpha1\nkind: VolumeConfig\nname: STATE\nencryption:\n  provider: luks2\n  keys:\n    - static:\n        passphrase: p\n      slot: 2\n';
+    expect(systemDiskEncryptionOf(volumeConfig)).toEqual({ state: { provider: 'luks2', keys: [{ static: { passphrase: 'p' }, slot: 2 }] } });
   });
 
   it("keeps STATE's settings in META, and keeps them while STATE is encrypted with them", () => {

@@ -161,19 +161,24 @@ export function volumeContent(device: string): 'luks' | 'blank' | 'other' {
   return head.subarray(0, n).every((b) => b === 0) ? 'blank' : 'other';
 }
 
-/** The v1alpha1 document's machine.systemDiskEncryption in a configuration's text, checked by the schema; undefined when unset. */
+/**
+ * Each system volume's encryption settings in a configuration's text: machine.systemDiskEncryption
+ * of the v1alpha1 document, or a VolumeConfig document's encryption (Talos v1.10+; validation
+ * refuses both for one volume), checked by the schema. Undefined when neither is set.
+ */
 export function systemDiskEncryptionOf(configText: string | undefined): SystemDiskEncryptionConfig | undefined {
   if (!configText) return undefined;
+  const out: SystemDiskEncryptionConfig = {};
   for (const doc of YAML.parseAllDocuments(configText)) {
-    const data = doc.toJS() as { machine?: { systemDiskEncryption?: { state?: unknown; ephemeral?: unknown } } } | null;
+    const data = doc.toJS() as { kind?: unknown; name?: unknown; encryption?: unknown; machine?: { systemDiskEncryption?: { state?: unknown; ephemeral?: unknown } } } | null;
     const sde = data?.machine?.systemDiskEncryption;
-    if (!sde) continue;
-    const out: SystemDiskEncryptionConfig = {};
-    if (sde.state) out.state = encryptionSchema.parse(sde.state);
-    if (sde.ephemeral) out.ephemeral = encryptionSchema.parse(sde.ephemeral);
-    return out;
+    if (sde?.state) out.state = encryptionSchema.parse(sde.state);
+    if (sde?.ephemeral) out.ephemeral = encryptionSchema.parse(sde.ephemeral);
+    if (data?.kind === 'VolumeConfig' && data.encryption && (data.name === 'STATE' || data.name === 'EPHEMERAL')) {
+      out[data.name === 'STATE' ? 'state' : 'ephemeral'] = encryptionSchema.parse(data.encryption);
+    }
   }
-  return undefined;
+  return out.state || out.ephemeral ? out : undefined;
 }
 
 /** STATE's settings as META records them (undefined: none recorded). Throws on a record that does not parse. */

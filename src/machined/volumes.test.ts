@@ -255,8 +255,8 @@ describe('mountNodeVolumes', () => {
     const r2 = await mountNodeVolumes(log2, { sysRoot: sys, devRoot: dev, targets, ops, encryption: (label) => (label === 'STATE' ? cfg : undefined), mount: (...a) => void mounts.push(a), replace: () => {} });
     expect(calls).toEqual([]);
     expect(mounts).toEqual([]);
-    expect(r2.statuses.STATE).toMatchObject({ phase: 'failed', errorMessage: expect.stringMatching(/holds a filesystem, but machine.systemDiskEncryption.state asks for it encrypted: .*reset --system-labels-to-wipe STATE/) });
-    expect(r2.statuses.EPHEMERAL).toMatchObject({ phase: 'failed', errorMessage: expect.stringMatching(/is encrypted \(LUKS2\), but the configuration has no machine.systemDiskEncryption.ephemeral: it is left closed/) });
+    expect(r2.statuses.STATE).toMatchObject({ phase: 'failed', errorMessage: expect.stringMatching(/holds a filesystem, but its settings \(recorded in META\) ask for it encrypted: .*reset --system-labels-to-wipe STATE/) });
+    expect(r2.statuses.EPHEMERAL).toMatchObject({ phase: 'failed', errorMessage: expect.stringMatching(/is encrypted \(LUKS2\), but the configuration does not encrypt it \(machine.systemDiskEncryption.ephemeral or a VolumeConfig for EPHEMERAL\): it is left closed/) });
     expect(log2.lines.join('\n')).toMatch(/error: volumes: .*EPHEMERAL.*; \/var stays in memory: what is written to \/var now is lost/);
 
     // Settings that do not parse fail that volume alone; a key that opens nothing too.

@@ -300,20 +300,20 @@ async function prepareVolume(log: Logger, disk: NodeDisk, part: NodePartition & 
   } catch (err) {
     throw new Error(`${label}'s encryption settings: ${(err as Error).message}`);
   }
-  const where = `machine.systemDiskEncryption.${label.toLowerCase()}`;
+  const where = `machine.systemDiskEncryption.${label.toLowerCase()} or a VolumeConfig for ${label}`;
   const content = ops.content(part.device);
   // A blank volume without settings is mounted as before, and fails: zeroes at its start may be
   // a damaged xfs that xfs_repair can still recover from its other superblocks.
   if (content === 'other' || (content === 'blank' && !cfg)) {
     if (cfg) {
       throw new Error(
-        `${label} (${part.device}) holds a filesystem, but ${where} asks for it encrypted: Bronze does not encrypt in place; ` +
+        `${label} (${part.device}) holds a filesystem, but its settings (${label === 'STATE' ? 'recorded in META' : where}) ask for it encrypted: Bronze does not encrypt in place; ` +
           `to encrypt it, erasing what is on it: \`bronzectl reset --system-labels-to-wipe ${label} --reboot\``,
       );
     }
     return part.device;
   }
-  if (!cfg) throw new Error(`${label} (${part.device}) is encrypted (LUKS2), but ${label === 'STATE' ? 'META records no settings for it' : `the configuration has no ${where}`}: it is left closed`);
+  if (!cfg) throw new Error(`${label} (${part.device}) is encrypted (LUKS2), but ${label === 'STATE' ? 'META records no settings for it' : `the configuration does not encrypt it (${where})`}: it is left closed`);
   status.encryptionProvider = 'luks2';
   if (content === 'luks') {
     const opened = ops.open(part.device, part.size, label, cfg);
@@ -321,7 +321,7 @@ async function prepareVolume(log: Logger, disk: NodeDisk, part: NodePartition & 
     status.mountLocation = opened.device;
     return opened.device;
   }
-  log.warn(`volumes: ${label} (${part.device}) is blank: encrypting it (LUKS2, ${where}) and making a fresh xfs`);
+  log.warn(`volumes: ${label} (${part.device}) is blank: encrypting it (LUKS2) and making a fresh xfs`);
   const opened = ops.format(part.device, part.size, label, cfg);
   try {
     await ops.mkfs(opened.device, label);

@@ -1,7 +1,8 @@
 // End-to-end: machine.systemDiskEncryption under QEMU/TCG, checked from the host with cryptsetup.
 //   1. The ISO boots with a blank disk into maintenance mode; a configuration with STATE
-//      encrypted (nodeID key in slot 0, a static passphrase in slot 1) and EPHEMERAL encrypted
-//      (nodeID, 4096-byte sectors, no_read_workqueue) installs. On the disk, from the host:
+//      encrypted (machine.systemDiskEncryption: nodeID key in slot 0, a static passphrase in
+//      slot 1) and EPHEMERAL encrypted (a VolumeConfig, as Talos v1.10+ writes it: nodeID,
+//      4096-byte sectors, no_read_workqueue) installs. On the disk, from the host:
 //      both are LUKS2 that cryptsetup opens with Talos's nodeID passphrase (the SMBIOS UUID
 //      followed by the label) and STATE also with the static one; no xfs is visible in them.
 //   2. The disk boots in the same machine (same SMBIOS UUID): both volumes open, mount, and
@@ -94,11 +95,10 @@ describe('system disk encryption: install, boot, wipe, another machine', () => {
     const cfg = generateConfigs({ clusterName: 'enc', endpoint: 'https://10.0.2.15:6443', additionalSANs: ['127.0.0.1'], secrets, installDisk: '/dev/vda' });
     const doc = parse(cfg.controlplane);
     doc.machine.network = { ...(doc.machine.network ?? {}), hostname: 'encrypted-node' };
-    doc.machine.systemDiskEncryption = {
-      state: { provider: 'luks2', keys: [{ nodeID: {}, slot: 0 }, { static: { passphrase: STATIC }, slot: 1 }] },
-      ephemeral: { provider: 'luks2', keys: [{ nodeID: {}, slot: 0 }], blockSize: 4096, options: ['no_read_workqueue'] },
-    };
-    fs.writeFileSync(path.join(dir, 'controlplane.yaml'), stringify(doc));
+    // STATE the v1alpha1 way, EPHEMERAL the Talos v1.10+ way (a VolumeConfig document).
+    doc.machine.systemDiskEncryption = { state: { provider: 'luks2', keys: [{ nodeID: {}, slot: 0 }, { static: { passphrase: STATIC }, slot: 1 }] } };
+    const ephemeral = { apiVersion: 'v1alpha1', kind: 'VolumeConfig', name: 'EPHEMERAL', encryption: { provider: 'luks2', keys: [{ nodeID: {}, slot: 0 }], blockSize: 4096, options: ['no_read_workqueue'] } };
+    fs.writeFileSync(path.join(dir, 'controlplane.yaml'), `${stringify(doc)}---\n${stringify(ephemeral)}`);
     port = await freePort();
     target = `127.0.0.1:${port}`;
     config = path.join(dir, 'bronzeconfig');

@@ -908,4 +908,28 @@ export const INVALID_CASES: InvalidCase[] = [
     line: 11,
     message: 'not implemented in Bronze: Bronze does not seal keys to a TPM',
   },
+  {
+    name: 'disk encryption for EPHEMERAL in both v1alpha1 and a VolumeConfig',
+    yaml: config({
+      machine: 'systemDiskEncryption:\n  ephemeral:\n    keys:\n      - nodeID: {}\n        slot: 0',
+      after: '---\napiVersion: v1alpha1\nkind: VolumeConfig\nname: EPHEMERAL\nencryption:\n  keys:\n    - nodeID: {}\n      slot: 0',
+    }),
+    path: 'VolumeConfig(EPHEMERAL)',
+    line: 19,
+    message: 'conflicts with machine.systemDiskEncryption.ephemeral (line 9) of the v1alpha1 document',
+  },
+  {
+    name: 'a VolumeConfig for STATE with mount options',
+    yaml: config({ after: '---\napiVersion: v1alpha1\nkind: VolumeConfig\nname: STATE\nmount:\n  disableAccessTime: true' }),
+    path: 'VolumeConfig(STATE).mount',
+    line: 16,
+    message: "not implemented in Bronze: STATE's mount is fixed; a VolumeConfig for STATE sets its encryption only",
+  },
+  {
+    name: 'a VolumeConfig encryption key without a source',
+    yaml: config({ after: '---\napiVersion: v1alpha1\nkind: VolumeConfig\nname: STATE\nencryption:\n  keys:\n    - slot: 3' }),
+    path: 'VolumeConfig(STATE).encryption.keys[0]',
+    line: 18,
+    message: "encryption key at slot 3 doesn't have the configuration parameters",
+  },
 ];

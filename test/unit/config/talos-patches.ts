@@ -76,6 +76,11 @@ export const TALOS_PATCHES: TalosPatch[] = [
     name: 'system disk encryption (nodeID and static keys)',
     patch: 'machine:\n  systemDiskEncryption:\n    ephemeral:\n      provider: luks2\n      keys:\n        - nodeID: {}\n          slot: 0\n    state:\n      provider: luks2\n      options: [no_read_workqueue]\n      keys:\n        - static:\n            passphrase: change-me\n          slot: 1',
   },
+  {
+    name: 'EPHEMERAL and STATE encrypted (VolumeConfig, v1.10+ configs)',
+    patch: 'apiVersion: v1alpha1\nkind: VolumeConfig\nname: EPHEMERAL\nencryption:\n  provider: luks2\n  keys:\n    - nodeID: {}\n      slot: 0\n---\napiVersion: v1alpha1\nkind: VolumeConfig\nname: STATE\nencryption:\n  provider: luks2\n  keys:\n    - nodeID: {}\n      slot: 0',
+    versions: { min: 10 },
+  },
   { name: 'EPHEMERAL without access times', patch: 'apiVersion: v1alpha1\nkind: VolumeConfig\nname: EPHEMERAL\nmount:\n  disableAccessTime: true' },
   // ---- refused: promises Bronze cannot keep ----
   { name: 'system disk encryption: KMS key', patch: 'machine:\n  systemDiskEncryption:\n    state:\n      provider: luks2\n      keys:\n        - kms:\n            endpoint: https://kms.example:4050\n          slot: 0', refused: { path: 'machine.systemDiskEncryption.state.keys[0].kms', kind: 'unsupported' } },

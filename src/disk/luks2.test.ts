@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DATA_OFFSET, Luks2Error, afMerge, afSplit, formatLuks2, isLuks, readLuks2, unlockLuks2 } from './luks2.ts';
+import { DATA_OFFSET, Luks2Error, afMerge, afSplit, formatLuks2, isLuks, readLuks2, rewriteKeyslots, unlockLuks2 } from './luks2.ts';
 
 const CRYPTSETUP = ['/usr/sbin/cryptsetup', '/sbin/cryptsetup'].find((p) => fs.existsSync(p));
 
@@ -77,6 +77,28 @@ describe.skipIf(!CRYPTSETUP)('LUKS2 against cryptsetup', () => {
     expect(dump).toMatch(/sector: 4096 \[bytes\]/);
     expect(dump).toMatch(/Key:\s+256 bits/);
     expect(cryptsetupMasterKey('p')).toHaveLength(64);
+  });
+
+  it('rewrites keyslots: kept ones open as before, replaced and removed ones no longer open, new ones open to the same key', () => {
+    const vol = withFd('r+', (fd) => formatLuks2(fd, 20 << 20, { keys: [{ slot: 0, passphrase: Buffer.from('a') }, { slot: 1, passphrase: Buffer.from('b') }], iterations: 1000 }));
+    const key = vol.masterKey.toString('hex');
+    withFd('r+', (fd) => rewriteKeyslots(fd, vol.masterKey, [0], [{ slot: 1, passphrase: Buffer.from('c') }, { slot: 4, passphrase: Buffer.from('d') }], { iterations: 1000 }));
+    const dump = execFileSync(CRYPTSETUP!, ['luksDump', img], { encoding: 'utf8' });
+    expect([...dump.matchAll(/\n {2}(\d+): luks2/g)].map((m) => m[1])).toEqual(['0', '1', '4']);
+    expect(cryptsetupMasterKey('a')).toBe(key);
+    expect(cryptsetupMasterKey('c')).toBe(key);
+    expect(cryptsetupMasterKey('d')).toBe(key);
+    expect(spawnSync(CRYPTSETUP!, ['open', '--test-passphrase', '--key-file', '-', img], { input: 'b' }).status, 'the replaced passphrase').not.toBe(0);
+    // Everything replaced: only the new key opens it.
+    withFd('r+', (fd) => rewriteKeyslots(fd, vol.masterKey, [], [{ slot: 2, passphrase: Buffer.from('e') }], { iterations: 1000 }));
+    expect(cryptsetupMasterKey('e')).toBe(key);
+    for (const gone of ['a', 'c', 'd']) expect(spawnSync(CRYPTSETUP!, ['open', '--test-passphrase', '--key-file', '-', img], { input: gone }).status, gone).not.toBe(0);
+    expect(withFd('r', (fd) => readLuks2(fd)).seqid).toBe(3n);
+    // Not the volume's key, or no keyslot left: refused, and the volume is as it was.
+    const before = fs.readFileSync(img);
+    expect(() => withFd('r+', (fd) => rewriteKeyslots(fd, Buffer.alloc(64, 1), [2], [{ slot: 3, passphrase: Buffer.from('f') }], { iterations: 1000 }))).toThrow(/not this volume's master key/);
+    expect(() => withFd('r+', (fd) => rewriteKeyslots(fd, vol.masterKey, [], [], { iterations: 1000 }))).toThrow(/without a keyslot/);
+    expect(fs.readFileSync(img).equals(before)).toBe(true);
   });
 
   it('gives a device that does not end on a whole 4096-byte sector a fixed data size, which cryptsetup takes', () => {

@@ -143,12 +143,12 @@ interface Luks2Json {
 }
 
 /** One header copy: the binary part, the JSON, and the checksum over both. */
-function header(json: string, uuid: string, secondary: boolean): Buffer {
+function header(json: string, uuid: string, secondary: boolean, seqid: bigint): Buffer {
   const h = Buffer.alloc(HEADER_SIZE);
   (secondary ? SECONDARY_MAGIC : LUKS2_MAGIC).copy(h, 0);
   h.writeUInt16BE(2, 6);
   h.writeBigUInt64BE(BigInt(HEADER_SIZE), 8);
-  h.writeBigUInt64BE(1n, 16); // seqid
+  h.writeBigUInt64BE(seqid, 16);
   h.write('sha256', 72, 'latin1');
   crypto.randomBytes(64).copy(h, 104);
   h.write(uuid, 168, 'latin1');
@@ -158,6 +158,36 @@ function header(json: string, uuid: string, secondary: boolean): Buffer {
   text.copy(h, BINARY_SIZE);
   crypto.createHash('sha256').update(h).digest().copy(h, 448);
   return h;
+}
+
+type Keyslot = Luks2Json['keyslots'][string];
+
+/** A keyslot holding `masterKey` under `passphrase`, for the area at `offset`: its metadata and its area's bytes. */
+function sealKeyslot(masterKey: Buffer, passphrase: Buffer, iterations: number, offset: number): { entry: Keyslot; data: Buffer } {
+  const keySize = masterKey.length;
+  const salt = crypto.randomBytes(32);
+  const kek = crypto.pbkdf2Sync(passphrase, salt, iterations, keySize, 'sha256');
+  const data = xts(afSplit(masterKey, STRIPES, 'sha256'), kek, SECTOR, true);
+  kek.fill(0);
+  return {
+    data,
+    entry: {
+      type: 'luks2',
+      key_size: keySize,
+      af: { type: 'luks1', stripes: STRIPES, hash: 'sha256' },
+      area: { type: 'raw', offset: String(offset), size: String(areaSize(keySize)), encryption: CIPHER, key_size: keySize },
+      kdf: { type: 'pbkdf2', hash: 'sha256', iterations, salt: b64(salt) },
+    },
+  };
+}
+
+/** Both header copies, the secondary first: a write cut off midway leaves one valid copy. */
+function writeHeaders(fd: number, json: Luks2Json, uuid: string, seqid: bigint): void {
+  const text = JSON.stringify(json);
+  fs.writeSync(fd, header(text, uuid, true, seqid), 0, HEADER_SIZE, HEADER_SIZE);
+  fs.fsyncSync(fd);
+  fs.writeSync(fd, header(text, uuid, false, seqid), 0, HEADER_SIZE, 0);
+  fs.fsyncSync(fd);
 }
 
 function checkSlot(slot: number): void {
@@ -209,37 +239,26 @@ export function formatLuks2(fd: number, size: number, o: Luks2FormatOptions): Lu
     config: { json_size: String(HEADER_SIZE - BINARY_SIZE), keyslots_size: String(DATA_OFFSET - KEYSLOTS_START) },
   };
   const areas: Array<{ offset: number; data: Buffer }> = [];
-  const area = areaSize(keySize);
   for (const k of [...o.keys].sort((a, b) => a.slot - b.slot)) {
-    const salt = crypto.randomBytes(32);
-    const kek = crypto.pbkdf2Sync(k.passphrase, salt, iterations, keySize, 'sha256');
-    const material = afSplit(masterKey, STRIPES, 'sha256');
-    const offset = KEYSLOTS_START + k.slot * area;
-    areas.push({ offset, data: xts(material, kek, SECTOR, true) });
-    json.keyslots[String(k.slot)] = {
-      type: 'luks2',
-      key_size: keySize,
-      af: { type: 'luks1', stripes: STRIPES, hash: 'sha256' },
-      area: { type: 'raw', offset: String(offset), size: String(area), encryption: CIPHER, key_size: keySize },
-      kdf: { type: 'pbkdf2', hash: 'sha256', iterations, salt: b64(salt) },
-    };
+    const offset = KEYSLOTS_START + k.slot * areaSize(keySize);
+    const { entry, data } = sealKeyslot(masterKey, k.passphrase, iterations, offset);
+    areas.push({ offset, data });
+    json.keyslots[String(k.slot)] = entry;
     json.digests['0']!.keyslots.push(String(k.slot));
   }
-  const text = JSON.stringify(json);
   // The keyslots first and the headers last: a volume cut off half-written has no valid header,
   // rather than a header pointing at keyslots that are not there.
   const zero = Buffer.alloc(DATA_OFFSET - KEYSLOTS_START);
   fs.writeSync(fd, zero, 0, zero.length, KEYSLOTS_START);
   for (const a of areas) fs.writeSync(fd, a.data, 0, a.data.length, a.offset);
-  fs.writeSync(fd, header(text, uuid, true), 0, HEADER_SIZE, HEADER_SIZE);
-  fs.writeSync(fd, header(text, uuid, false), 0, HEADER_SIZE, 0);
   fs.fsyncSync(fd);
+  writeHeaders(fd, json, uuid, 1n);
   const fixed = json.segments['0']!.size;
   return { uuid, cipher: CIPHER, masterKey, dataOffset: DATA_OFFSET, sectorSize, ...(fixed !== 'dynamic' ? { dataSize: Number(fixed) } : {}), slot: Math.min(...o.keys.map((k) => k.slot)) };
 }
 
 /** Reads and checks one header copy at `offset`; undefined when it is not a valid LUKS2 header. */
-function readHeader(fd: number, offset: number, magic: Buffer): { json: Luks2Json; uuid: string } | string {
+function readHeader(fd: number, offset: number, magic: Buffer): { json: Luks2Json; uuid: string; seqid: bigint } | string {
   const bin = Buffer.alloc(BINARY_SIZE);
   if (fs.readSync(fd, bin, 0, BINARY_SIZE, offset) < BINARY_SIZE) return 'short read';
   if (!bin.subarray(0, 6).equals(magic)) return 'no LUKS magic';
@@ -256,14 +275,14 @@ function readHeader(fd: number, offset: number, magic: Buffer): { json: Luks2Jso
   if (!crypto.createHash('sha256').update(h).digest().equals(want)) return 'header checksum mismatch';
   const text = h.toString('utf8', BINARY_SIZE).replace(/\0.*$/s, '');
   try {
-    return { json: JSON.parse(text) as Luks2Json, uuid: h.toString('latin1', 168, 208).replace(/\0.*$/s, '') };
+    return { json: JSON.parse(text) as Luks2Json, uuid: h.toString('latin1', 168, 208).replace(/\0.*$/s, ''), seqid: h.readBigUInt64BE(16) };
   } catch (err) {
     return `metadata is not JSON: ${(err as Error).message}`;
   }
 }
 
 /** The volume's header: the primary copy, or the secondary when the primary is damaged. */
-export function readLuks2(fd: number): { json: Luks2Json; uuid: string } {
+export function readLuks2(fd: number): { json: Luks2Json; uuid: string; seqid: bigint } {
   const primary = readHeader(fd, 0, LUKS2_MAGIC);
   if (typeof primary !== 'string') return primary;
   for (const at of [16384, 32768, 65536, 131072, 262144, 524288, 1048576, 2097152, 4194304]) {
@@ -314,4 +333,59 @@ export function unlockLuks2(fd: number, passphrase: Buffer, slot?: number): Luks
     }
   }
   throw new Luks2Error(['no keyslot opens with this key', ...skipped].join('; '));
+}
+
+/**
+ * Rewrites the volume's keyslots (cryptsetup's luksAddKey, luksChangeKey and luksKillSlot in
+ * one): the slots in `keep` stay as they are, each of `add` gets a new keyslot holding
+ * `masterKey` (replacing one of the same number), and every other slot goes. The new keyslots
+ * are written to areas no keyslot uses, then the headers (secondary first), and only then are
+ * the areas of the slots gone zeroed: a write cut off at any point leaves a header whose
+ * keyslots all work. `masterKey` must be the volume's (checked against its digest first).
+ */
+export function rewriteKeyslots(fd: number, masterKey: Buffer, keep: readonly number[], add: ReadonlyArray<{ slot: number; passphrase: Buffer }>, o: { iterations?: number } = {}): void {
+  const { json, uuid, seqid } = readLuks2(fd);
+  const digest = Object.values(json.digests).find((d) => d.segments.includes('0'));
+  if (!digest) throw new Luks2Error('no digest for segment 0 in the LUKS2 metadata');
+  const check = crypto.pbkdf2Sync(masterKey, Buffer.from(digest.salt, 'base64'), digest.iterations, Buffer.from(digest.digest, 'base64').length, digest.hash);
+  if (!crypto.timingSafeEqual(check, Buffer.from(digest.digest, 'base64'))) throw new Luks2Error("the key given is not this volume's master key");
+  for (const k of add) {
+    checkSlot(k.slot);
+    if (k.passphrase.length === 0) throw new Luks2Error(`keyslot ${k.slot}: the passphrase is empty`);
+  }
+  const old = json.keyslots;
+  const next: Luks2Json['keyslots'] = {};
+  for (const slot of keep) if (old[String(slot)] && !add.some((a) => a.slot === slot)) next[String(slot)] = old[String(slot)]!;
+  if (Object.keys(next).length + add.length === 0) throw new Luks2Error('that would leave the volume without a keyslot');
+  // Every area a keyslot of the old header uses stays as it is until the new header is written.
+  const busy = Object.values(old).map((k) => [Number(k.area.offset), Number(k.area.offset) + Number(k.area.size)] as const);
+  const size = areaSize(masterKey.length);
+  const end = KEYSLOTS_START + Number(json.config.keyslots_size);
+  const freeArea = (): number => {
+    for (let at = KEYSLOTS_START; at + size <= end; at += size) {
+      if (!busy.some(([a, b]) => at < b && a < at + size)) return at;
+    }
+    throw new Luks2Error('no room left in the keyslots area');
+  };
+  const iterations = o.iterations ?? calibrateIterations(1000, masterKey.length);
+  const writes: Array<{ offset: number; data: Buffer }> = [];
+  for (const k of add) {
+    const offset = freeArea();
+    const { entry, data } = sealKeyslot(masterKey, k.passphrase, iterations, offset);
+    busy.push([offset, offset + size]);
+    next[String(k.slot)] = entry;
+    writes.push({ offset, data });
+  }
+  const ids = Object.keys(next).sort((a, b) => Number(a) - Number(b));
+  json.keyslots = Object.fromEntries(ids.map((id) => [id, next[id]!]));
+  for (const d of Object.values(json.digests)) if (d.segments.includes('0')) d.keyslots = ids;
+  for (const w of writes) fs.writeSync(fd, w.data, 0, w.data.length, w.offset);
+  fs.fsyncSync(fd);
+  writeHeaders(fd, json, uuid, seqid + 1n);
+  for (const [id, k] of Object.entries(old)) {
+    if (next[id] === k) continue;
+    const zero = Buffer.alloc(Number(k.area.size));
+    fs.writeSync(fd, zero, 0, zero.length, Number(k.area.offset));
+  }
+  fs.fsyncSync(fd);
 }

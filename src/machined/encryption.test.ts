@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { formatLuks2 } from '../disk/luks2.ts';
+import { formatLuks2, unlockLuks2 } from '../disk/luks2.ts';
 import { META_SIZE } from '../install/meta.ts';
 import {
   cryptTarget,
@@ -13,6 +13,7 @@ import {
   nodeIdPassphrase,
   recordStateEncryption,
   recordedStateEncryption,
+  syncEncryptedKeys,
   syncStateEncryption,
   systemDiskEncryptionOf,
   volumeContent,
@@ -25,7 +26,7 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 function sysWithUuid(uuid: string | undefined): string {
-  const sys = path.join(dir, 'sys');
+  const sys = path.join(dir, `sys-${uuid ?? 'none'}`);
   fs.mkdirSync(path.join(sys, 'class/dmi/id'), { recursive: true });
   if (uuid !== undefined) fs.writeFileSync(path.join(sys, 'class/dmi/id/product_uuid'), `${uuid}\n`);
   return sys;
@@ -85,7 +86,7 @@ describe('the settings', () => {
     expect(systemDiskEncryptionOf(volumeConfig)).toEqual({ state: { provider: 'luks2', keys: [{ static: { passphrase: 'p' }, slot: 2 }] } });
   });
 
-  it("keeps STATE's settings in META, and keeps them while STATE is encrypted with them", () => {
+  it("keeps STATE's settings in META, syncing an encrypted STATE's keyslots before the record follows the configuration", () => {
     const meta = path.join(dir, 'meta');
     fs.writeFileSync(meta, Buffer.alloc(META_SIZE));
     const cfg = { keys: [{ slot: 0, nodeID: {} }] };
@@ -97,16 +98,35 @@ describe('the settings', () => {
     const lines: string[] = [];
     const log = { info: (m: string) => lines.push(`info: ${m}`), warn: (m: string) => lines.push(`warn: ${m}`), error: (m: string) => lines.push(`error: ${m}`) };
     const other = 'version: v1alpha1\nmachine:\n  type: worker\n  systemDiskEncryption:\n    state:\n      keys:\n        - static:\n            passphrase: new\n          slot: 1\n';
-    // Encrypted STATE: the record opens it, so a different configuration does not replace it.
-    syncStateEncryption(log, meta, true, other);
+    const want = { keys: [{ slot: 1, static: { passphrase: 'new' } }] };
+    // Encrypted STATE whose keyslots cannot be synced: the record stays, since it opens STATE.
+    const calls: unknown[][] = [];
+    syncStateEncryption(log, { metaDevice: meta, device: '/dev/vda5', encrypted: true }, other, (...a) => {
+      calls.push(a);
+      throw new Error('no keyslot opens with this key');
+    });
+    expect(calls).toEqual([['/dev/vda5', 'STATE', cfg, want]]);
     expect(recordedStateEncryption(meta)).toEqual(cfg);
-    expect(lines.join('\n')).toMatch(/warn: .*apply once STATE is wiped/);
-    // Unencrypted STATE: the record follows the configuration, and the mismatch is an error.
+    expect(lines.join('\n')).toMatch(/error: STATE's keyslots could not be synced .*META keeps the settings that open it/);
+    // Synced: the record follows.
     lines.length = 0;
-    syncStateEncryption(log, meta, false, other);
-    expect(recordedStateEncryption(meta)).toEqual({ keys: [{ slot: 1, static: { passphrase: 'new' } }] });
-    expect(lines.join('\n')).toMatch(/error: machine.systemDiskEncryption.state is set, but STATE is not encrypted/);
-    syncStateEncryption(log, meta, false, 'version: v1alpha1\nmachine:\n  type: worker\n');
+    syncStateEncryption(log, { metaDevice: meta, device: '/dev/vda5', encrypted: true }, other, () => ({ synced: ['slot 1 (static) added', 'slot 0 removed'], failedSyncs: [] }));
+    expect(recordedStateEncryption(meta)).toEqual(want);
+    expect(lines.join('\n')).toMatch(/info: STATE's keyslots synced with the configuration: slot 1 \(static\) added, slot 0 removed/);
+    // A configuration without STATE's encryption does not make an encrypted STATE unopenable.
+    lines.length = 0;
+    syncStateEncryption(log, { metaDevice: meta, device: '/dev/vda5', encrypted: true }, 'version: v1alpha1\nmachine:\n  type: worker\n', () => {
+      throw new Error('not called');
+    });
+    expect(recordedStateEncryption(meta)).toEqual(want);
+    expect(lines.join('\n')).toMatch(/warn: STATE is encrypted, and the configuration no longer says so/);
+    // Unencrypted STATE: the record follows the configuration, and the mismatch is an error.
+    recordStateEncryption(meta, undefined);
+    lines.length = 0;
+    syncStateEncryption(log, { metaDevice: meta, encrypted: false }, other);
+    expect(recordedStateEncryption(meta)).toEqual(want);
+    expect(lines.join('\n')).toMatch(/error: the configuration asks for STATE encrypted, but STATE is not/);
+    syncStateEncryption(log, { metaDevice: meta, encrypted: false }, 'version: v1alpha1\nmachine:\n  type: worker\n');
     expect(recordedStateEncryption(meta)).toBeUndefined();
   });
 });
@@ -122,5 +142,44 @@ describe('what a volume starts with', () => {
     expect(volumeContent(f)).toBe('luks');
     fs.writeFileSync(f, Buffer.concat([Buffer.from('XFSB'), Buffer.alloc(1 << 20)]));
     expect(volumeContent(f)).toBe('other');
+  });
+});
+
+describe('keyslot sync (what Talos does at each open)', () => {
+  it('adds configured keys, replaces changed ones, removes the rest, and reports keys it cannot make', () => {
+    const sys = sysWithUuid(UUID);
+    const vol = path.join(dir, 'vol');
+    fs.writeFileSync(vol, Buffer.alloc(20 << 20));
+    const fd = fs.openSync(vol, 'r+');
+    const made = formatLuks2(fd, 20 << 20, { keys: [{ slot: 0, passphrase: nodeIdPassphrase('EPHEMERAL', sys) }], iterations: 1000 });
+    fs.closeSync(fd);
+    const key = made.masterKey.toString('hex');
+    const opens = (pass: string, slot?: number) => {
+      const f = fs.openSync(vol, 'r');
+      try {
+        return unlockLuks2(f, Buffer.from(pass), slot).masterKey.toString('hex') === key;
+      } catch {
+        return false;
+      } finally {
+        fs.closeSync(f);
+      }
+    };
+    const nodeId = { slot: 0, nodeID: {} };
+    expect(syncEncryptedKeys(vol, 'EPHEMERAL', { keys: [nodeId] }, { keys: [nodeId] }, { sysRoot: sys, iterations: 1000 })).toEqual({ synced: [], failedSyncs: [] });
+    expect(syncEncryptedKeys(vol, 'EPHEMERAL', { keys: [nodeId] }, { keys: [nodeId, { slot: 1, static: { passphrase: 'pw' } }] }, { sysRoot: sys, iterations: 1000 })).toEqual({ synced: ['slot 1 (static) added'], failedSyncs: [] });
+    expect(opens('pw', 1)).toBe(true);
+    expect(syncEncryptedKeys(vol, 'EPHEMERAL', { keys: [nodeId] }, { keys: [nodeId, { slot: 1, static: { passphrase: 'pw2' } }] }, { sysRoot: sys, iterations: 1000 })).toEqual({ synced: ['slot 1 (static) replaced'], failedSyncs: [] });
+    expect(opens('pw', 1)).toBe(false);
+    expect(opens('pw2', 1)).toBe(true);
+    // Opened with the static key, the nodeID key goes: only the configured key is left.
+    expect(syncEncryptedKeys(vol, 'EPHEMERAL', { keys: [{ slot: 1, static: { passphrase: 'pw2' } }] }, { keys: [{ slot: 1, static: { passphrase: 'pw2' } }] }, { sysRoot: sys, iterations: 1000 })).toEqual({ synced: ['slot 0 removed'], failedSyncs: [] });
+    expect(opens(`${UUID.toLowerCase()}EPHEMERAL`)).toBe(false);
+    // A nodeID key on a machine without a UUID cannot be made: reported, nothing removed for it.
+    const r = syncEncryptedKeys(vol, 'EPHEMERAL', { keys: [{ slot: 1, static: { passphrase: 'pw2' } }] }, { keys: [{ slot: 1, static: { passphrase: 'pw2' } }, nodeId] }, { sysRoot: sysWithUuid(undefined), iterations: 1000 });
+    expect(r.synced).toEqual([]);
+    expect(r.failedSyncs).toEqual([expect.stringMatching(/^slot 0: machine UUID is not populated/)]);
+    // Keys that open nothing: refused, the volume as it was.
+    expect(() => syncEncryptedKeys(vol, 'EPHEMERAL', { keys: [{ slot: 1, static: { passphrase: 'wrong' } }] }, { keys: [nodeId] }, { sysRoot: sys, iterations: 1000 })).toThrow(/failed to open encrypted EPHEMERAL .*slot 1 \(static\): no keyslot opens with this key/);
+    expect(opens('pw2', 1)).toBe(true);
   });
 });

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { encryptionSchema, type EncryptionConfig, type SystemDiskEncryptionConfig } from '../config/schema.ts';
-import { formatLuks2, isLuks, unlockLuks2, type Luks2Volume } from '../disk/luks2.ts';
+import { formatLuks2, isLuks, readLuks2, rewriteKeyslots, unlockLuks2, type Luks2Volume } from '../disk/luks2.ts';
 import { dmCreate, dmRemove } from '../lib/devmapper.ts';
 import { smbiosUuid } from '../lib/hostname.ts';
 import { MetaStore } from '../install/meta.ts';
@@ -100,34 +100,109 @@ export interface OpenedVolume {
   device: string;
   /** The keyslot that opened it. */
   slot: number;
+  /** What the keyslots sync changed ("slot 1 (static) added", "slot 0 removed"). */
+  synced?: string[];
+  /** Keys that could not be synced, and why (Talos's encryptionFailedSyncs). */
+  failedSyncs?: string[];
+}
+
+/** Each key that can be made, and why each other one cannot. */
+function makeKeys(cfg: EncryptionConfig, label: string, sysRoot?: string): { keys: KeyMaterial[]; failures: Array<{ slot: number; why: string }> } {
+  const keys: KeyMaterial[] = [];
+  const failures: Array<{ slot: number; why: string }> = [];
+  for (const k of [...cfg.keys].sort((a, b) => a.slot - b.slot)) {
+    try {
+      keys.push(...keyMaterial({ ...cfg, keys: [k] }, label, sysRoot));
+    } catch (err) {
+      failures.push({ slot: k.slot, why: (err as Error).message });
+    }
+  }
+  return { keys, failures };
+}
+
+/** Unlocks the volume on `fd` with the first of `keys` that opens its slot; throws naming each failure. */
+function unlockWith(fd: number, device: string, label: string, cfg: EncryptionConfig, sysRoot?: string): { vol: Luks2Volume; key: KeyMaterial } {
+  const { keys, failures } = makeKeys(cfg, label, sysRoot);
+  const why = failures.map((f) => `slot ${f.slot}: ${f.why}`);
+  for (const key of keys) {
+    try {
+      return { vol: unlockLuks2(fd, key.passphrase, key.slot), key };
+    } catch (err) {
+      why.push(`slot ${key.slot} (${key.kind}): ${(err as Error).message}`);
+    }
+  }
+  throw new Error(`failed to open encrypted ${label} (${device}): ${why.join('; ') || 'no keys configured'}`);
 }
 
 /**
- * Opens the LUKS2 volume on `device` with the configured keys, in slot order, and maps it.
- * Throws naming each key's failure when none opens it; nothing is written to the volume.
+ * Makes the volume's keyslots the configured keys, as Talos does at each open: a configured key
+ * whose slot it does not open is written to it, and a slot no key is configured for is removed.
+ * Each configured key is tried once (one PBKDF2 each, besides the key that opened the volume).
+ * A key that cannot be made (nodeID without a UUID) leaves its slot as it is, and is reported.
  */
-export function openEncrypted(device: string, size: number, label: string, cfg: EncryptionConfig, o: { sysRoot?: string } = {}): OpenedVolume {
-  const failures: string[] = [];
-  const keys: KeyMaterial[] = [];
-  for (const k of [...cfg.keys].sort((a, b) => a.slot - b.slot)) {
-    try {
-      keys.push(...keyMaterial({ ...cfg, keys: [k] }, label, o.sysRoot));
-    } catch (err) {
-      failures.push(`slot ${k.slot}: ${(err as Error).message}`);
-    }
-  }
-  const vol = withFd(device, 'r', (fd) => {
-    for (const k of keys) {
+function syncKeyslots(fd: number, vol: Luks2Volume, opener: KeyMaterial, cfg: EncryptionConfig, label: string, o: { sysRoot?: string; iterations?: number }): { synced: string[]; failedSyncs: string[] } {
+  const sysRoot = o.sysRoot;
+  const { keys, failures } = makeKeys(cfg, label, sysRoot);
+  const inHeader = Object.keys(readLuks2(fd).json.keyslots).map(Number);
+  const keep = failures.map((f) => f.slot).filter((slot) => inHeader.includes(slot));
+  const add: KeyMaterial[] = [];
+  for (const k of keys) {
+    const same = k.slot === opener.slot && k.passphrase.equals(opener.passphrase);
+    let opens = same;
+    if (!same && inHeader.includes(k.slot)) {
       try {
-        return unlockLuks2(fd, k.passphrase, k.slot);
-      } catch (err) {
-        failures.push(`slot ${k.slot} (${k.kind}): ${(err as Error).message}`);
+        unlockLuks2(fd, k.passphrase, k.slot).masterKey.fill(0);
+        opens = true;
+      } catch {
+        opens = false;
       }
     }
-    return undefined;
+    if (opens) keep.push(k.slot);
+    else add.push(k);
+  }
+  const removed = inHeader.filter((slot) => !keep.includes(slot) && !add.some((a) => a.slot === slot));
+  const failedSyncs = failures.map((f) => `slot ${f.slot}: ${f.why}`);
+  if (add.length === 0 && removed.length === 0) return { synced: [], failedSyncs };
+  rewriteKeyslots(fd, vol.masterKey, keep, add, o.iterations ? { iterations: o.iterations } : {});
+  return {
+    synced: [...add.map((a) => `slot ${a.slot} (${a.kind}) ${inHeader.includes(a.slot) ? 'replaced' : 'added'}`), ...removed.map((slot) => `slot ${slot} removed`)],
+    failedSyncs,
+  };
+}
+
+/**
+ * Opens the LUKS2 volume on `device` with the keys of `cfg`, in slot order, makes its keyslots
+ * those of `sync` (default `cfg`; false: leave them), and maps it. Throws naming each key's
+ * failure when none opens it; nothing is written to the volume then.
+ */
+export function openEncrypted(device: string, size: number, label: string, cfg: EncryptionConfig, o: { sysRoot?: string; sync?: EncryptionConfig | false } = {}): OpenedVolume {
+  const sync = o.sync ?? cfg;
+  const { vol, key, synced, failedSyncs } = withFd(device, sync ? 'r+' : 'r', (fd) => {
+    const opened = unlockWith(fd, device, label, cfg, o.sysRoot);
+    try {
+      return { ...opened, ...(sync ? syncKeyslots(fd, opened.vol, opened.key, sync, label, o) : { synced: [], failedSyncs: [] }) };
+    } catch (err) {
+      opened.vol.masterKey.fill(0);
+      throw new Error(`${label}: syncing its keyslots with the configuration: ${(err as Error).message}`);
+    }
   });
-  if (!vol) throw new Error(`failed to open encrypted ${label} (${device}): ${failures.join('; ') || 'no keys configured'}`);
-  return { device: mapVolume(vol, device, size, label, cfg.options ?? []), slot: vol.slot };
+  return { device: mapVolume(vol, device, size, label, cfg.options ?? []), slot: key.slot, synced, failedSyncs };
+}
+
+/**
+ * Makes the keyslots of an encrypted volume that is open (mapped) already those of `want`,
+ * unlocking its header again with the keys of `have` (STATE: opened at boot with META's record,
+ * before the configuration on it was read). Returns what changed.
+ */
+export function syncEncryptedKeys(device: string, label: string, have: EncryptionConfig, want: EncryptionConfig, o: { sysRoot?: string; iterations?: number } = {}): { synced: string[]; failedSyncs: string[] } {
+  return withFd(device, 'r+', (fd) => {
+    const { vol, key } = unlockWith(fd, device, label, have, o.sysRoot);
+    try {
+      return syncKeyslots(fd, vol, key, want, label, o);
+    } finally {
+      vol.masterKey.fill(0);
+    }
+  });
 }
 
 /** Formats `device` as a new LUKS2 volume with the configured keys (all it held is lost) and maps it. */
@@ -239,11 +314,18 @@ export function closeVolumes(log: { warn(m: string): void; info(m: string): void
 
 /**
  * After the configuration is loaded at boot: keeps META's record of STATE's settings in step
- * with machine.systemDiskEncryption.state, where that is safe. While STATE is encrypted, the
- * record is what opens it, so it is left as it is and a change waits for STATE's next wipe;
- * a configuration asking for an encrypted STATE that is not gets an error saying how.
+ * with the configuration's (machine.systemDiskEncryption.state or a VolumeConfig). While STATE
+ * is encrypted, the record is what opens it, so its keyslots are synced with the configuration
+ * first (opened again with the recorded keys), and the record follows only if that worked. A
+ * configuration asking for an encrypted STATE that is not gets an error saying how.
  */
-export function syncStateEncryption(log: { info(m: string): void; warn(m: string): void; error(m: string): void }, metaDevice: string | undefined, stateEncrypted: boolean | undefined, configText: string | undefined): void {
+export function syncStateEncryption(
+  log: { info(m: string): void; warn(m: string): void; error(m: string): void },
+  state: { metaDevice: string | undefined; device?: string; encrypted: boolean },
+  configText: string | undefined,
+  sync: typeof syncEncryptedKeys = syncEncryptedKeys,
+): void {
+  const { metaDevice } = state;
   if (!metaDevice || configText === undefined) return;
   let cfg: EncryptionConfig | undefined;
   try {
@@ -253,12 +335,22 @@ export function syncStateEncryption(log: { info(m: string): void; warn(m: string
   }
   const recorded = recordedStateEncryption(metaDevice);
   if (JSON.stringify(recorded) === JSON.stringify(cfg)) return;
-  if (stateEncrypted) {
-    log.warn('machine.systemDiskEncryption.state differs from the settings STATE was encrypted with: they are kept (META) to open it, and the new ones apply once STATE is wiped (`bronzectl reset --system-labels-to-wipe STATE --reboot`)');
-    return;
+  if (state.encrypted) {
+    if (!cfg || !recorded || !state.device) {
+      log.warn('STATE is encrypted, and the configuration no longer says so: it stays encrypted with the keys recorded in META (Bronze does not decrypt in place; a wipe makes it a plain xfs)');
+      return;
+    }
+    try {
+      const r = sync(state.device, 'STATE', recorded, cfg);
+      if (r.synced.length) log.info(`STATE's keyslots synced with the configuration: ${r.synced.join(', ')}`);
+      if (r.failedSyncs.length) log.warn(`STATE: keys not synced: ${r.failedSyncs.join('; ')}`);
+    } catch (err) {
+      log.error(`STATE's keyslots could not be synced with the configuration: ${(err as Error).message}; META keeps the settings that open it`);
+      return;
+    }
   }
   recordStateEncryption(metaDevice, cfg);
-  if (cfg && stateEncrypted === false) {
-    log.error('machine.systemDiskEncryption.state is set, but STATE is not encrypted: Bronze does not encrypt in place; STATE is encrypted when it is next wiped (`bronzectl reset --system-labels-to-wipe STATE --reboot`, which erases the configuration on it too)');
+  if (cfg && !state.encrypted) {
+    log.error('the configuration asks for STATE encrypted, but STATE is not: Bronze does not encrypt in place; STATE is encrypted when it is next wiped (`bronzectl reset --system-labels-to-wipe STATE --reboot`, which erases the configuration on it too)');
   }
 }

@@ -253,7 +253,9 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
     loadConfig: async () => {
       await nodeConfig.boot(cmdline(), !pid1 ? process.env.BRONZE_CONFIG_FILE : undefined);
       const stateVolume = volumes?.statuses.STATE;
-      if (pid1 && stateVolume?.phase === 'ready') syncStateEncryption(log, volumes?.disk?.partitions.META?.device, stateVolume.encryptionProvider === 'luks2', configText);
+      if (pid1 && stateVolume?.phase === 'ready') {
+        syncStateEncryption(log, { metaDevice: volumes?.disk?.partitions.META?.device, device: volumes?.disk?.partitions.STATE?.device, encrypted: stateVolume.encryptionProvider === 'luks2' }, configText);
+      }
       await lifecycle.boot();
     },
     startReaper: () => reaper.start(),

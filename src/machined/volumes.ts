@@ -318,6 +318,11 @@ async function prepareVolume(log: Logger, disk: NodeDisk, part: NodePartition & 
   if (content === 'luks') {
     const opened = ops.open(part.device, part.size, label, cfg);
     log.info(`volumes: opened encrypted ${label} (${part.device}) with key slot ${opened.slot}: ${opened.device} (/dev/mapper/luks2-${label})`);
+    if (opened.synced?.length) log.info(`volumes: ${label}'s keyslots synced with its settings: ${opened.synced.join(', ')}`);
+    if (opened.failedSyncs?.length) {
+      log.warn(`volumes: ${label}: keys not synced: ${opened.failedSyncs.join('; ')}`);
+      status.encryptionFailedSyncs = opened.failedSyncs;
+    }
     status.mountLocation = opened.device;
     return opened.device;
   }

@@ -7,10 +7,13 @@
 //      followed by the label) and STATE also with the static one; no xfs is visible in them.
 //   2. The disk boots in the same machine (same SMBIOS UUID): both volumes open, mount, and
 //      VolumeStatus says luks2; the configuration on STATE is read.
-//   3. `bronzectl reset --system-labels-to-wipe EPHEMERAL --reboot` erases EPHEMERAL's header
+//   3. A new static passphrase for STATE (apply-config, reboot) is synced into its keyslots: the
+//      old one no longer opens it, the new one does.
+//   4. `bronzectl reset --system-labels-to-wipe EPHEMERAL --reboot` erases EPHEMERAL's header
 //      and keyslots; the next boot encrypts it anew (another LUKS2 UUID).
-//   4. The disk boots in another machine (another UUID): STATE opens with the static key, and
-//      EPHEMERAL, whose only key is nodeID, stays closed, with the reason in VolumeStatus.
+//   5. The disk boots in another machine (another UUID): STATE opens with the static key (its
+//      nodeID slot is then re-keyed for this machine, as Talos syncs keys), and EPHEMERAL, whose
+//      only key is nodeID, stays closed, with the reason in VolumeStatus.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -30,6 +33,7 @@ const ISO = '_out/amd64/bronze.iso';
 const BOOT = 300_000;
 const DISK_BYTES = 3 * 1024 ** 3;
 const STATIC = 'correct horse battery staple';
+const ROTATED = 'a passphrase rotated later';
 const running = /machined\[1\]: all 5 services Running/;
 const CRYPTSETUP = ['/usr/sbin/cryptsetup', '/sbin/cryptsetup'].find((p) => fs.existsSync(p));
 
@@ -155,6 +159,20 @@ describe('system disk encryption: install, boot, wipe, another machine', () => {
     expect(ephemeralUuid).toMatch(/^[0-9a-f-]{36}$/);
   }, 2 * BOOT);
 
+  it("a new static passphrase for STATE is synced to its keyslots at the next boot, and META's record follows", async () => {
+    const before = fs.readFileSync(path.join(dir, 'controlplane.yaml'), 'utf8');
+    fs.writeFileSync(path.join(dir, 'rotated.yaml'), before.replace(STATIC, ROTATED));
+    const from = vm!.lines.length;
+    const r = await ctl(['apply-config', '-f', path.join(dir, 'rotated.yaml'), '--mode', 'reboot']);
+    expect(r.code, r.stderr).toBe(0);
+    await vm!.waitFor(/machined\[1\]: STATE's keyslots synced with the configuration: slot 1 \(static\) replaced/, BOOT, from);
+    await vm!.waitFor(running, BOOT, from);
+    const state = header('STATE');
+    const key = volumeKey(state, `${uuid}STATE`);
+    expect(volumeKey(state, ROTATED), 'the new passphrase opens STATE').toBe(key);
+    expect(volumeKey(state, STATIC), 'the old one no longer does').toBeUndefined();
+  }, 2 * BOOT);
+
   it('a reset of EPHEMERAL erases its keys; the next boot encrypts it anew', async () => {
     const from = vm!.lines.length;
     const r = await ctl(['reset', '--system-labels-to-wipe', 'EPHEMERAL', '--reboot', '--graceful=false']);
@@ -170,11 +188,13 @@ describe('system disk encryption: install, boot, wipe, another machine', () => {
     await vm!.waitExit(10_000).catch(() => {});
   }, 2 * BOOT);
 
-  it('in another machine, STATE opens with the static key and EPHEMERAL (nodeID only) stays closed', async () => {
+  it('in another machine, STATE opens with the (rotated) static key and EPHEMERAL (nodeID only) stays closed', async () => {
     vm = new QemuVM({ apiPort: port, boot: { kind: 'disk', path: disk }, uuid: nodeUuid('another machine') }, consoleFile('encryption-moved')).start();
     await vm.waitFor(running, BOOT);
     const text = vm.lines.join('\n');
     expect(text).toMatch(/volumes: opened encrypted STATE \(\/dev\/vda5\) with key slot 1/);
+    // As Talos syncs keys at each open: STATE's nodeID key now is this machine's.
+    expect(text).toMatch(/volumes: STATE's keyslots synced with its settings: slot 0 \(nodeID\) replaced/);
     expect(text).toMatch(/failed to open encrypted EPHEMERAL \(\/dev\/vda6\): slot 0 \(nodeID\): no keyslot opens with this key.*\/var stays in memory/);
     expect(await volumeStatus('STATE')).toMatchObject({ phase: 'ready', encryptionProvider: 'luks2' });
     expect(await volumeStatus('EPHEMERAL')).toMatchObject({ phase: 'failed', encryptionProvider: 'luks2', errorMessage: expect.stringMatching(/failed to open encrypted EPHEMERAL/) });

@@ -26,8 +26,10 @@ export interface VolumeStatusSpec {
   location?: string;
   /** What is mounted: the location, or the dm-crypt device of an encrypted volume (/dev/dm-0). */
   mountLocation?: string;
-  /** Set when the volume is encrypted and was opened: Talos's provider name. */
+  /** Set when the volume is encrypted: Talos's provider name. */
   encryptionProvider?: 'luks2';
+  /** Configured keys that could not be synced to the volume's keyslots, and why. */
+  encryptionFailedSyncs?: string[];
   partitionIndex?: number;
   /** The disk holding the partition, e.g. /dev/vda. */
   parentLocation?: string;
@@ -74,6 +76,7 @@ export const volumeStatusDefinition: ResourceDefinition<VolumeStatusSpec> = {
       mount_location: s.mountLocation ?? '',
       encryption_provider: s.encryptionProvider === 'luks2' ? 1 : 0,
       pretty_size: s.prettySize ?? '',
+      encryption_failed_syncs: s.encryptionFailedSyncs ?? [],
       ...(s.mountSpec ? { mount_spec: { target_path: s.mountSpec.targetPath } } : {}),
       type: Math.max(0, TYPES.indexOf(s.type)) as VolumeStatusSpecProto['type'],
     }),

@@ -21,6 +21,7 @@ export interface VolumeStatusSpec {
   'mount_location'?: (string);
   'encryption_provider'?: (_talos_resource_definitions_enums_BlockEncryptionProviderType);
   'pretty_size'?: (string);
+  'encryption_failed_syncs'?: (string)[];
   'mount_spec'?: (_talos_resource_definitions_block_MountSpec | null);
   'type'?: (_talos_resource_definitions_enums_BlockVolumeType);
 }
@@ -39,6 +40,7 @@ export interface VolumeStatusSpec__Output {
   'mount_location': (string);
   'encryption_provider': (_talos_resource_definitions_enums_BlockEncryptionProviderType__Output);
   'pretty_size': (string);
+  'encryption_failed_syncs': (string)[];
   'mount_spec': (_talos_resource_definitions_block_MountSpec__Output | null);
   'type': (_talos_resource_definitions_enums_BlockVolumeType__Output);
 }

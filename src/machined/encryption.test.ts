@@ -142,6 +142,9 @@ describe('what a volume starts with', () => {
     expect(volumeContent(f)).toBe('luks');
     fs.writeFileSync(f, Buffer.concat([Buffer.from('XFSB'), Buffer.alloc(1 << 20)]));
     expect(volumeContent(f)).toBe('other');
+    // Zeroes at the start but not through the first MiB: not blank (a damaged xfs, maybe).
+    fs.writeFileSync(f, Buffer.concat([Buffer.alloc(512 << 10), Buffer.from('data'), Buffer.alloc(1 << 20)]));
+    expect(volumeContent(f)).toBe('other');
   });
 });
 

@@ -228,12 +228,21 @@ export function closeEncrypted(label: string): boolean {
   return true;
 }
 
-/** What the start of a volume holds: LUKS, nothing at all (zeroes: wiped or new), or something else (a filesystem). */
+/**
+ * What the start of a volume holds: LUKS, nothing at all (its first MiB zeroes: new, or erased
+ * by a wipe), or something else (a filesystem). Read at every boot for STATE and EPHEMERAL, so
+ * the usual answers come from the first 4 KiB.
+ */
 export function volumeContent(device: string): 'luks' | 'blank' | 'other' {
-  const head = Buffer.alloc(1 << 20);
-  const n = withFd(device, 'r', (fd) => fs.readSync(fd, head, 0, head.length, 0));
-  if (isLuks(head)) return 'luks';
-  return head.subarray(0, n).every((b) => b === 0) ? 'blank' : 'other';
+  return withFd(device, 'r', (fd) => {
+    const head = Buffer.alloc(4096);
+    const n = fs.readSync(fd, head, 0, head.length, 0);
+    if (isLuks(head)) return 'luks';
+    if (!head.subarray(0, n).equals(Buffer.alloc(n))) return 'other';
+    const rest = Buffer.alloc(1 << 20);
+    const m = fs.readSync(fd, rest, 0, rest.length, 0);
+    return rest.subarray(0, m).equals(Buffer.alloc(m)) ? 'blank' : 'other';
+  });
 }
 
 /**

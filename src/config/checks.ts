@@ -62,7 +62,6 @@ function checkInterfaces(network: Obj, report: Reporter): void {
   });
 }
 
-/** Checks across the fields of the v1alpha1 document (raw data: they run whatever the schema found). */
 /** The key kinds Talos has and Bronze refuses, and why. */
 export const REFUSED_KEY_KINDS: Readonly<Record<string, string>> = {
   kms: 'Bronze has no KMS client: the key would have to come from a server it cannot reach',
@@ -100,6 +99,7 @@ function checkDiskEncryption(encryption: Obj, report: Reporter): void {
   }
 }
 
+/** Checks across the fields of the v1alpha1 document (raw data: they run whatever the schema found). */
 export function checkV1Alpha1(root: Obj, report: Reporter): void {
   if (root.persist === false) {
     report(['persist'], 'must be true or left out: the configuration is always kept on the STATE partition (Talos rejects persist: false too)');

@@ -139,7 +139,7 @@ interface Luks2Json {
   tokens: Record<string, unknown>;
   segments: Record<string, { type: string; offset: string; size: string; iv_tweak: string; encryption: string; sector_size: number }>;
   digests: Record<string, { type: string; keyslots: string[]; segments: string[]; hash: string; iterations: number; salt: string; digest: string }>;
-  config: { json_size: string; keyslots_size: string };
+  config: { json_size: string; keyslots_size: string; requirements?: unknown };
 }
 
 /** One header copy: the binary part, the JSON, and the checksum over both. */
@@ -167,7 +167,9 @@ function sealKeyslot(masterKey: Buffer, passphrase: Buffer, iterations: number, 
   const keySize = masterKey.length;
   const salt = crypto.randomBytes(32);
   const kek = crypto.pbkdf2Sync(passphrase, salt, iterations, keySize, 'sha256');
-  const data = xts(afSplit(masterKey, STRIPES, 'sha256'), kek, SECTOR, true);
+  const material = afSplit(masterKey, STRIPES, 'sha256');
+  const data = xts(material, kek, SECTOR, true);
+  material.fill(0);
   kek.fill(0);
   return {
     data,
@@ -258,7 +260,15 @@ export function formatLuks2(fd: number, size: number, o: Luks2FormatOptions): Lu
 }
 
 /** Reads and checks one header copy at `offset`; undefined when it is not a valid LUKS2 header. */
-function readHeader(fd: number, offset: number, magic: Buffer): { json: Luks2Json; uuid: string; seqid: bigint } | string {
+interface HeaderCopy {
+  json: Luks2Json;
+  uuid: string;
+  seqid: bigint;
+  /** hdr_size: binary header and JSON area. */
+  size: number;
+}
+
+function readHeader(fd: number, offset: number, magic: Buffer): HeaderCopy | string {
   const bin = Buffer.alloc(BINARY_SIZE);
   if (fs.readSync(fd, bin, 0, BINARY_SIZE, offset) < BINARY_SIZE) return 'short read';
   if (!bin.subarray(0, 6).equals(magic)) return 'no LUKS magic';
@@ -275,21 +285,28 @@ function readHeader(fd: number, offset: number, magic: Buffer): { json: Luks2Jso
   if (!crypto.createHash('sha256').update(h).digest().equals(want)) return 'header checksum mismatch';
   const text = h.toString('utf8', BINARY_SIZE).replace(/\0.*$/s, '');
   try {
-    return { json: JSON.parse(text) as Luks2Json, uuid: h.toString('latin1', 168, 208).replace(/\0.*$/s, ''), seqid: h.readBigUInt64BE(16) };
+    return { json: JSON.parse(text) as Luks2Json, uuid: h.toString('latin1', 168, 208).replace(/\0.*$/s, ''), seqid: h.readBigUInt64BE(16), size };
   } catch (err) {
     return `metadata is not JSON: ${(err as Error).message}`;
   }
 }
 
-/** The volume's header: the primary copy, or the secondary when the primary is damaged. */
-export function readLuks2(fd: number): { json: Luks2Json; uuid: string; seqid: bigint } {
+/**
+ * The volume's header: of the valid copies (the primary, and the secondary at the offsets LUKS2
+ * allows), the one with the highest sequence number, as cryptsetup chooses: after a write cut
+ * off between the two copies, Bronze and cryptsetup see the same keyslots.
+ */
+export function readLuks2(fd: number): HeaderCopy {
   const primary = readHeader(fd, 0, LUKS2_MAGIC);
-  if (typeof primary !== 'string') return primary;
+  let best = typeof primary === 'string' ? undefined : primary;
   for (const at of [16384, 32768, 65536, 131072, 262144, 524288, 1048576, 2097152, 4194304]) {
     const secondary = readHeader(fd, at, SECONDARY_MAGIC);
-    if (typeof secondary !== 'string') return secondary;
+    if (typeof secondary === 'string') continue;
+    if (!best || secondary.seqid > best.seqid) best = secondary;
+    break;
   }
-  throw new Luks2Error(`not a LUKS2 volume: ${primary}`);
+  if (!best) throw new Luks2Error(`not a LUKS2 volume: ${primary as string}`);
+  return best;
 }
 
 /**
@@ -303,6 +320,10 @@ export function unlockLuks2(fd: number, passphrase: Buffer, slot?: number): Luks
   if (!segment || segment.type !== 'crypt') throw new Luks2Error('no crypt segment 0 in the LUKS2 metadata');
   if (segment.encryption !== CIPHER) throw new Luks2Error(`the data is encrypted with ${segment.encryption}; Bronze maps ${CIPHER} only`);
   if (segment.sector_size !== 512 && segment.sector_size !== 4096) throw new Luks2Error(`segment sector size ${segment.sector_size} is not 512 or 4096`);
+  // What dm-crypt would need told and Bronze does not tell it: mapping such a volume would
+  // decrypt it wrongly, so it is refused by name.
+  if (segment.iv_tweak !== '0') throw new Luks2Error(`the data segment's IV tweak is ${segment.iv_tweak}; Bronze maps volumes whose IVs start at 0 only`);
+  if (json.config.requirements) throw new Luks2Error(`the volume has requirements (${JSON.stringify(json.config.requirements)}), e.g. a re-encryption in progress; open it with cryptsetup`);
   let ids = Object.keys(json.keyslots).sort((a, b) => Number(a) - Number(b));
   if (slot !== undefined) {
     if (!ids.includes(String(slot))) throw new Luks2Error(`keyslot ${slot} is not in use (in use: ${ids.join(', ') || 'none'})`);
@@ -325,7 +346,10 @@ export function unlockLuks2(fd: number, passphrase: Buffer, slot?: number): Luks
     const length = Math.ceil((ks.key_size * ks.af.stripes) / SECTOR) * SECTOR;
     const sealed = Buffer.alloc(length);
     fs.readSync(fd, sealed, 0, length, Number(ks.area.offset));
-    const masterKey = afMerge(xts(sealed, kek, SECTOR, false), ks.key_size, ks.af.stripes, ks.af.hash);
+    const material = xts(sealed, kek, SECTOR, false);
+    kek.fill(0);
+    const masterKey = afMerge(material, ks.key_size, ks.af.stripes, ks.af.hash);
+    material.fill(0);
     const check = crypto.pbkdf2Sync(masterKey, Buffer.from(digest.salt, 'base64'), digest.iterations, Buffer.from(digest.digest, 'base64').length, digest.hash);
     if (crypto.timingSafeEqual(check, Buffer.from(digest.digest, 'base64'))) {
       const dataSize = segment.size === 'dynamic' ? {} : { dataSize: Number(segment.size) };
@@ -344,7 +368,12 @@ export function unlockLuks2(fd: number, passphrase: Buffer, slot?: number): Luks
  * keyslots all work. `masterKey` must be the volume's (checked against its digest first).
  */
 export function rewriteKeyslots(fd: number, masterKey: Buffer, keep: readonly number[], add: ReadonlyArray<{ slot: number; passphrase: Buffer }>, o: { iterations?: number } = {}): void {
-  const { json, uuid, seqid } = readLuks2(fd);
+  const { json, uuid, seqid, size: hdrSize } = readLuks2(fd);
+  // The headers are rewritten where Bronze puts them: a volume with another metadata size
+  // (cryptsetup --luks2-metadata-size) keeps its keyslots as they are.
+  if (hdrSize !== HEADER_SIZE || json.config.json_size !== String(HEADER_SIZE - BINARY_SIZE)) {
+    throw new Luks2Error(`the LUKS2 metadata is ${hdrSize} bytes, not ${HEADER_SIZE}: Bronze rewrites only headers of its own size; change its keys with cryptsetup`);
+  }
   const digest = Object.values(json.digests).find((d) => d.segments.includes('0'));
   if (!digest) throw new Luks2Error('no digest for segment 0 in the LUKS2 metadata');
   const check = crypto.pbkdf2Sync(masterKey, Buffer.from(digest.salt, 'base64'), digest.iterations, Buffer.from(digest.digest, 'base64').length, digest.hash);

@@ -16,6 +16,7 @@ import { SyscallError } from './sys.ts';
 const DM_IOCTL_SIZE = 312;
 const DM_TARGET_SPEC_SIZE = 40;
 const DM_NAME_LEN = 128;
+const DM_UUID_LEN = 129;
 /** The interface version Bronze speaks (the kernel accepts any minor up to its own). */
 const DM_VERSION = [4, 0, 0] as const;
 /** _IOWR(0xfd, 12, struct dm_ioctl). */
@@ -181,10 +182,15 @@ function dmCall(request: number, what: string, buf: Buffer, control: string): Bu
  * as dmsetup create does; returns its major:minor. A device left half-made by a failed load is
  * removed again. `secure` has the kernel wipe the buffers (the table carries a key).
  */
-export function dmCreate(name: string, target: { length: number; type: string; params: string }, o: { secure?: boolean; control?: string } = {}): { major: number; minor: number } {
+export function dmCreate(name: string, target: { length: number; type: string; params: string }, o: { secure?: boolean; control?: string; uuid?: string } = {}): { major: number; minor: number } {
   const control = o.control ?? '/dev/mapper/control';
   const secure = o.secure ? DM_SECURE_DATA_FLAG : 0;
-  const created = parseTableStatus(dmCall(DM_DEV_CREATE, `DM_DEV_CREATE ${name}`, tableStatusRequest(name, 0, DM_IOCTL_SIZE), control));
+  const request = tableStatusRequest(name, 0, DM_IOCTL_SIZE);
+  if (o.uuid !== undefined) {
+    if (Buffer.byteLength(o.uuid) >= DM_UUID_LEN) throw new Error(`device-mapper uuid ${JSON.stringify(o.uuid)} is longer than ${DM_UUID_LEN - 1} bytes`);
+    request.write(o.uuid, 48 + DM_NAME_LEN, 'utf8');
+  }
+  const created = parseTableStatus(dmCall(DM_DEV_CREATE, `DM_DEV_CREATE ${name}`, request, control));
   try {
     const load = tableLoadRequest(name, target, secure);
     try {

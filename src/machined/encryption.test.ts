@@ -6,13 +6,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formatLuks2, unlockLuks2 } from '../disk/luks2.ts';
-import { META_SIZE } from '../install/meta.ts';
+import { META_SIZE, MetaStore } from '../install/meta.ts';
 import {
   cryptTarget,
+  eraseVolume,
   keyMaterial,
   nodeIdPassphrase,
   recordStateEncryption,
   recordedStateEncryption,
+  META_STATE_ENCRYPTION_PENDING,
+  stateEncryptionAtBoot,
   syncEncryptedKeys,
   syncStateEncryption,
   systemDiskEncryptionOf,
@@ -94,6 +97,14 @@ describe('the settings', () => {
     expect(recordStateEncryption(meta, cfg)).toBe(true);
     expect(recordStateEncryption(meta, cfg)).toBe(false);
     expect(recordedStateEncryption(meta)).toEqual(cfg);
+    const pending = () => {
+      const store = MetaStore.open(meta);
+      try {
+        return store.get(META_STATE_ENCRYPTION_PENDING);
+      } finally {
+        store.close();
+      }
+    };
 
     const lines: string[] = [];
     const log = { info: (m: string) => lines.push(`info: ${m}`), warn: (m: string) => lines.push(`warn: ${m}`), error: (m: string) => lines.push(`error: ${m}`) };
@@ -103,15 +114,21 @@ describe('the settings', () => {
     const calls: unknown[][] = [];
     syncStateEncryption(log, { metaDevice: meta, device: '/dev/vda5', encrypted: true }, other, (...a) => {
       calls.push(a);
+      expect(pending(), 'the settings being synced to are recorded first').toBe(JSON.stringify(want));
       throw new Error('no keyslot opens with this key');
     });
     expect(calls).toEqual([['/dev/vda5', 'STATE', cfg, want]]);
     expect(recordedStateEncryption(meta)).toEqual(cfg);
-    expect(lines.join('\n')).toMatch(/error: STATE's keyslots could not be synced .*META keeps the settings that open it/);
+    expect(pending()).toBeUndefined();
+    expect(lines.join('\n')).toMatch(/error: STATE's keyslots are not all synced .*no keyslot opens.*META keeps the settings that open it/);
+    // A key that could not be made: the same.
+    syncStateEncryption(log, { metaDevice: meta, device: '/dev/vda5', encrypted: true }, other, () => ({ synced: ['slot 1 (static) added'], failedSyncs: ['slot 0: machine UUID is not populated'] }));
+    expect(recordedStateEncryption(meta)).toEqual(cfg);
     // Synced: the record follows.
     lines.length = 0;
     syncStateEncryption(log, { metaDevice: meta, device: '/dev/vda5', encrypted: true }, other, () => ({ synced: ['slot 1 (static) added', 'slot 0 removed'], failedSyncs: [] }));
     expect(recordedStateEncryption(meta)).toEqual(want);
+    expect(pending()).toBeUndefined();
     expect(lines.join('\n')).toMatch(/info: STATE's keyslots synced with the configuration: slot 1 \(static\) added, slot 0 removed/);
     // A configuration without STATE's encryption does not make an encrypted STATE unopenable.
     lines.length = 0;
@@ -120,14 +137,33 @@ describe('the settings', () => {
     });
     expect(recordedStateEncryption(meta)).toEqual(want);
     expect(lines.join('\n')).toMatch(/warn: STATE is encrypted, and the configuration no longer says so/);
-    // Unencrypted STATE: the record follows the configuration, and the mismatch is an error.
+    // Unencrypted STATE: no record (the next boot would refuse to mount it), an error saying how.
     recordStateEncryption(meta, undefined);
     lines.length = 0;
     syncStateEncryption(log, { metaDevice: meta, encrypted: false }, other);
-    expect(recordedStateEncryption(meta)).toEqual(want);
-    expect(lines.join('\n')).toMatch(/error: the configuration asks for STATE encrypted, but STATE is not/);
-    syncStateEncryption(log, { metaDevice: meta, encrypted: false }, 'version: v1alpha1\nmachine:\n  type: worker\n');
     expect(recordedStateEncryption(meta)).toBeUndefined();
+    expect(lines.join('\n')).toMatch(/error: the configuration asks for STATE encrypted, but STATE is not/);
+  });
+
+  it('settles a pending record at boot by what opens STATE', () => {
+    const meta = path.join(dir, 'meta');
+    fs.writeFileSync(meta, Buffer.alloc(META_SIZE));
+    const vol = path.join(dir, 'state');
+    fs.writeFileSync(vol, Buffer.alloc(20 << 20));
+    const fd = fs.openSync(vol, 'r+');
+    formatLuks2(fd, 20 << 20, { keys: [{ slot: 1, passphrase: Buffer.from('new') }], iterations: 1000 });
+    fs.closeSync(fd);
+    const old = { keys: [{ slot: 1, static: { passphrase: 'old' } }] };
+    const now = { keys: [{ slot: 1, static: { passphrase: 'new' } }] };
+    // The power went after the keyslots were rewritten, before the record followed.
+    recordStateEncryption(meta, old);
+    const store = MetaStore.open(meta);
+    store.set({ [META_STATE_ENCRYPTION_PENDING]: JSON.stringify(now) });
+    store.close();
+    expect(stateEncryptionAtBoot(meta, vol)).toEqual(now);
+    const after = MetaStore.open(meta);
+    expect(after.get(META_STATE_ENCRYPTION_PENDING)).toBeUndefined();
+    after.close();
   });
 });
 
@@ -142,6 +178,11 @@ describe('what a volume starts with', () => {
     expect(volumeContent(f)).toBe('luks');
     fs.writeFileSync(f, Buffer.concat([Buffer.from('XFSB'), Buffer.alloc(1 << 20)]));
     expect(volumeContent(f)).toBe('other');
+    // What a wipe leaves.
+    fs.writeFileSync(f, Buffer.alloc(20 << 20, 0x5a));
+    eraseVolume(f);
+    expect(volumeContent(f)).toBe('erased');
+    expect(fs.readFileSync(f).subarray(4096, 16 << 20).every((b) => b === 0)).toBe(true);
     // Zeroes at the start but not through the first MiB: not blank (a damaged xfs, maybe).
     fs.writeFileSync(f, Buffer.concat([Buffer.alloc(512 << 10), Buffer.from('data'), Buffer.alloc(1 << 20)]));
     expect(volumeContent(f)).toBe('other');

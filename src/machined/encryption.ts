@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { encryptionSchema, type EncryptionConfig, type SystemDiskEncryptionConfig } from '../config/schema.ts';
-import { formatLuks2, isLuks, readLuks2, rewriteKeyslots, unlockLuks2, type Luks2Volume } from '../disk/luks2.ts';
+import { DATA_OFFSET, formatLuks2, isLuks, readLuks2, rewriteKeyslots, unlockLuks2, type Luks2Volume } from '../disk/luks2.ts';
 import { dmCreate, dmRemove } from '../lib/devmapper.ts';
 import { smbiosUuid } from '../lib/hostname.ts';
 import { MetaStore } from '../install/meta.ts';
@@ -69,10 +69,11 @@ export function cryptTarget(vol: Pick<Luks2Volume, 'cipher' | 'masterKey' | 'dat
 }
 
 /** Maps the opened volume through dm-crypt; returns its device node (/dev/dm-N), linked as /dev/mapper/luks2-<label>. */
-function mapVolume(vol: Luks2Volume, device: string, size: number, label: string, options: readonly string[]): string {
-  const name = mapperName(label);
+function mapVolume(vol: Luks2Volume, device: string, size: number, label: string, options: readonly string[], mapper = mapperName(label)): string {
+  const name = mapper;
   try {
-    const { minor } = dmCreate(name, cryptTarget(vol, device, size, options), { secure: true });
+    // The device-mapper UUID cryptsetup gives a LUKS2 mapping, so that lsblk and cryptsetup status know it.
+    const { minor } = dmCreate(name, cryptTarget(vol, device, size, options), { secure: true, uuid: `CRYPT-LUKS2-${vol.uuid.replace(/-/g, '')}-${name}` });
     const node = `/dev/dm-${minor}`;
     // devtmpfs makes the node as the kernel adds the disk; give it a moment rather than fail.
     for (let i = 0; i < 100 && !fs.existsSync(node); i++) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
@@ -143,10 +144,17 @@ function unlockWith(fd: number, device: string, label: string, cfg: EncryptionCo
 function syncKeyslots(fd: number, vol: Luks2Volume, opener: KeyMaterial, cfg: EncryptionConfig, label: string, o: { sysRoot?: string; iterations?: number }): { synced: string[]; failedSyncs: string[] } {
   const sysRoot = o.sysRoot;
   const { keys, failures } = makeKeys(cfg, label, sysRoot);
-  const inHeader = Object.keys(readLuks2(fd).json.keyslots).map(Number);
+  const slots = readLuks2(fd).json.keyslots;
+  const inHeader = Object.keys(slots).map(Number);
   const keep = failures.map((f) => f.slot).filter((slot) => inHeader.includes(slot));
+  // A keyslot Bronze cannot read (cryptsetup's argon2) is not replaced as if its key were wrong.
+  const unreadable = inHeader.filter((slot) => slots[String(slot)]!.kdf.type !== 'pbkdf2');
+  for (const slot of unreadable) {
+    keep.push(slot);
+    failures.push({ slot, why: `keyslot ${slot} uses ${slots[String(slot)]!.kdf.type}, which Bronze does not read: left as it is` });
+  }
   const add: KeyMaterial[] = [];
-  for (const k of keys) {
+  for (const k of keys.filter((key) => !unreadable.includes(key.slot))) {
     const same = k.slot === opener.slot && k.passphrase.equals(opener.passphrase);
     let opens = same;
     if (!same && inHeader.includes(k.slot)) {
@@ -175,18 +183,19 @@ function syncKeyslots(fd: number, vol: Luks2Volume, opener: KeyMaterial, cfg: En
  * those of `sync` (default `cfg`; false: leave them), and maps it. Throws naming each key's
  * failure when none opens it; nothing is written to the volume then.
  */
-export function openEncrypted(device: string, size: number, label: string, cfg: EncryptionConfig, o: { sysRoot?: string; sync?: EncryptionConfig | false } = {}): OpenedVolume {
+export function openEncrypted(device: string, size: number, label: string, cfg: EncryptionConfig, o: { sysRoot?: string; sync?: EncryptionConfig | false; mapper?: string } = {}): OpenedVolume {
   const sync = o.sync ?? cfg;
   const { vol, key, synced, failedSyncs } = withFd(device, sync ? 'r+' : 'r', (fd) => {
     const opened = unlockWith(fd, device, label, cfg, o.sysRoot);
+    if (!sync) return { ...opened, synced: [], failedSyncs: [] };
     try {
-      return { ...opened, ...(sync ? syncKeyslots(fd, opened.vol, opened.key, sync, label, o) : { synced: [], failedSyncs: [] }) };
+      return { ...opened, ...syncKeyslots(fd, opened.vol, opened.key, sync, label, o) };
     } catch (err) {
-      opened.vol.masterKey.fill(0);
-      throw new Error(`${label}: syncing its keyslots with the configuration: ${(err as Error).message}`);
+      // The volume is open: a sync that failed is reported (as Talos does), not a reason to leave it closed.
+      return { ...opened, synced: [], failedSyncs: [`syncing the keyslots: ${(err as Error).message}`] };
     }
   });
-  return { device: mapVolume(vol, device, size, label, cfg.options ?? []), slot: key.slot, synced, failedSyncs };
+  return { device: mapVolume(vol, device, size, label, cfg.options ?? [], o.mapper), slot: key.slot, synced, failedSyncs };
 }
 
 /**
@@ -206,7 +215,7 @@ export function syncEncryptedKeys(device: string, label: string, have: Encryptio
 }
 
 /** Formats `device` as a new LUKS2 volume with the configured keys (all it held is lost) and maps it. */
-export function formatEncrypted(device: string, size: number, label: string, cfg: EncryptionConfig, o: { sysRoot?: string; iterations?: number } = {}): OpenedVolume {
+export function formatEncrypted(device: string, size: number, label: string, cfg: EncryptionConfig, o: { sysRoot?: string; iterations?: number; mapper?: string } = {}): OpenedVolume {
   const keys = keyMaterial(cfg, label, o.sysRoot);
   const vol = withFd(device, 'r+', (fd) =>
     formatLuks2(fd, size, {
@@ -216,28 +225,46 @@ export function formatEncrypted(device: string, size: number, label: string, cfg
       ...(o.iterations ? { iterations: o.iterations } : {}),
     }),
   );
-  return { device: mapVolume(vol, device, size, label, cfg.options ?? []), slot: vol.slot };
+  return { device: mapVolume(vol, device, size, label, cfg.options ?? [], o.mapper), slot: vol.slot };
 }
 
 /** Removes the volume's mapping (unmount it first); a volume that is not mapped is left as it is. */
-export function closeEncrypted(label: string): boolean {
-  const name = mapperName(label);
+export function closeEncrypted(label: string, name = mapperName(label)): boolean {
   if (!fs.existsSync(path.join('/dev/mapper', name))) return false;
   dmRemove(name);
   fs.rmSync(path.join('/dev/mapper', name), { force: true });
   return true;
 }
 
+/** What a wipe leaves at the start of a volume it erased: the next boot formats it (encrypted or not, as its settings then say). */
+export const ERASED_MARK = 'BRONZE-ERASED\n';
+
 /**
- * What the start of a volume holds: LUKS, nothing at all (its first MiB zeroes: new, or erased
- * by a wipe), or something else (a filesystem). Read at every boot for STATE and EPHEMERAL, so
+ * Erases a volume for a wipe: its first 16 MiB (an encrypted volume's LUKS2 headers and
+ * keyslots, the only copies of its key: nothing on it can be decrypted again) zeroed, then
+ * ERASED_MARK, so that the next boot knows a wipe left it so and formats it.
+ */
+export function eraseVolume(device: string): void {
+  withFd(device, 'r+', (fd) => {
+    const zero = Buffer.alloc(4 << 20);
+    for (let off = 0; off < DATA_OFFSET; off += zero.length) fs.writeSync(fd, zero, 0, zero.length, off);
+    fs.fsyncSync(fd);
+    fs.writeSync(fd, Buffer.from(ERASED_MARK), 0, ERASED_MARK.length, 0);
+    fs.fsyncSync(fd);
+  });
+}
+
+/**
+ * What the start of a volume holds: LUKS, a wipe's ERASED_MARK, nothing at all (its first MiB
+ * zeroes), or something else (a filesystem). Read at every boot for STATE and EPHEMERAL, so
  * the usual answers come from the first 4 KiB.
  */
-export function volumeContent(device: string): 'luks' | 'blank' | 'other' {
+export function volumeContent(device: string): 'luks' | 'erased' | 'blank' | 'other' {
   return withFd(device, 'r', (fd) => {
     const head = Buffer.alloc(4096);
     const n = fs.readSync(fd, head, 0, head.length, 0);
     if (isLuks(head)) return 'luks';
+    if (head.subarray(0, ERASED_MARK.length).toString('latin1') === ERASED_MARK) return 'erased';
     if (!head.subarray(0, n).equals(Buffer.alloc(n))) return 'other';
     const rest = Buffer.alloc(1 << 20);
     const m = fs.readSync(fd, rest, 0, rest.length, 0);
@@ -268,7 +295,16 @@ export function systemDiskEncryptionOf(configText: string | undefined): SystemDi
 /** STATE's settings as META records them (undefined: none recorded). Throws on a record that does not parse. */
 export function stateEncryptionOfMeta(record: string | undefined): EncryptionConfig | undefined {
   if (!record) return undefined;
-  return encryptionSchema.parse(JSON.parse(record));
+  let data: unknown;
+  try {
+    data = JSON.parse(record);
+  } catch {
+    // Not the parser's message: it would quote the record, which may hold a passphrase.
+    throw new Error(`META's ${META_STATE_ENCRYPTION} is not JSON`);
+  }
+  const r = encryptionSchema.safeParse(data);
+  if (!r.success) throw new Error(`META's ${META_STATE_ENCRYPTION} is not valid encryption settings`);
+  return r.data;
 }
 
 /** STATE's settings recorded in the META partition at `metaDevice` (undefined: none). */
@@ -321,12 +357,17 @@ export function closeVolumes(log: { warn(m: string): void; info(m: string): void
   }
 }
 
+/** META key: settings STATE's keyslots are being synced to; promoted to the record once they are. */
+export const META_STATE_ENCRYPTION_PENDING = 'state.encryption.pending';
+
 /**
- * After the configuration is loaded at boot: keeps META's record of STATE's settings in step
- * with the configuration's (machine.systemDiskEncryption.state or a VolumeConfig). While STATE
- * is encrypted, the record is what opens it, so its keyslots are synced with the configuration
- * first (opened again with the recorded keys), and the record follows only if that worked. A
- * configuration asking for an encrypted STATE that is not gets an error saying how.
+ * After the configuration is loaded at boot: STATE's keyslots follow the configuration's
+ * settings (machine.systemDiskEncryption.state or a VolumeConfig), and META's record follows
+ * them, in that order and only when every key was synced, so that the record always names keys
+ * that open STATE. The settings being synced to are written first as a pending record, which
+ * the next boot settles (settlePendingStateEncryption) if the power goes in between.
+ * An unencrypted STATE keeps no record: Bronze does not encrypt in place, and the configuration
+ * asking for it gets an error saying how (a wipe, which records the settings it encrypts with).
  */
 export function syncStateEncryption(
   log: { info(m: string): void; warn(m: string): void; error(m: string): void },
@@ -342,24 +383,75 @@ export function syncStateEncryption(
   } catch {
     return; // an invalid configuration is reported where it is loaded
   }
+  if (!state.encrypted) {
+    if (cfg) log.error('the configuration asks for STATE encrypted, but STATE is not: Bronze does not encrypt in place; STATE is encrypted when it is wiped (`bronzectl reset --system-labels-to-wipe STATE --reboot`, which erases the configuration on it too)');
+    return;
+  }
   const recorded = recordedStateEncryption(metaDevice);
   if (JSON.stringify(recorded) === JSON.stringify(cfg)) return;
-  if (state.encrypted) {
-    if (!cfg || !recorded || !state.device) {
-      log.warn('STATE is encrypted, and the configuration no longer says so: it stays encrypted with the keys recorded in META (Bronze does not decrypt in place; a wipe makes it a plain xfs)');
-      return;
-    }
+  if (!cfg || !recorded || !state.device) {
+    log.warn('STATE is encrypted, and the configuration no longer says so: it stays encrypted with the keys recorded in META (Bronze does not decrypt in place; a wipe makes it a plain xfs)');
+    return;
+  }
+  setMeta(metaDevice, { [META_STATE_ENCRYPTION_PENDING]: JSON.stringify(cfg) });
+  let failed: string[];
+  try {
+    const r = sync(state.device, 'STATE', recorded, cfg);
+    if (r.synced.length) log.info(`STATE's keyslots synced with the configuration: ${r.synced.join(', ')}`);
+    failed = r.failedSyncs;
+  } catch (err) {
+    failed = [(err as Error).message];
+  }
+  if (failed.length) {
+    setMeta(metaDevice, {}, [META_STATE_ENCRYPTION_PENDING]);
+    log.error(`STATE's keyslots are not all synced with the configuration (${failed.join('; ')}): META keeps the settings that open it`);
+    return;
+  }
+  setMeta(metaDevice, { [META_STATE_ENCRYPTION]: JSON.stringify(cfg) }, [META_STATE_ENCRYPTION_PENDING]);
+}
+
+/**
+ * At boot, before STATE is opened: a pending record left by a sync the power cut short is
+ * settled. Whichever settings open STATE become the record (one PBKDF2 per key tried); if
+ * neither does, both stay, and the open says why.
+ */
+export function settlePendingStateEncryption(metaDevice: string | undefined, device: string | undefined, o: { sysRoot?: string } = {}): void {
+  if (!metaDevice || !device) return;
+  const store = MetaStore.open(metaDevice);
+  let pending: EncryptionConfig | undefined;
+  let recorded: EncryptionConfig | undefined;
+  try {
+    pending = stateEncryptionOfMeta(store.get(META_STATE_ENCRYPTION_PENDING));
+    recorded = stateEncryptionOfMeta(store.get(META_STATE_ENCRYPTION));
+  } finally {
+    store.close();
+  }
+  if (!pending) return;
+  const opens = (cfg: EncryptionConfig | undefined) => {
+    if (!cfg) return false;
     try {
-      const r = sync(state.device, 'STATE', recorded, cfg);
-      if (r.synced.length) log.info(`STATE's keyslots synced with the configuration: ${r.synced.join(', ')}`);
-      if (r.failedSyncs.length) log.warn(`STATE: keys not synced: ${r.failedSyncs.join('; ')}`);
-    } catch (err) {
-      log.error(`STATE's keyslots could not be synced with the configuration: ${(err as Error).message}; META keeps the settings that open it`);
-      return;
+      withFd(device, 'r', (fd) => unlockWith(fd, device, 'STATE', cfg, o.sysRoot).vol.masterKey.fill(0));
+      return true;
+    } catch {
+      return false;
     }
+  };
+  if (opens(recorded)) setMeta(metaDevice, {}, [META_STATE_ENCRYPTION_PENDING]);
+  else if (opens(pending)) setMeta(metaDevice, { [META_STATE_ENCRYPTION]: JSON.stringify(pending) }, [META_STATE_ENCRYPTION_PENDING]);
+}
+
+function setMeta(metaDevice: string, entries: Record<string, string>, remove: string[] = []): void {
+  const store = MetaStore.open(metaDevice);
+  try {
+    if (Object.keys(entries).length) store.set(entries);
+    if (remove.length) store.delete(remove);
+  } finally {
+    store.close();
   }
-  recordStateEncryption(metaDevice, cfg);
-  if (cfg && !state.encrypted) {
-    log.error('the configuration asks for STATE encrypted, but STATE is not: Bronze does not encrypt in place; STATE is encrypted when it is next wiped (`bronzectl reset --system-labels-to-wipe STATE --reboot`, which erases the configuration on it too)');
-  }
+}
+
+/** STATE's settings at boot: META's record, once a sync the power cut short is settled. */
+export function stateEncryptionAtBoot(metaDevice: string | undefined, device: string | undefined): EncryptionConfig | undefined {
+  settlePendingStateEncryption(metaDevice, device);
+  return recordedStateEncryption(metaDevice);
 }

@@ -38,7 +38,7 @@ import { NAMESPACES } from '../contract/resources/namespace.ts';
 import { publishDefinitions, publishNamespaces } from './meta.ts';
 import { NodeConfig } from './node-config.ts';
 import { mountNodeVolumes, type MountedVolumes } from './volumes.ts';
-import { closeVolumes, ephemeralEncryptionOnState, recordedStateEncryption, syncStateEncryption } from './encryption.ts';
+import { closeVolumes, ephemeralEncryptionOnState, stateEncryptionAtBoot, syncStateEncryption } from './encryption.ts';
 import { NodeLifecycle, wipeRecordedVolumes } from './lifecycle/lifecycle.ts';
 import { MachineStatusReporter } from './machine-status.ts';
 import { checkMemory, readMeminfo } from './memory-check.ts';
@@ -229,7 +229,7 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
         beforeMount: async (disk) => void (await wipeRecordedVolumes(disk, log)),
         // STATE's encryption settings are recorded in META; EPHEMERAL's are in the configuration on STATE.
         encryption: (label, disk) =>
-          label === 'STATE' ? recordedStateEncryption(disk.partitions.META?.device) : ephemeralEncryptionOnState(),
+          label === 'STATE' ? stateEncryptionAtBoot(disk.partitions.META?.device, disk.partitions.STATE?.device) : ephemeralEncryptionOnState(),
       });
       for (const [id, spec] of mountStatuses(volumes, currentMounts())) await systemFacts.apply('runtime', MOUNT_STATUS_TYPE, id, spec);
     },

@@ -225,10 +225,10 @@ describe('mountNodeVolumes', () => {
     expect(text).toMatch(/warn: volumes: no EPHEMERAL partition on .*\/sdb: .* stays in memory/);
   });
 
-  it('opens an encrypted volume, encrypts a blank one, and leaves a filesystem that should be encrypted alone', async () => {
+  it('opens an encrypted volume, encrypts one a wipe erased, and leaves a filesystem that should be encrypted alone', async () => {
     const { sys, dev, targets } = layout('encrypted', [{ name: 'vde' }]);
     const calls: string[] = [];
-    const content: Record<string, 'luks' | 'blank' | 'other'> = { [path.join(dev, 'vde5')]: 'luks', [path.join(dev, 'vde6')]: 'blank' };
+    const content: Record<string, 'luks' | 'erased' | 'blank' | 'other'> = { [path.join(dev, 'vde5')]: 'luks', [path.join(dev, 'vde6')]: 'erased' };
     const ops: VolumeOps = {
       content: (d) => content[d] ?? 'other',
       open: (d, size, label) => (calls.push(`open ${label} ${d} ${size}`), { device: '/dev/dm-0', slot: 0 }),
@@ -246,6 +246,18 @@ describe('mountNodeVolumes', () => {
     expect(r.statuses.EPHEMERAL).toMatchObject({ phase: 'ready', mountLocation: '/dev/dm-1', encryptionProvider: 'luks2' });
     expect(log.lines.join('\n')).toMatch(/mounted STATE \(\/dev\/dm-0, encrypted on .*vde5\)/);
 
+    // Erased without settings: a plain xfs. Zeroes that no wipe left: not formatted, with or without settings.
+    calls.length = 0;
+    const r1 = await mountNodeVolumes(memoryLog(), { sysRoot: sys, devRoot: dev, targets, ops, encryption: (label) => (label === 'STATE' ? cfg : undefined), mount: () => {}, replace: () => {} });
+    expect(calls).toEqual([`open STATE ${path.join(dev, 'vde5')} ${40 * MiB}`, `mkfs EPHEMERAL ${path.join(dev, 'vde6')}`]);
+    expect(r1.statuses.EPHEMERAL).toMatchObject({ phase: 'ready', mountLocation: path.join(dev, 'vde6') });
+    expect(r1.statuses.EPHEMERAL?.encryptionProvider).toBeUndefined();
+    content[path.join(dev, 'vde6')] = 'blank';
+    calls.length = 0;
+    const r1b = await mountNodeVolumes(memoryLog(), { sysRoot: sys, devRoot: dev, targets, ops, encryption: () => cfg, mount: () => {}, replace: () => {} });
+    expect(calls).toEqual([`open STATE ${path.join(dev, 'vde5')} ${40 * MiB}`]);
+    expect(r1b.statuses.EPHEMERAL).toMatchObject({ phase: 'failed', errorMessage: expect.stringMatching(/holds neither LUKS2 nor a filesystem, but its settings .* ask for it encrypted/) });
+
     // A filesystem where encryption is asked for, and LUKS without settings: neither is touched.
     content[path.join(dev, 'vde5')] = 'other';
     content[path.join(dev, 'vde6')] = 'luks';
@@ -255,8 +267,8 @@ describe('mountNodeVolumes', () => {
     const r2 = await mountNodeVolumes(log2, { sysRoot: sys, devRoot: dev, targets, ops, encryption: (label) => (label === 'STATE' ? cfg : undefined), mount: (...a) => void mounts.push(a), replace: () => {} });
     expect(calls).toEqual([]);
     expect(mounts).toEqual([]);
-    expect(r2.statuses.STATE).toMatchObject({ phase: 'failed', errorMessage: expect.stringMatching(/holds a filesystem, but its settings \(recorded in META\) ask for it encrypted: .*reset --system-labels-to-wipe STATE/) });
-    expect(r2.statuses.EPHEMERAL).toMatchObject({ phase: 'failed', errorMessage: expect.stringMatching(/is encrypted \(LUKS2\), but the configuration does not encrypt it \(machine.systemDiskEncryption.ephemeral or a VolumeConfig for EPHEMERAL\): it is left closed/) });
+    expect(r2.statuses.STATE).toMatchObject({ phase: 'failed', errorMessage: expect.stringMatching(/holds a filesystem \(or a format that was cut off\), but its settings \(recorded in META\) ask for it encrypted: .*reset --system-labels-to-wipe STATE/) });
+    expect(r2.statuses.EPHEMERAL).toMatchObject({ phase: 'failed', errorMessage: expect.stringMatching(/is encrypted \(LUKS2\), but no encryption settings were found for it \(machine.systemDiskEncryption.ephemeral or a VolumeConfig for EPHEMERAL, in the configuration on STATE\): it is left closed; `bronzectl reset --system-labels-to-wipe EPHEMERAL --reboot` erases it/) });
     expect(log2.lines.join('\n')).toMatch(/error: volumes: .*EPHEMERAL.*; \/var stays in memory: what is written to \/var now is lost/);
 
     // Settings that do not parse fail that volume alone; a key that opens nothing too.

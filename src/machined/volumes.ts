@@ -134,8 +134,8 @@ export const VOLUME_MOUNTS: ReadonlyArray<{ label: VolumeLabel; target: string; 
 
 /** What mountNodeVolumes does to encrypted and blank volumes; tests pass their own. */
 export interface VolumeOps {
-  /** What the volume starts with: LUKS, zeroes (new or erased), or anything else (a filesystem). */
-  content(device: string): 'luks' | 'blank' | 'other';
+  /** What the volume starts with: LUKS, a wipe's erase mark, zeroes, or anything else (a filesystem). */
+  content(device: string): 'luks' | 'erased' | 'blank' | 'other';
   open(device: string, size: number, label: VolumeLabel, cfg: EncryptionConfig): OpenedVolume;
   format(device: string, size: number, label: VolumeLabel, cfg: EncryptionConfig): OpenedVolume;
   close(label: VolumeLabel): void;
@@ -287,10 +287,10 @@ export async function mountNodeVolumes(log: Logger, o: MountVolumesOptions = {})
 
 /**
  * Gets a volume ready to mount and returns the device to mount: an encrypted volume is opened
- * (dm-crypt); a blank one (zeroes: new, or erased by a wipe) whose settings ask for encryption
- * is encrypted and given a fresh xfs. Throws, leaving the volume as it was, when it cannot be:
- * a LUKS volume without settings or keys that open it, or a filesystem where encryption is asked
- * for (Bronze, like Talos, does not encrypt in place).
+ * (dm-crypt) and its keyslots synced with its settings; one a wipe erased is formatted,
+ * encrypted first when its settings say so. Throws, leaving the volume as it was, when it cannot
+ * be: a LUKS volume without settings or keys that open it, or a filesystem where encryption is
+ * asked for (Bronze, like Talos, does not encrypt in place).
  */
 async function prepareVolume(log: Logger, disk: NodeDisk, part: NodePartition & { device: string }, label: VolumeLabel, o: MountVolumesOptions, status: VolumeStatusSpec): Promise<string> {
   const ops = o.ops ?? DEFAULT_VOLUME_OPS;
@@ -302,18 +302,27 @@ async function prepareVolume(log: Logger, disk: NodeDisk, part: NodePartition & 
   }
   const where = `machine.systemDiskEncryption.${label.toLowerCase()} or a VolumeConfig for ${label}`;
   const content = ops.content(part.device);
-  // A blank volume without settings is mounted as before, and fails: zeroes at its start may be
-  // a damaged xfs that xfs_repair can still recover from its other superblocks.
-  if (content === 'other' || (content === 'blank' && !cfg)) {
+  if (content === 'other' || content === 'blank') {
+    // Zeroes where a filesystem should start may be a damaged xfs that xfs_repair can still
+    // recover from its other superblocks: only a volume a wipe erased is formatted.
     if (cfg) {
+      const what = content === 'other' ? 'holds a filesystem (or a format that was cut off)' : 'holds neither LUKS2 nor a filesystem';
       throw new Error(
-        `${label} (${part.device}) holds a filesystem, but its settings (${label === 'STATE' ? 'recorded in META' : where}) ask for it encrypted: Bronze does not encrypt in place; ` +
+        `${label} (${part.device}) ${what}, but its settings (${label === 'STATE' ? 'recorded in META' : where}) ask for it encrypted: Bronze does not encrypt in place; ` +
           `to encrypt it, erasing what is on it: \`bronzectl reset --system-labels-to-wipe ${label} --reboot\``,
       );
     }
     return part.device;
   }
-  if (!cfg) throw new Error(`${label} (${part.device}) is encrypted (LUKS2), but ${label === 'STATE' ? 'META records no settings for it' : `the configuration does not encrypt it (${where})`}: it is left closed`);
+  if (content === 'erased' && !cfg) {
+    log.warn(`volumes: ${label} (${part.device}) was erased by a wipe: making a fresh xfs`);
+    await ops.mkfs(part.device, label);
+    return part.device;
+  }
+  if (!cfg) {
+    const from = label === 'STATE' ? 'META records no settings for it' : `no encryption settings were found for it (${where}, in the configuration on STATE)`;
+    throw new Error(`${label} (${part.device}) is encrypted (LUKS2), but ${from}: it is left closed; \`bronzectl reset --system-labels-to-wipe ${label} --reboot\` erases it`);
+  }
   status.encryptionProvider = 'luks2';
   if (content === 'luks') {
     const opened = ops.open(part.device, part.size, label, cfg);
@@ -326,7 +335,7 @@ async function prepareVolume(log: Logger, disk: NodeDisk, part: NodePartition & 
     status.mountLocation = opened.device;
     return opened.device;
   }
-  log.warn(`volumes: ${label} (${part.device}) is blank: encrypting it (LUKS2) and making a fresh xfs`);
+  log.warn(`volumes: ${label} (${part.device}) was erased by a wipe: encrypting it (LUKS2) and making a fresh xfs`);
   const opened = ops.format(part.device, part.size, label, cfg);
   try {
     await ops.mkfs(opened.device, label);

@@ -15,6 +15,7 @@
 //      nodeID slot is then re-keyed for this machine, as Talos syncs keys), and EPHEMERAL, whose
 //      only key is nodeID, stays closed, with the reason in VolumeStatus.
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createDecipheriv } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -61,13 +62,13 @@ describe('system disk encryption: install, boot, wipe, another machine', () => {
     fs.writeFileSync(file, buf);
     return file;
   }
-  /** The first bytes of a partition's encrypted data (where an unencrypted xfs has its superblock). */
-  function dataStart(label: 'STATE' | 'EPHEMERAL'): Buffer {
+  /** The first encryption sector of a partition's data (where an unencrypted xfs has its superblock). */
+  function dataStart(label: 'STATE' | 'EPHEMERAL', bytes: number): Buffer {
     const part = partitionByName(planLayout(DISK_BYTES, 512), label);
-    const buf = Buffer.alloc(4);
+    const buf = Buffer.alloc(bytes);
     const fd = fs.openSync(disk, 'r');
     try {
-      fs.readSync(fd, buf, 0, 4, part.offsetBytes + (16 << 20));
+      fs.readSync(fd, buf, 0, bytes, part.offsetBytes + (16 << 20));
     } finally {
       fs.closeSync(fd);
     }
@@ -137,7 +138,15 @@ describe('system disk encryption: install, boot, wipe, another machine', () => {
     expect(execFileSync(CRYPTSETUP!, ['luksDump', eph], { encoding: 'utf8' })).toMatch(/sector: 4096 \[bytes\]/);
     expect(volumeKey(eph, `${uuid}EPHEMERAL`)).toMatch(/^[0-9a-f]{128}$/);
     expect(volumeKey(eph, STATIC)).toBeUndefined();
-    for (const label of ['STATE', 'EPHEMERAL'] as const) expect(dataStart(label).toString('latin1'), `${label}'s xfs is encrypted`).not.toBe('XFSB');
+    // The data: no xfs to be seen, and with the key cryptsetup dumped, dm-crypt's first sector
+    // (AES-XTS, IV 0) decrypts to xfs's superblock: the offset, sector size and IVs are right.
+    for (const [label, pass, sector] of [['STATE', `${uuid}STATE`, 512], ['EPHEMERAL', `${uuid}EPHEMERAL`, 4096]] as const) {
+      const data = dataStart(label, sector);
+      expect(data.subarray(0, 4).toString('latin1'), `${label}'s xfs is encrypted`).not.toBe('XFSB');
+      const k = Buffer.from(volumeKey(header(label), pass)!, 'hex');
+      const d = createDecipheriv('aes-256-xts', k, Buffer.alloc(16));
+      expect(Buffer.concat([d.update(data), d.final()]).subarray(0, 4).toString('latin1'), `${label} decrypts to xfs`).toBe('XFSB');
+    }
   }, 3 * BOOT);
 
   let ephemeralUuid: string | undefined;
@@ -177,8 +186,8 @@ describe('system disk encryption: install, boot, wipe, another machine', () => {
     const from = vm!.lines.length;
     const r = await ctl(['reset', '--system-labels-to-wipe', 'EPHEMERAL', '--reboot', '--graceful=false']);
     expect(r.code, r.stderr).toBe(0);
-    await vm!.waitFor(/wiped EPHEMERAL \(\/dev\/vda6\): its LUKS2 header and keyslots erased, left blank to be encrypted anew at the next boot/, BOOT, from);
-    await vm!.waitFor(/volumes: EPHEMERAL \(\/dev\/vda6\) is blank: encrypting it/, BOOT, from);
+    await vm!.waitFor(/wiped EPHEMERAL \(\/dev\/vda6\): its LUKS2 header and keyslots erased \(nothing on it can be decrypted again\); the next boot formats it, encrypted/, BOOT, from);
+    await vm!.waitFor(/volumes: EPHEMERAL \(\/dev\/vda6\) was erased by a wipe: encrypting it/, BOOT, from);
     await vm!.waitFor(running, BOOT, from);
     expect(await volumeStatus('EPHEMERAL')).toMatchObject({ phase: 'ready', encryptionProvider: 'luks2' });
     const again = luksUuid(header('EPHEMERAL'));

@@ -18,7 +18,7 @@ import { copyImage, copyTree, mkfsXfs, withMount } from './fs-tools.ts';
 import { MetaStore } from '../../install/meta.ts';
 import { type SlotFiles, initGrubenv, writeSlot } from './slots.ts';
 import { LOADER_CONF, UKI_DIR, loaderConf, ukiFile, writeUki } from './sdboot.ts';
-import { META_STATE_ENCRYPTION, closeEncrypted, formatEncrypted, systemDiskEncryptionOf } from '../encryption.ts';
+import { META_STATE_ENCRYPTION, closeEncrypted, formatEncrypted, mapperName, systemDiskEncryptionOf } from '../encryption.ts';
 
 export interface InstallProgress {
   (stage: string, message: string, done?: number, total?: number): void;
@@ -232,7 +232,9 @@ async function writeDisk(plan: InstallPlan, layout: DiskLayout, mbr: Buffer | un
       await mkfsXfs(dev(label), label);
       return dev(label);
     }
-    const opened = formatEncrypted(dev(label), partitionByName(layout, label).sizeBytes, label, cfg, { ...(plan.sysRoot ? { sysRoot: plan.sysRoot } : {}) });
+    // Its own mapper name: the node may have this label's volume open already (an ISO boot on a
+    // machine whose installed disk is encrypted).
+    const opened = formatEncrypted(dev(label), partitionByName(layout, label).sizeBytes, label, cfg, { mapper: `install-${mapperName(label)}`, ...(plan.sysRoot ? { sysRoot: plan.sysRoot } : {}) });
     await mkfsXfs(opened.device, label);
     return opened.device;
   };
@@ -247,7 +249,7 @@ async function writeDisk(plan: InstallPlan, layout: DiskLayout, mbr: Buffer | un
       });
     }
   } finally {
-    for (const label of encrypted) closeEncrypted(label);
+    for (const label of encrypted) closeEncrypted(label, `install-${mapperName(label)}`);
   }
 
   const total = fs.statSync(plan.files.vmlinuz).size + fs.statSync(plan.files.initramfs).size;

@@ -6,7 +6,7 @@ import { ApiError } from '../api/common.ts';
 import type { ResetOptions } from '../api/lifecycle.ts';
 import type { VolumeLabel } from '../volumes.ts';
 import type { LifecycleContext } from './context.ts';
-import { META_WIPE_PENDING, META_WIPE_REASON, WIPEABLE } from './wipe.ts';
+import { WIPEABLE, wipeRecord } from './wipe.ts';
 
 export function reset(ctx: LifecycleContext, o: ResetOptions, actorId: string): Promise<void> {
   const labels = (o.labels.length ? o.labels : WIPEABLE).map((l: string) => l.toUpperCase());
@@ -22,7 +22,8 @@ export function reset(ctx: LifecycleContext, o: ResetOptions, actorId: string): 
     // Recorded before the sequence starts: a power cut before the wipe does not undo the reset.
     if (disk && ctx.pendingWipe.size) {
       try {
-        ctx.setMeta(disk, { [META_WIPE_PENDING]: [...ctx.pendingWipe].join(','), [META_WIPE_REASON]: `reset (${labels.join(', ')})` });
+        const w = wipeRecord(ctx, disk, [...ctx.pendingWipe], `reset (${labels.join(', ')})`);
+        ctx.setMeta(disk, w.set, w.remove);
       } catch (err) {
         ctx.o.log.warn(`reset: recording the wipe in META: ${(err as Error).message}`);
       }

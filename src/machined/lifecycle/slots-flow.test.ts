@@ -11,6 +11,8 @@ import * as grpc from '@grpc/grpc-js';
 import { pack } from 'tar-stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readMeta } from '../../install/meta.ts';
+import { formatLuks2, unlockLuks2 } from '../../disk/luks2.ts';
+import { volumeContent } from '../encryption.ts';
 import { MemoryState } from '../../state/memory.ts';
 import { parseCmdline } from '../cmdline.ts';
 import type { NodeDisk } from '../volumes.ts';
@@ -169,6 +171,37 @@ describe('NodeLifecycle on an installed disk', () => {
     fs.readSync(fd, sb, 0, 4, 0);
     fs.closeSync(fd);
     expect(sb.toString('latin1')).toBe('XFSB');
+  });
+
+  it('an encrypted EPHEMERAL is erased by the wipe, and the next boot formats it as its settings then say', async () => {
+    const fd = fs.openSync(ephemeral, 'r+');
+    formatLuks2(fd, 320 << 20, { keys: [{ slot: 0, passphrase: Buffer.from('k') }], iterations: 1000 });
+    fs.closeSync(fd);
+    const logs = new ListLogger();
+    const { lc } = await booted('A', { log: logs });
+    const img = await image();
+    await lc.upgrade({ image: '', preserve: false, stage: false, force: false }, chunks(img), img.length, () => {}, new AbortController().signal);
+    expect(metaValues()).toMatchObject({ [META_WIPE_PENDING]: 'EPHEMERAL', 'wipe.encrypt': '' });
+    await lc.wipePending();
+    expect(volumeContent(ephemeral)).toBe('erased');
+    expect(() => unlockLuks2(fs.openSync(ephemeral, 'r'), Buffer.from('k'))).toThrow(/not a LUKS2 volume/);
+    expect(logs.lines.join('\n')).toMatch(/wiped EPHEMERAL \(.*\): its LUKS2 header and keyslots erased \(nothing on it can be decrypted again\); the next boot formats it$/m);
+    expect(metaValues()['wipe.encrypt']).toBeUndefined();
+  });
+
+  it.skipIf(!hasMkfsXfs)('a plain EPHEMERAL the configuration encrypts is erased, not given an xfs, by the wipe the next boot does after a power cut', async () => {
+    mkfs(ephemeral);
+    const config = 'version: v1alpha1\nmachine:\n  type: worker\n---\napiVersion: v1alpha1\nkind: VolumeConfig\nname: EPHEMERAL\nencryption:\n  keys:\n    - nodeID: {}\n      slot: 0\n';
+    const { lc } = await booted('A', { configText: () => config });
+    const img = await image();
+    await lc.upgrade({ image: '', preserve: false, stage: false, force: false }, chunks(img), img.length, () => {}, new AbortController().signal);
+    expect(metaValues()).toMatchObject({ [META_WIPE_PENDING]: 'EPHEMERAL', 'wipe.encrypt': 'EPHEMERAL' });
+    // The power goes; the next boot, before any configuration is read, still knows.
+    const bootLog = new ListLogger();
+    expect(await wipeRecordedVolumes(theDisk(), bootLog)).toEqual(['EPHEMERAL']);
+    expect(volumeContent(ephemeral)).toBe('erased');
+    expect(bootLog.lines.join('\n')).toMatch(/wiped EPHEMERAL \(.*\) at boot: the next boot formats it, encrypted/);
+    expect(metaValues()['wipe.encrypt']).toBeUndefined();
   });
 
   it.skipIf(!hasMkfsXfs)('the wipe an upgrade asks for is in META before GRUB is armed: after a power cut, the next boot wipes EPHEMERAL', async () => {

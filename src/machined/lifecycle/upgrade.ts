@@ -14,7 +14,7 @@ import { fetchVerified } from './fetch-image.ts';
 import { type BootSnapshot, bootSnapshot, otherSlot, writeSlot } from './slots.ts';
 import { entryIdFor, UKI_DIR, ukiFile, writeUki } from './sdboot.ts';
 import { publishStatus } from './status.ts';
-import { META_WIPE_PENDING, META_WIPE_REASON } from './wipe.ts';
+import { META_WIPE_ENCRYPT, META_WIPE_PENDING, META_WIPE_REASON, wipeRecord } from './wipe.ts';
 
 export function upgrade(ctx: LifecycleContext, o: UpgradeOptions, upload: AsyncIterable<Buffer> | undefined, size: number, progress: (p: ProgressEvent) => void, signal: AbortSignal): Promise<UpgradeOutcome> {
   return ctx.exclusive('upgrade', async () => {
@@ -70,7 +70,7 @@ export function upgrade(ctx: LifecycleContext, o: UpgradeOptions, upload: AsyncI
         await ctx.withEsp(disk, (esp) => writeUki(esp, target, uki, (n) => report('write', `EFI system partition: ${file}, Bronze ${version}'s signed UKI`, n, ukiBytes)));
         report('write', `EFI system partition: ${file} written`, ukiBytes, ukiBytes);
       }
-      const wipe: Record<string, string> = o.preserve ? {} : { [META_WIPE_PENDING]: 'EPHEMERAL', [META_WIPE_REASON]: `upgrade to Bronze ${version} in slot ${target} without --preserve` };
+      const wipe: Record<string, string> = o.preserve ? {} : wipeRecord(ctx, disk, ['EPHEMERAL'], `upgrade to Bronze ${version} in slot ${target} without --preserve`).set;
       ctx.setMeta(disk, {
         [`slot.${target}.version`]: version,
         'upgrade.from': booted,
@@ -85,7 +85,7 @@ export function upgrade(ctx: LifecycleContext, o: UpgradeOptions, upload: AsyncI
           ctx.armBootOnce(dir, target);
         } catch (err) {
           // Not armed: the wipe must not happen either.
-          if (!o.preserve) ctx.setMeta(disk, {}, [META_WIPE_PENDING, META_WIPE_REASON]);
+          if (!o.preserve) ctx.setMeta(disk, {}, [META_WIPE_PENDING, META_WIPE_REASON, META_WIPE_ENCRYPT]);
           throw err;
         }
         const loader = sd ? `systemd-boot boots slot ${target} (${entryIdFor(sd.id, target)}, Bronze ${version})` : `GRUB boots slot ${target} (Bronze ${version})`;

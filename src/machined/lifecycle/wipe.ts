@@ -8,9 +8,8 @@ import { MetaStore } from '../../install/meta.ts';
 import type { LifecycleContext } from './context.ts';
 import { mkfsXfs } from './fs-tools.ts';
 import { zeroEnds } from './installer.ts';
-import { DATA_OFFSET } from '../../disk/luks2.ts';
 import { DEFAULT_VOLUME_OPS } from '../volumes.ts';
-import { META_STATE_ENCRYPTION, recordStateEncryption, recordedStateEncryption, systemDiskEncryptionOf } from '../encryption.ts';
+import { META_STATE_ENCRYPTION, eraseVolume, recordedStateEncryption, systemDiskEncryptionOf } from '../encryption.ts';
 
 /** The system volumes a reset may wipe (and a repair may repair). */
 export const WIPEABLE: readonly VolumeLabel[] = ['STATE', 'EPHEMERAL'];
@@ -18,31 +17,30 @@ export const WIPEABLE: readonly VolumeLabel[] = ['STATE', 'EPHEMERAL'];
 /** META keys: the volumes a reboot must wipe (comma-separated labels), and why. */
 export const META_WIPE_PENDING = 'wipe.pending';
 export const META_WIPE_REASON = 'wipe.reason';
+/** The labels of wipe.pending to be encrypted: erased, for the next boot to encrypt. */
+export const META_WIPE_ENCRYPT = 'wipe.encrypt';
 
 /** The labels in META's wipe.pending. */
-function pendingLabels(meta: Record<string, string>): VolumeLabel[] {
-  return (meta[META_WIPE_PENDING] ?? '')
+function pendingLabels(meta: Record<string, string>, key = META_WIPE_PENDING): VolumeLabel[] {
+  return (meta[key] ?? '')
     .split(',')
     .map((l) => l.trim())
     .filter((l): l is VolumeLabel => (WIPEABLE as readonly string[]).includes(l));
 }
 
 /**
- * Wipes a volume. An encrypted one is erased first: its LUKS2 header and keyslots are zeroed, and
- * with them the only copies of its key, so nothing on it can be decrypted again. A volume to be
- * encrypted (`encrypt`; by default, one that was) is left blank, and the next boot encrypts it
- * anew with the settings then in force; any other gets a fresh xfs. If that fails, its ends are
- * zeroed so that nothing of it is read again. Throws only when both fail.
+ * Wipes a volume. One that is encrypted, or is to be encrypted (`encrypt`: its settings ask for
+ * it), is erased (eraseVolume: an encrypted one's header and keyslots, the only copies of its
+ * key, are zeroed, so nothing on it can be decrypted again), and the next boot formats it as its
+ * settings then say. Any other gets a fresh xfs now; if that fails, its ends are zeroed so that
+ * nothing of it is read again. Throws only when both fail.
  */
-async function wipeVolume(label: VolumeLabel, dev: string, log: Logger, when: string, encrypt?: boolean): Promise<void> {
+async function wipeVolume(label: VolumeLabel, dev: string, log: Logger, when: string, encrypt: boolean): Promise<void> {
   const luks = DEFAULT_VOLUME_OPS.content(dev) === 'luks';
   if (luks || encrypt) {
-    zeroEnds(dev, DATA_OFFSET);
-    if (encrypt ?? luks) {
-      log.info(`wiped ${label} (${dev})${when}: ${luks ? 'its LUKS2 header and keyslots erased, ' : ''}left blank to be encrypted anew at the next boot`);
-      return;
-    }
-    log.info(`wiped ${label} (${dev})${when}: its LUKS2 header and keyslots erased; it is no longer to be encrypted`);
+    eraseVolume(dev);
+    log.info(`wiped ${label} (${dev})${when}: ${luks ? 'its LUKS2 header and keyslots erased (nothing on it can be decrypted again); ' : ''}the next boot formats it${encrypt ? ', encrypted' : ''}`);
+    return;
   }
   try {
     await mkfsXfs(dev, label);
@@ -54,6 +52,36 @@ async function wipeVolume(label: VolumeLabel, dev: string, log: Logger, when: st
     zeroEnds(dev, 64 << 20);
     log.warn(`wiped ${label} (${dev})${when}: first and last 64 MiB zeroed`);
   }
+}
+
+/**
+ * What META records for a wipe of `labels`, written before the reboot starts, so that the wipe
+ * is the same whether the reboot does it or, after a power cut, the next boot: the labels, why,
+ * the ones to be encrypted (by the configuration in force; STATE also by META's record), and,
+ * when STATE goes, the settings the next boot encrypts it with (its old keys go with it).
+ */
+export function wipeRecord(ctx: LifecycleContext, disk: NodeDisk, labels: readonly VolumeLabel[], reason: string): { set: Record<string, string>; remove: string[] } {
+  const set: Record<string, string> = { [META_WIPE_PENDING]: labels.join(','), [META_WIPE_REASON]: reason };
+  const remove: string[] = [];
+  let cfg: ReturnType<typeof systemDiskEncryptionOf>;
+  try {
+    cfg = systemDiskEncryptionOf(ctx.o.configText());
+  } catch (err) {
+    ctx.o.log.warn(`wipe: reading the encryption settings: ${(err as Error).message}; encrypted volumes are erased and formatted as their settings say at the next boot`);
+  }
+  let recorded: ReturnType<typeof recordedStateEncryption>;
+  try {
+    recorded = recordedStateEncryption(disk.partitions.META?.device);
+  } catch {
+    recorded = undefined;
+  }
+  const encrypt = labels.filter((l) => (l === 'STATE' ? cfg?.state ?? (ctx.o.configText() === undefined ? recorded : undefined) : cfg?.ephemeral));
+  set[META_WIPE_ENCRYPT] = encrypt.join(',');
+  if (labels.includes('STATE') && ctx.o.configText() !== undefined) {
+    if (cfg?.state) set[META_STATE_ENCRYPTION] = JSON.stringify(cfg.state);
+    else remove.push(META_STATE_ENCRYPTION);
+  }
+  return { set, remove };
 }
 
 /**
@@ -83,8 +111,7 @@ export async function wipeRecordedVolumes(disk: NodeDisk, log: Logger): Promise<
       const part = disk.partitions[label]?.device;
       if (!part) continue;
       try {
-        // Before the configuration is read, STATE's settings are META's; EPHEMERAL stays as it was.
-        await wipeVolume(label, part, log, ' at boot', label === 'STATE' ? Boolean(meta[META_STATE_ENCRYPTION]) : undefined);
+        await wipeVolume(label, part, log, ' at boot', pendingLabels(meta, META_WIPE_ENCRYPT).includes(label));
         done.push(label);
       } catch (err) {
         log.error(`zeroing ${label} (${part}): ${(err as Error).message}`);
@@ -92,25 +119,11 @@ export async function wipeRecordedVolumes(disk: NodeDisk, log: Logger): Promise<
     }
     const left = labels.filter((l) => !done.includes(l) && disk.partitions[l]?.device);
     if (left.length) store.set({ [META_WIPE_PENDING]: left.join(',') });
-    else store.delete([META_WIPE_PENDING, META_WIPE_REASON]);
+    else store.delete([META_WIPE_PENDING, META_WIPE_REASON, META_WIPE_ENCRYPT]);
     return done;
   } finally {
     store.close();
   }
-}
-
-/** The volumes the next boot is to encrypt: by the configuration in force, and for STATE also by META's record. */
-function encryptionWanted(ctx: LifecycleContext, disk: NodeDisk): Set<VolumeLabel> | undefined {
-  const out = new Set<VolumeLabel>();
-  try {
-    const cfg = systemDiskEncryptionOf(ctx.o.configText());
-    if (cfg?.state || recordedStateEncryption(disk.partitions.META?.device)) out.add('STATE');
-    if (cfg?.ephemeral) out.add('EPHEMERAL');
-  } catch (err) {
-    ctx.o.log.warn(`wipe: reading the encryption settings: ${(err as Error).message}; encrypted volumes stay to be encrypted`);
-    return undefined;
-  }
-  return out;
 }
 
 /** In the reboot and shutdown sequences, after the volumes are unmounted: the wipes asked for. */
@@ -118,20 +131,12 @@ export async function wipePending(ctx: LifecycleContext): Promise<void> {
   const disk = ctx.o.volumes()?.disk;
   if (!disk || ctx.pendingWipe.size === 0) return ctx.pendingWipe.clear();
   let failed = false;
-  // STATE's old keys go with it: from now on its record is the configuration's.
-  if (ctx.pendingWipe.has('STATE') && disk.partitions.META?.device && ctx.o.configText() !== undefined) {
-    try {
-      recordStateEncryption(disk.partitions.META.device, systemDiskEncryptionOf(ctx.o.configText())?.state);
-    } catch (err) {
-      ctx.o.log.warn(`wipe: recording STATE's encryption settings in META: ${(err as Error).message}`);
-    }
-  }
-  const wanted = encryptionWanted(ctx, disk);
+  const encrypt = recordedWipeEncrypt(disk, ctx.o.log);
   for (const label of [...ctx.pendingWipe]) {
     const dev = disk.partitions[label]?.device;
     if (!dev) continue;
     try {
-      await wipeVolume(label, dev, ctx.o.log, '', wanted?.has(label));
+      await wipeVolume(label, dev, ctx.o.log, '', encrypt.includes(label));
     } catch (err) {
       failed = true;
       ctx.o.log.error(`zeroing ${label} (${dev}): ${(err as Error).message}`);
@@ -141,9 +146,26 @@ export async function wipePending(ctx: LifecycleContext): Promise<void> {
   // Done: the record goes (one that failed stays, and the next boot tries again).
   if (!failed) {
     try {
-      ctx.setMeta(disk, {}, [META_WIPE_PENDING, META_WIPE_REASON]);
+      ctx.setMeta(disk, {}, [META_WIPE_PENDING, META_WIPE_REASON, META_WIPE_ENCRYPT]);
     } catch (err) {
       ctx.o.log.warn(`clearing the wipe recorded in META: ${(err as Error).message} (the next boot wipes again)`);
     }
+  }
+}
+
+/** The labels META's wipe record says are to be encrypted (wipeRecord wrote them). */
+function recordedWipeEncrypt(disk: NodeDisk, log: Logger): VolumeLabel[] {
+  const dev = disk.partitions.META?.device;
+  if (!dev) return [];
+  try {
+    const store = MetaStore.open(dev);
+    try {
+      return pendingLabels(Object.fromEntries(store.all()), META_WIPE_ENCRYPT);
+    } finally {
+      store.close();
+    }
+  } catch (err) {
+    log.warn(`wipe: reading META: ${(err as Error).message}: encrypted volumes are erased, others get a fresh xfs`);
+    return [];
   }
 }

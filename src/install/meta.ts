@@ -163,6 +163,19 @@ export class MetaStore {
     }
   }
 
+  /** Opens the store at `path`, sets `entries` and removes `remove` in one write, and closes it. */
+  static update(path: string, entries: Readonly<Record<string, string>>, remove: Iterable<string> = []): void {
+    const store = MetaStore.open(path);
+    try {
+      const next = store.all();
+      for (const [k, v] of Object.entries(entries)) next.set(k, v);
+      for (const k of remove) next.delete(k);
+      store.#writeIfChanged(next);
+    } finally {
+      store.close();
+    }
+  }
+
   get(key: string): string | undefined {
     return this.#state.values.get(key);
   }

@@ -393,7 +393,7 @@ export function syncStateEncryption(
     log.warn('STATE is encrypted, and the configuration no longer says so: it stays encrypted with the keys recorded in META (Bronze does not decrypt in place; a wipe makes it a plain xfs)');
     return;
   }
-  setMeta(metaDevice, { [META_STATE_ENCRYPTION_PENDING]: JSON.stringify(cfg) });
+  MetaStore.update(metaDevice, { [META_STATE_ENCRYPTION_PENDING]: JSON.stringify(cfg) });
   let failed: string[];
   try {
     const r = sync(state.device, 'STATE', recorded, cfg);
@@ -403,11 +403,11 @@ export function syncStateEncryption(
     failed = [(err as Error).message];
   }
   if (failed.length) {
-    setMeta(metaDevice, {}, [META_STATE_ENCRYPTION_PENDING]);
+    MetaStore.update(metaDevice, {}, [META_STATE_ENCRYPTION_PENDING]);
     log.error(`STATE's keyslots are not all synced with the configuration (${failed.join('; ')}): META keeps the settings that open it`);
     return;
   }
-  setMeta(metaDevice, { [META_STATE_ENCRYPTION]: JSON.stringify(cfg) }, [META_STATE_ENCRYPTION_PENDING]);
+  MetaStore.update(metaDevice, { [META_STATE_ENCRYPTION]: JSON.stringify(cfg) }, [META_STATE_ENCRYPTION_PENDING]);
 }
 
 /**
@@ -436,19 +436,10 @@ export function settlePendingStateEncryption(metaDevice: string | undefined, dev
       return false;
     }
   };
-  if (opens(recorded)) setMeta(metaDevice, {}, [META_STATE_ENCRYPTION_PENDING]);
-  else if (opens(pending)) setMeta(metaDevice, { [META_STATE_ENCRYPTION]: JSON.stringify(pending) }, [META_STATE_ENCRYPTION_PENDING]);
+  if (opens(recorded)) MetaStore.update(metaDevice, {}, [META_STATE_ENCRYPTION_PENDING]);
+  else if (opens(pending)) MetaStore.update(metaDevice, { [META_STATE_ENCRYPTION]: JSON.stringify(pending) }, [META_STATE_ENCRYPTION_PENDING]);
 }
 
-function setMeta(metaDevice: string, entries: Record<string, string>, remove: string[] = []): void {
-  const store = MetaStore.open(metaDevice);
-  try {
-    if (Object.keys(entries).length) store.set(entries);
-    if (remove.length) store.delete(remove);
-  } finally {
-    store.close();
-  }
-}
 
 /** STATE's settings at boot: META's record, once a sync the power cut short is settled. */
 export function stateEncryptionAtBoot(metaDevice: string | undefined, device: string | undefined): EncryptionConfig | undefined {

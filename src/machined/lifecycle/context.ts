@@ -220,13 +220,7 @@ export class LifecycleContext {
   setMeta(disk: NodeDisk, entries: Record<string, string>, remove: string[] = []): void {
     const dev = disk.partitions.META?.device;
     if (!dev) return this.o.log.warn(`no META partition on ${disk.device}: not recording ${Object.keys(entries).join(', ')}`);
-    const store = MetaStore.open(dev);
-    try {
-      if (Object.keys(entries).length) store.set(entries);
-      if (remove.length) store.delete(remove);
-    } finally {
-      store.close();
-    }
+    MetaStore.update(dev, entries, remove);
   }
 
   /**

@@ -163,14 +163,17 @@ export class MetaStore {
     }
   }
 
-  /** Opens the store at `path`, sets `entries` and removes `remove` in one write, and closes it. */
-  static update(path: string, entries: Readonly<Record<string, string>>, remove: Iterable<string> = []): void {
+  /**
+   * Opens the store at `path`, sets `entries` and removes `remove` in one write, and closes it.
+   * Returns whether anything changed (nothing is written otherwise).
+   */
+  static update(path: string, entries: Readonly<Record<string, string>>, remove: Iterable<string> = []): boolean {
     const store = MetaStore.open(path);
     try {
       const next = store.all();
       for (const [k, v] of Object.entries(entries)) next.set(k, v);
       for (const k of remove) next.delete(k);
-      store.#writeIfChanged(next);
+      return store.#writeIfChanged(next);
     } finally {
       store.close();
     }
@@ -217,10 +220,11 @@ export class MetaStore {
     this.#close = undefined;
   }
 
-  #writeIfChanged(next: Map<string, string>): void {
+  #writeIfChanged(next: Map<string, string>): boolean {
     const cur = this.#state.values;
-    if (next.size === cur.size && [...next].every(([k, v]) => cur.get(k) === v)) return;
+    if (next.size === cur.size && [...next].every(([k, v]) => cur.get(k) === v)) return false;
     this.#state = writeState(this.#dev, this.#state, next, this.#offset, this.#size);
+    return true;
   }
 }
 

@@ -121,13 +121,18 @@ function makeKeys(cfg: EncryptionConfig, label: string, sysRoot?: string): { key
   return { keys, failures };
 }
 
-/** Unlocks the volume on `fd` with the first of `keys` that opens its slot; throws naming each failure. */
-function unlockWith(fd: number, device: string, label: string, cfg: EncryptionConfig, sysRoot?: string): { vol: Luks2Volume; key: KeyMaterial } {
-  const { keys, failures } = makeKeys(cfg, label, sysRoot);
-  const why = failures.map((f) => `slot ${f.slot}: ${f.why}`);
-  for (const key of keys) {
+type MadeKeys = ReturnType<typeof makeKeys>;
+
+/**
+ * Unlocks the volume on `fd` with the first of cfg's keys that opens its slot; throws naming
+ * each failure. Returns the keys it made too, for a sync to the same settings.
+ */
+function unlockWith(fd: number, device: string, label: string, cfg: EncryptionConfig, sysRoot?: string): { vol: Luks2Volume; key: KeyMaterial; made: MadeKeys } {
+  const made = makeKeys(cfg, label, sysRoot);
+  const why = made.failures.map((f) => `slot ${f.slot}: ${f.why}`);
+  for (const key of made.keys) {
     try {
-      return { vol: unlockLuks2(fd, key.passphrase, key.slot), key };
+      return { vol: unlockLuks2(fd, key.passphrase, key.slot), key, made };
     } catch (err) {
       why.push(`slot ${key.slot} (${key.kind}): ${(err as Error).message}`);
     }
@@ -141,9 +146,9 @@ function unlockWith(fd: number, device: string, label: string, cfg: EncryptionCo
  * Each configured key is tried once (one PBKDF2 each, besides the key that opened the volume).
  * A key that cannot be made (nodeID without a UUID) leaves its slot as it is, and is reported.
  */
-function syncKeyslots(fd: number, vol: Luks2Volume, opener: KeyMaterial, cfg: EncryptionConfig, label: string, o: { sysRoot?: string; iterations?: number }): { synced: string[]; failedSyncs: string[] } {
-  const sysRoot = o.sysRoot;
-  const { keys, failures } = makeKeys(cfg, label, sysRoot);
+function syncKeyslots(fd: number, vol: Luks2Volume, opener: KeyMaterial, cfg: EncryptionConfig, label: string, o: { sysRoot?: string; iterations?: number }, made = makeKeys(cfg, label, o.sysRoot)): { synced: string[]; failedSyncs: string[] } {
+  const keys = made.keys;
+  const failures = [...made.failures];
   const slots = readLuks2(fd).json.keyslots;
   const inHeader = Object.keys(slots).map(Number);
   const keep = failures.map((f) => f.slot).filter((slot) => inHeader.includes(slot));
@@ -189,7 +194,8 @@ export function openEncrypted(device: string, size: number, label: string, cfg: 
     const opened = unlockWith(fd, device, label, cfg, o.sysRoot);
     if (!sync) return { ...opened, synced: [], failedSyncs: [] };
     try {
-      return { ...opened, ...syncKeyslots(fd, opened.vol, opened.key, sync, label, o) };
+      // Syncing to the settings it opened with: the keys are made already.
+      return { ...opened, ...syncKeyslots(fd, opened.vol, opened.key, sync, label, o, sync === cfg ? opened.made : undefined) };
     } catch (err) {
       // The volume is open: a sync that failed is reported (as Talos does), not a reason to leave it closed.
       return { ...opened, synced: [], failedSyncs: [`syncing the keyslots: ${(err as Error).message}`] };
@@ -323,16 +329,7 @@ export function recordedStateEncryption(metaDevice: string | undefined): Encrypt
  * they are recorded so already. Returns whether META changed.
  */
 export function recordStateEncryption(metaDevice: string, cfg: EncryptionConfig | undefined): boolean {
-  const store = MetaStore.open(metaDevice);
-  try {
-    const want = cfg ? JSON.stringify(cfg) : undefined;
-    if (store.get(META_STATE_ENCRYPTION) === want) return false;
-    if (want) store.set({ [META_STATE_ENCRYPTION]: want });
-    else store.delete([META_STATE_ENCRYPTION]);
-    return true;
-  } finally {
-    store.close();
-  }
+  return cfg ? MetaStore.update(metaDevice, { [META_STATE_ENCRYPTION]: JSON.stringify(cfg) }) : MetaStore.update(metaDevice, {}, [META_STATE_ENCRYPTION]);
 }
 
 /** EPHEMERAL's settings in the configuration kept on STATE (mounted at `stateDir`); undefined without either. */

@@ -35,6 +35,21 @@ const protosPlugin: esbuild.Plugin = {
   },
 };
 
+/**
+ * zod's English messages only. zod re-exports its ~50 locales as the namespace `z.locales`
+ * (node_modules/zod/v4/locales/index.js), and since Bronze uses `z` as an object (src/lib/zod.ts)
+ * esbuild cannot drop the ones nothing reads: about 300 KB, an eighth of machined's bundle, that
+ * machined loaded at every start under QEMU/TCG. zod's own schemas import en.js directly, and
+ * `z.locales.en` stays; no Bronze module sets another locale.
+ */
+export const ZOD_LOCALES_INDEX = /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/;
+const zodEnglishPlugin: esbuild.Plugin = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onLoad({ filter: ZOD_LOCALES_INDEX }, () => ({ contents: 'export { default as en } from "./en.js";\n', loader: 'js' }));
+  },
+};
+
 function options(): esbuild.BuildOptions {
   return {
     bundle: true,
@@ -54,7 +69,7 @@ function options(): esbuild.BuildOptions {
     keepNames: false,
     legalComments: 'none',
     write: false,
-    plugins: [protosPlugin],
+    plugins: [protosPlugin, zodEnglishPlugin],
     define: {
       __BRONZE_VERSION__: JSON.stringify(env('BRONZE_VERSION')),
       __BRONZE_SHA__: JSON.stringify(env('BRONZE_SHA')),

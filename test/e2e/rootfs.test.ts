@@ -59,6 +59,14 @@ describe('rootfs.sqsh', () => {
   }, 600_000);
 });
 
+describe('role bundles', () => {
+  it("carry zod's English messages and none of its other locales (image-builder/bundle.ts)", () => {
+    const machined = fs.readFileSync('_out/build/roles/machined.cjs', 'utf8');
+    expect(machined).toContain('Too small: expected'); // zod/v4/locales/en.js
+    expect(machined).not.toMatch(/Trop petit|Zu klein|Demasiado/); // fr.js, de.js, es.js
+  });
+});
+
 describe('signed checksums', () => {
   it('verify, and a changed checksum list is refused', () => {
     execFileSync('image-builder/verify.sh', ['_out'], { stdio: 'pipe' });

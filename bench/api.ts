@@ -6,6 +6,7 @@
 //   make bench (runs it bundled)   (BENCH_CALLS, BENCH_THROUGHPUT_CALLS, BENCH_CONCURRENCY,
 //   BENCH_ROUNDS to change the load)
 import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import tls from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
 import { generateConfigs } from '../src/contract/genconfig.ts';
@@ -15,6 +16,9 @@ import { versionReply } from '../src/daemon/serve.ts';
 import { issueClientCert, issueServerCert } from '../src/pki/certs.ts';
 import { HostNode } from '../test/lib/nodes.ts';
 import { freePort } from '../test/lib/ports.ts';
+
+/** The node's binary, as make image builds it for this host's architecture. */
+const NODE_BINARY = `_out/build/${process.arch === 'arm64' ? 'arm64' : 'amd64'}/bronze`;
 
 /** Sequential calls for latency. */
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
@@ -98,8 +102,14 @@ async function main(): Promise<void> {
     bare.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createSsl(Buffer.from(ca.crt), [{ cert_chain: Buffer.from(server.crt), private_key: Buffer.from(server.key) }], true), (e, p) => (e ? reject(e) : resolve(p))),
   );
 
+  // apid and machined as a node runs them: the image's single executable (make bench builds it),
+  // whose roles compile from their code caches under the node's V8 flags; the bundles on this
+  // Node only when no image was built.
+  const binary = fs.existsSync(NODE_BINARY) ? NODE_BINARY : undefined;
+  console.log(`apid and machined: ${binary ?? 'the role bundles on this Node (no single executable built)'}`);
   const port = await freePort();
   const node = new HostNode({
+    binary,
     name: 'bench',
     address: '127.0.0.1',
     apiPort: port,

@@ -11,10 +11,11 @@
 // the machine's noise falls on both alike; medians and their ratios to the floor are printed.
 // Asserts nothing.
 //   make bench              (BENCH_RUNS=5 for more runs; BENCH_MEMORY=384 for another VM size)
-//   BENCH_AGAINST=<dir>     also boots the image in <dir> (vmlinuz, initramfs.xz, cmdline,
+//   BENCH_AGAINST=<dir>[,<dir>...]
+//                           also boots the image in each <dir> (vmlinuz, initramfs.xz, cmdline,
 //                           roothash of another build, e.g. copied from _out/amd64 before a
 //                           change) in the same interleaved runs, and prints this build's times
-//                           as a ratio to that one's
+//                           as a ratio to each one's
 //   make bench ARCH=arm64   (BENCH_ARCH: the arm64 image, its floor init cross-compiled)
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -26,9 +27,11 @@ import { freePort } from '../test/lib/ports.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const MEMORY = Number(process.env.BENCH_MEMORY ?? DEFAULT_MEMORY_MIB);
-const AGAINST = process.env.BENCH_AGAINST;
-if (AGAINST !== undefined && !['vmlinuz', 'initramfs.xz', 'cmdline', 'roothash'].every((f) => fs.existsSync(path.join(AGAINST, f)))) {
-  throw new Error(`BENCH_AGAINST=${AGAINST}: not an image directory (vmlinuz, initramfs.xz, cmdline, roothash)`);
+const AGAINST = (process.env.BENCH_AGAINST ?? '').split(',').filter(Boolean);
+for (const dir of AGAINST) {
+  if (!['vmlinuz', 'initramfs.xz', 'cmdline', 'roothash'].every((f) => fs.existsSync(path.join(dir, f)))) {
+    throw new Error(`BENCH_AGAINST: ${dir}: not an image directory (vmlinuz, initramfs.xz, cmdline, roothash)`);
+  }
 }
 const IDLE_SECONDS = 20;
 const ARCH: QemuArch = (() => {
@@ -190,7 +193,7 @@ async function main(): Promise<void> {
   console.log(`boot under QEMU/TCG (${ARCH}: ${MACHINE}, 2 vCPUs, ${MEMORY} MiB), ${RUNS} runs of each, interleaved`);
   const floors: number[] = [];
   const runs: BronzeRun[] = [];
-  const against: BronzeRun[] = [];
+  const against = new Map<string, BronzeRun[]>(AGAINST.map((dir) => [dir, []]));
   const line = (r: BronzeRun) => `API answering ${secs(r.api)}, all 5 services Running ${secs(r.running)}`;
   for (let i = 0; i < RUNS; i++) {
     const f = await floorOnce(initrd);
@@ -200,10 +203,10 @@ async function main(): Promise<void> {
     console.log(`  run ${i + 1}: floor ${secs(f)}; Bronze: ${line(r)}`);
     console.log(`         CPU time at Running: ${r.cpu}`);
     console.log(`         PSS at idle (${IDLE_SECONDS} s): ${r.pss}`);
-    if (AGAINST !== undefined) {
-      const a = await bronzeOnce(AGAINST);
-      against.push(a);
-      console.log(`         ${AGAINST}: ${line(a)}; PSS ${a.total.toFixed(1)} MiB; CPU time at Running: ${a.cpu}`);
+    for (const [dir, list] of against) {
+      const a = await bronzeOnce(dir);
+      list.push(a);
+      console.log(`         ${dir}: ${line(a)}; PSS ${a.total.toFixed(1)} MiB; CPU time at Running: ${a.cpu}`);
     }
   }
   const floor = median(floors);
@@ -214,11 +217,11 @@ async function main(): Promise<void> {
   console.log(`median maintenance API answering         ${secs(api)}  = ${(api / floor).toFixed(1)}x the floor (target <= 3x)`);
   console.log(`median all 5 services Running            ${secs(running)}  = ${(running / floor).toFixed(1)}x the floor (target <= 4x)`);
   console.log(`median idle PSS, all six processes       ${pss.toFixed(1)} MiB (target <= 200)`);
-  if (AGAINST !== undefined) {
-    const aApi = median(against.map((r) => r.api));
-    const aRunning = median(against.map((r) => r.running));
-    const aPss = median(against.map((r) => r.total));
-    console.log(`against ${AGAINST} (same runs): API answering ${secs(aApi)}, Running ${secs(aRunning)}, PSS ${aPss.toFixed(1)} MiB`);
+  for (const [dir, list] of against) {
+    const aApi = median(list.map((r) => r.api));
+    const aRunning = median(list.map((r) => r.running));
+    const aPss = median(list.map((r) => r.total));
+    console.log(`against ${dir} (same runs): API answering ${secs(aApi)}, Running ${secs(aRunning)}, PSS ${aPss.toFixed(1)} MiB`);
     console.log(`  this build / that one: API ${(api / aApi).toFixed(2)}, Running ${(running / aRunning).toFixed(2)}, PSS ${(pss / aPss).toFixed(2)}`);
   }
 }

@@ -17,6 +17,12 @@ export interface NodeOptions {
   config?: string;
   services: string[];
   env?: Record<string, string>;
+  /**
+   * A single executable of the node's binary to run machined with (e.g. _out/build/amd64/bronze):
+   * its roles compile from their code caches under the V8 flags a node runs them with. Omitted:
+   * the role bundles on this Node.
+   */
+  binary?: string;
 }
 
 export class HostNode {
@@ -48,7 +54,8 @@ export class HostNode {
       ...(this.o.trustdPort ? { BRONZE_TRUSTD_LISTEN: `${this.o.address}:${this.o.trustdPort}`, BRONZE_TRUSTD_PORT: String(this.o.trustdPort) } : {}),
       ...this.o.env,
     };
-    const p = spawn(process.execPath, [bundledBinary(), 'machined'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const [command, args] = this.o.binary ? [this.o.binary, ['machined']] : [process.execPath, [bundledBinary(), 'machined']];
+    const p = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const collect = (d: Buffer) => this.output.push(...d.toString().split('\n').filter(Boolean));
     p.stdout!.on('data', collect);
     p.stderr!.on('data', collect);

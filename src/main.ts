@@ -5,7 +5,7 @@
 // --roles writes both).
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { loadBundle } from './lib/role-source.ts';
+import { loadBundle, optimizeFrom } from './lib/role-source.ts';
 import { ROLE_LOADED, ROLE_LOAD_START } from './lib/startup.ts';
 import { pickRole, roleNames, roleOf } from './roles.ts';
 import type { RoleHandoff } from './role-entry.ts';
@@ -27,6 +27,7 @@ async function run(): Promise<void> {
   performance.mark(ROLE_LOAD_START);
   const mod = loadBundle<RoleModule>(role, __dirname, require);
   performance.mark(ROLE_LOADED);
+  optimizeFrom(role, 'loaded');
   await mod.start(handoff);
 }
 

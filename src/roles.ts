@@ -19,6 +19,24 @@ export type Role = keyof typeof ROLE_MODULES;
 /** The roles that make syscalls through koffi: only they load its native module at start. */
 export const NATIVE_ROLES: ReadonlySet<Role> = new Set<Role>(['machined', 'networkd', 'timed', 'udevd']);
 
+export type OptimizingMoment = 'loaded' | 'running';
+
+/**
+ * From when a role's V8 may optimize with TurboFan (all roles load and boot without it:
+ * CODE_CACHE_V8_FLAGS in lib/role-source.ts). apid is the API's hot path from its first call,
+ * and machined answers what apid forwards, once the node is up; the other daemons watch and
+ * idle, and their work (netlink, uevents, SNTP, a certificate now and then) is never hot enough
+ * to pay for optimized code, nor for the memory it takes.
+ */
+export const OPTIMIZING_FROM: Readonly<Record<Role, OptimizingMoment | 'never'>> = {
+  machined: 'running',
+  apid: 'loaded',
+  trustd: 'never',
+  networkd: 'never',
+  timed: 'never',
+  udevd: 'never',
+};
+
 /** Other names a role answers to: the kernel starts PID 1 as `init`. */
 export const ROLE_ALIASES: Readonly<Record<string, Role>> = { init: 'machined' };
 

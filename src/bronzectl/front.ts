@@ -6,7 +6,7 @@
 // `bronzectl.cjs`, compiled with its V8 code cache `bronzectl.cache` made at build time (as the
 // node's binary loads its roles: src/lib/role-source.ts), or else the file bronzectl.cjs beside
 // this bundle.
-import { loadBundle } from '../lib/role-source.ts';
+import { loadBundle, optimizeFromNow } from '../lib/role-source.ts';
 import { exitWhenWritten } from './exit.ts';
 import { HAND_OFF, runProgram } from './program.ts';
 
@@ -20,5 +20,7 @@ interface FullCli {
 // No top-level await: the bundle is CommonJS.
 void runProgram(process.argv.slice(2), {}, { front: true }).then((code) => {
   if (code !== HAND_OFF) return exitWhenWritten(code);
-  loadBundle<FullCli>(FULL, __dirname, require).start();
+  const cli = loadBundle<FullCli>(FULL, __dirname, require);
+  optimizeFromNow();
+  cli.start();
 });

@@ -8,6 +8,7 @@
 import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import { OPTIMIZING_FROM, type OptimizingMoment, type Role } from '../roles.ts';
 
 export const ROLE_WRAPPER_HEAD = '(function (exports, require, module, __filename, __dirname) {';
 export const ROLE_WRAPPER_TAIL = '\n})';
@@ -33,11 +34,27 @@ export const roleBuiltinsAsset = (name: string) => `${name}.builtins`;
  * No Sparkplug and no Maglev: under QEMU/TCG every page of machine code V8 writes is translated
  * again by the emulator, and the baseline and mid-tier compilers write a great deal of it while
  * a process starts, for code that mostly runs a few times. Ignition's bytecode (what the caches
- * hold) runs on builtins translated once, and TurboFan still optimizes what is truly hot.
- * Measured with bench/boot.ts-style interleaved boots (QEMU/TCG, 2 vCPUs): see the commit.
+ * hold) runs on builtins translated once. No TurboFan either while a role loads and boots: its
+ * optimized code is machine code too, written for functions that are hot only for those seconds;
+ * a role that serves a hot path turns it on once it is up (optimizeFrom). Measured with
+ * bench/boot.ts-style interleaved boots (QEMU/TCG, 2 vCPUs): see the commits.
  */
 export const CODE_CACHE_SEED_FLAG = '--hash-seed=1337';
-export const CODE_CACHE_V8_FLAGS: readonly string[] = [CODE_CACHE_SEED_FLAG, '--no-sparkplug', '--no-maglev'];
+export const CODE_CACHE_V8_FLAGS: readonly string[] = [CODE_CACHE_SEED_FLAG, '--no-sparkplug', '--no-maglev', '--no-turbofan'];
+
+/**
+ * Turns TurboFan on in this isolate when `moment` is the one OPTIMIZING_FROM names for `role`.
+ * The code cache was checked against the flags when the bundle compiled; a flag set later only
+ * changes what V8 does from then on. Outside the single executable TurboFan was never off.
+ */
+export function optimizeFrom(role: Role, moment: OptimizingMoment): void {
+  if (OPTIMIZING_FROM[role] === moment) optimizeFromNow();
+}
+
+/** Turns TurboFan on in this isolate from now on (bronzectl's full CLI, once compiled: it runs on an operator's machine). */
+export function optimizeFromNow(): void {
+  v8.setFlagsFromString('--turbofan');
+}
 
 interface SeaApi {
   isSea(): boolean;

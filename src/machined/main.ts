@@ -48,6 +48,7 @@ import { splitHostPort } from '../lib/hostport.ts';
 import { clusterParts } from './cluster/cluster.ts';
 import { quorumGuardedLifecycle } from './cluster/guard.ts';
 import { leaveCluster } from './api/etcd.ts';
+import { optimizeFrom } from '../lib/role-source.ts';
 
 function uptime(): string {
   try {
@@ -118,6 +119,7 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
       allRunningLogged = true;
       const etcdNote = aside.some((s) => s.id === 'etcd' && s.state === 'Preparing') ? '; etcd waits for bootstrap or a cluster to join' : '';
       log.info(`all ${up.length} services Running (${uptime()}${etcdNote})`);
+      optimizeFrom('machined', 'running');
       debugKill();
       debugMemstats();
       void lifecycle.running();

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import type * as KoffiModule from 'koffi';
+import { releaseSeaBlob } from './sea-blob.ts';
 
 export type Koffi = typeof KoffiModule;
 
@@ -60,6 +61,13 @@ export async function initNative(): Promise<Koffi> {
   const sea = seaApi();
   if (sea?.isSea()) {
     loaded = loadFromSea(sea);
+    // The role's bundle and code cache were read before its code ran (src/main.ts), and koffi's
+    // module just now: nothing else of the blob is read, so its pages go back (lib/sea-blob.ts).
+    try {
+      releaseSeaBlob(loaded);
+    } catch (err) {
+      process.stderr.write(`bronze: keeping the SEA blob's pages: ${(err as Error).message}\n`);
+    }
   } else {
     const m = (await import('koffi')) as unknown as { default: Koffi };
     loaded = m.default;

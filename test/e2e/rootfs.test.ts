@@ -8,6 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { readSeaHeaders, seaBlobRange } from '../../src/lib/sea-blob.ts';
+import { HostNode } from '../lib/nodes.ts';
+import { freePort } from '../lib/ports.ts';
 
 const SQSH = '_out/amd64/rootfs.sqsh';
 // The rebuild takes a minute or more: run without blocking the worker, whose reports to vitest
@@ -64,6 +67,33 @@ describe('role bundles', () => {
     const machined = fs.readFileSync('_out/build/roles/machined.cjs', 'utf8');
     expect(machined).toContain('Too small: expected'); // zod/v4/locales/en.js
     expect(machined).not.toMatch(/Trop petit|Zu klein|Demasiado/); // fr.js, de.js, es.js
+  });
+});
+
+describe('the single executable', () => {
+  it("gives back the SEA blob's pages in the roles that load koffi, once loaded (src/lib/sea-blob.ts)", async () => {
+    const binary = '_out/build/amd64/bronze';
+    const blob = seaBlobRange(readSeaHeaders(binary));
+    expect(blob, 'the blob postject added').toBeDefined();
+    const node = new HostNode({ name: 'sea-blob', address: '127.0.0.1', apiPort: await freePort(), services: ['apid', 'udevd'], binary }).start();
+    try {
+      await node.waitFor(/all 2 services Running/, 60_000);
+      const pids = new Map<string, number>([['machined', node.proc!.pid!]]);
+      for (const pid of execFileSync('pgrep', ['-P', String(node.proc!.pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number)) {
+        pids.set(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]!, pid);
+      }
+      // The blob's mapping in /proc/<pid>/smaps, and the kB of it in memory.
+      const resident = (pid: number) => {
+        const mapping = fs.readFileSync(`/proc/${pid}/smaps`, 'utf8').split(/\n(?=[0-9a-f]+-[0-9a-f]+ )/).find((m) => parseInt(m, 16) === blob!.start);
+        return Number(/\nRss:\s+(\d+) kB/.exec(mapping ?? '')?.[1] ?? NaN);
+      };
+      expect(resident(pids.get('machined')!)).toBe(0);
+      expect(resident(pids.get('udevd')!)).toBe(0);
+      // apid does not load koffi: it keeps what it read (so the measure above sees pages when there are some).
+      expect(resident(pids.get('apid')!)).toBeGreaterThan(0);
+    } finally {
+      await node.stop();
+    }
   });
 });
 

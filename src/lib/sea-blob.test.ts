@@ -3,18 +3,11 @@ import { seaBlobRange, wholePages } from './sea-blob.ts';
 
 type Phdr = { type: number; offset: number; vaddr: number; memsz: number };
 
-/** A 64-bit little-endian ELF header with its program headers at `phoff`, as postject leaves a binary. */
-function elf(phdrs: Phdr[], { type = 2, phoff = 0x200 } = {}): Buffer {
-  const b = Buffer.alloc(phoff + phdrs.length * 56);
-  b.writeUInt32BE(0x7f454c46, 0);
-  b[4] = 2; // ELFCLASS64
-  b[5] = 1; // little-endian
-  b.writeUInt16LE(type, 16);
-  b.writeBigUInt64LE(BigInt(phoff), 32);
-  b.writeUInt16LE(56, 54);
-  b.writeUInt16LE(phdrs.length, 56);
-  phdrs.forEach((p, i) => {
-    const at = phoff + i * 56;
+/** Program headers (64-bit, little-endian) as the process has them in memory. */
+function phdrs(list: Phdr[]): Buffer {
+  const b = Buffer.alloc(list.length * 56);
+  list.forEach((p, i) => {
+    const at = i * 56;
     b.writeUInt32LE(p.type, at);
     b.writeBigUInt64LE(BigInt(p.offset), at + 8);
     b.writeBigUInt64LE(BigInt(p.vaddr), at + 16);
@@ -23,8 +16,11 @@ function elf(phdrs: Phdr[], { type = 2, phoff = 0x200 } = {}): Buffer {
   return b;
 }
 
-// Node's own segments, with its build-id note inside the first PT_LOAD, and the blob postject adds.
+// Node's own segments (as in the pinned runtime: its PT_PHDR, a build-id note inside the first
+// PT_LOAD), and the blob postject adds.
+const PHDR = { type: 6, offset: 0x2c43394, vaddr: 0x3043394, memsz: 0x1bcc6c };
 const NODE = [
+  PHDR,
   { type: 1, offset: 0, vaddr: 0x400000, memsz: 0x345de0 },
   { type: 4, offset: 0x350, vaddr: 0x400350, memsz: 0x44 },
   { type: 1, offset: 0x67515d8, vaddr: 0x6b525d8, memsz: 0x633f0 },
@@ -36,18 +32,15 @@ const BLOB = [
 
 describe('seaBlobRange', () => {
   it("finds the PT_LOAD postject added for the blob's PT_NOTE, not Node's own notes", () => {
-    expect(seaBlobRange(elf([...NODE, ...BLOB]))).toEqual({ start: 0xe7c0000, length: 0xbb0000 });
+    expect(seaBlobRange(phdrs([...NODE, ...BLOB]), PHDR.vaddr)).toEqual({ start: 0xe7c0000, length: 0xbb0000 });
   });
-  it('finds nothing in a plain Node binary, a position-independent one, or what is not a 64-bit little-endian ELF', () => {
-    expect(seaBlobRange(elf(NODE))).toBeUndefined();
-    expect(seaBlobRange(elf([...NODE, ...BLOB], { type: 3 }))).toBeUndefined();
-    expect(seaBlobRange(Buffer.from('#!/bin/sh\n'))).toBeUndefined();
-    const big = elf([...NODE, ...BLOB]);
-    big[5] = 2;
-    expect(seaBlobRange(big)).toBeUndefined();
+  it('places it by the load bias of a position-independent executable', () => {
+    expect(seaBlobRange(phdrs([...NODE, ...BLOB]), PHDR.vaddr + 0x5555_0000_0000)).toEqual({ start: 0x5555_0000_0000 + 0xe7c0000, length: 0xbb0000 });
   });
-  it('finds nothing when the program headers are cut short', () => {
-    expect(seaBlobRange(elf([...NODE, ...BLOB]).subarray(0, 0x200 + 56))).toBeUndefined();
+  it('finds nothing in a plain Node binary, or without a PT_PHDR to place it by', () => {
+    expect(seaBlobRange(phdrs(NODE), PHDR.vaddr)).toBeUndefined();
+    expect(seaBlobRange(phdrs([...NODE.slice(1), ...BLOB]), PHDR.vaddr)).toBeUndefined();
+    expect(seaBlobRange(Buffer.alloc(0), 0)).toBeUndefined();
   });
 });
 

@@ -5,12 +5,15 @@
 // page cache, unchanged); until then each process's PSS counts every page of the blob it
 // touched, about its own role's bundle and cache (1-4 MiB). Node has no madvise: koffi calls it,
 // so only the roles that load koffi anyway (NATIVE_ROLES) give theirs back.
-import fs from 'node:fs';
 import type { Koffi } from './native.ts';
 
 const PT_LOAD = 1;
 const PT_NOTE = 4;
-const ET_EXEC = 2;
+const PT_PHDR = 6;
+const PHDR64_SIZE = 56;
+const AT_PHDR = 3;
+const AT_PHENT = 4;
+const AT_PHNUM = 5;
 const MADV_DONTNEED = 4;
 const SC_PAGESIZE = 30; // glibc's _SC_PAGESIZE on Linux, x86_64 and aarch64 alike
 
@@ -20,43 +23,21 @@ export interface Range {
 }
 
 /**
- * Where the SEA blob is loaded, from the executable's ELF header and program headers (`head`
- * must hold both; readSeaHeaders reads them). postject adds the blob as a PT_NOTE with a PT_LOAD
- * of its own at the same file offset. Only a fixed-address executable (ET_EXEC, as Node's
- * official Linux builds are) says where that is: undefined otherwise, or when there is no blob.
+ * Where the SEA blob is loaded, from the program headers (64-bit, little-endian) as the process
+ * has them in memory at `phdrAddress` (the auxiliary vector's AT_PHDR): postject adds the blob as
+ * a PT_NOTE with a PT_LOAD of its own at the same file offset. The load bias is AT_PHDR less the
+ * PT_PHDR entry's address (0 for a fixed-address executable, as Node's official builds are).
+ * Undefined when there is no blob, or no PT_PHDR to place it by.
  */
-export function seaBlobRange(head: Buffer): Range | undefined {
-  if (head.length < 64 || head.readUInt32BE(0) !== 0x7f454c46 || head[4] !== 2 || head[5] !== 1) return undefined; // 64-bit little-endian ELF only
-  if (head.readUInt16LE(16) !== ET_EXEC) return undefined;
-  const phoff = Number(head.readBigUInt64LE(32));
-  const phentsize = head.readUInt16LE(54);
-  const phnum = head.readUInt16LE(56);
-  if (phoff + phnum * phentsize > head.length) return undefined;
-  const headers = Array.from({ length: phnum }, (_, i) => {
-    const at = phoff + i * phentsize;
-    return { type: head.readUInt32LE(at), offset: Number(head.readBigUInt64LE(at + 8)), vaddr: Number(head.readBigUInt64LE(at + 16)), memsz: Number(head.readBigUInt64LE(at + 40)) };
+export function seaBlobRange(phdrs: Buffer, phdrAddress: number): Range | undefined {
+  const headers = Array.from({ length: Math.floor(phdrs.length / PHDR64_SIZE) }, (_, i) => {
+    const at = i * PHDR64_SIZE;
+    return { type: phdrs.readUInt32LE(at), offset: Number(phdrs.readBigUInt64LE(at + 8)), vaddr: Number(phdrs.readBigUInt64LE(at + 16)), memsz: Number(phdrs.readBigUInt64LE(at + 40)) };
   });
+  const self = headers.find((h) => h.type === PT_PHDR);
   const load = headers.find((h) => h.type === PT_LOAD && headers.some((n) => n.type === PT_NOTE && n.offset === h.offset && n.vaddr === h.vaddr));
-  return load && load.memsz > 0 ? { start: load.vaddr, length: load.memsz } : undefined;
-}
-
-/** The ELF header and the program headers of `file` (they may sit anywhere in it: postject moves them to the end). */
-export function readSeaHeaders(file: string): Buffer {
-  const fd = fs.openSync(file, 'r');
-  try {
-    const elf = Buffer.alloc(64);
-    fs.readSync(fd, elf, 0, 64, 0);
-    if (elf.readUInt32BE(0) !== 0x7f454c46 || elf[4] !== 2) return elf;
-    const phoff = Number(elf.readBigUInt64LE(32));
-    const size = elf.readUInt16LE(54) * elf.readUInt16LE(56);
-    // One buffer laid out as the file is, so that seaBlobRange reads offsets as they are.
-    const head = Buffer.alloc(phoff + size);
-    elf.copy(head);
-    fs.readSync(fd, head, phoff, size, phoff);
-    return head;
-  } finally {
-    fs.closeSync(fd);
-  }
+  if (!self || !load || load.memsz === 0) return undefined;
+  return { start: load.vaddr + (phdrAddress - self.vaddr), length: load.memsz };
 }
 
 /** The whole pages inside `range`. */
@@ -66,11 +47,21 @@ export function wholePages(range: Range, pageSize: number): Range | undefined {
   return end > start ? { start, length: end - start } : undefined;
 }
 
-/** Gives back this process's pages of the SEA blob of `executable`; returns how many bytes of address space that covered (0 when there is no blob to find). */
-export function releaseSeaBlob(k: Koffi, executable = process.execPath): number {
-  const blob = seaBlobRange(readSeaHeaders(executable));
-  if (!blob) return 0;
+/**
+ * Gives back this process's pages of its executable's SEA blob; returns how many bytes of
+ * address space that covered (0 when there is no blob). The program headers are read where the
+ * process has them, not from the file: a daemon started before /proc was mounted has no path to
+ * its own executable (process.execPath is then just its argv[0]).
+ */
+export function releaseSeaBlob(k: Koffi): number {
   const libc = k.load('libc.so.6');
+  const auxPointer = libc.func('void *getauxval(unsigned long type)');
+  const auxValue = libc.func('unsigned long getauxval(unsigned long type)');
+  if (Number(auxValue(AT_PHENT)) !== PHDR64_SIZE) return 0; // not a 64-bit executable
+  const at = auxPointer(AT_PHDR) as bigint;
+  const phdrs = Buffer.from(k.view(at, Number(auxValue(AT_PHNUM)) * PHDR64_SIZE));
+  const blob = seaBlobRange(phdrs, Number(at));
+  if (!blob) return 0;
   const pageSize = Number(libc.func('long sysconf(int name)')(SC_PAGESIZE));
   const pages = wholePages(blob, pageSize);
   if (!pages) return 0;

@@ -28,6 +28,9 @@ describe('boot under QEMU', () => {
     const allUp = await vm.waitFor(/machined\[1\]: all 5 services Running/, 60_000);
     // machined compiled its role from the code cache made at build time (same V8 flags).
     expect(vm.lines.filter((l) => /code cache was rejected/.test(l))).toEqual([]);
+    // The roles that load koffi gave back their pages of the SEA blob (src/lib/sea-blob.ts),
+    // networkd too, which machined starts before /proc is mounted.
+    expect(vm.lines.filter((l) => /keeping the SEA blob's pages/.test(l))).toEqual([]);
 
     // SIGKILL timed; the supervisor notices, backs off and starts it again.
     const killLine = await vm.waitFor(/debug: sending SIGKILL to timed \(pid (\d+)\)/, 60_000, allUp);

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { readSeaHeaders, seaBlobRange } from '../../src/lib/sea-blob.ts';
+import { seaBlobRange } from '../../src/lib/sea-blob.ts';
 import { HostNode } from '../lib/nodes.ts';
 import { freePort } from '../lib/ports.ts';
 
@@ -73,7 +73,13 @@ describe('role bundles', () => {
 describe('the single executable', () => {
   it("gives back the SEA blob's pages in the roles that load koffi, once loaded (src/lib/sea-blob.ts)", async () => {
     const binary = '_out/build/amd64/bronze';
-    const blob = seaBlobRange(readSeaHeaders(binary));
+    // The program headers from the file (the binary is a fixed-address executable: no load bias).
+    const file = fs.readFileSync(binary);
+    const phoff = Number(file.readBigUInt64LE(32));
+    const table = file.subarray(phoff, phoff + file.readUInt16LE(54) * file.readUInt16LE(56));
+    const entries = Array.from({ length: table.length / 56 }, (_, i) => table.subarray(i * 56, (i + 1) * 56));
+    const phdr = entries.find((e) => e.readUInt32LE(0) === 6); // PT_PHDR: where the table itself is loaded
+    const blob = phdr && seaBlobRange(table, Number(phdr.readBigUInt64LE(16)));
     expect(blob, 'the blob postject added').toBeDefined();
     const node = new HostNode({ name: 'sea-blob', address: '127.0.0.1', apiPort: await freePort(), services: ['apid', 'udevd'], binary }).start();
     try {

@@ -1,5 +1,5 @@
 // The pages of the single executable's SEA blob (the role bundles, their code caches, koffi's
-// native module: image-builder/sea.ts) that a process has read, given back once it has loaded
+// native module: image-builder/sea.sh) that a process has read, given back once it has loaded
 // what it needs from them. They are a private, read-only file mapping, so madvise(MADV_DONTNEED)
 // only takes them out of this process's page tables (a later read faults them in again from the
 // page cache, unchanged); until then each process's PSS counts every page of the blob it

@@ -10,12 +10,14 @@ import { ROLE_LOADED, ROLE_LOAD_START } from './lib/startup.ts';
 import { pickRole, roleNames, roleOf } from './roles.ts';
 import type { RoleHandoff } from './role-entry.ts';
 import { startFirstServices } from './machined/early.ts';
+import { checkReadyFd } from './lib/ready.ts';
 
 interface RoleModule {
   start(handoff: RoleHandoff): Promise<void>;
 }
 
 async function run(): Promise<void> {
+  checkReadyFd(); // before this process opens any descriptor of its own (lib/ready.ts)
   const picked = pickRole(process.argv0, process.argv);
   const role = picked && roleOf(picked.role);
   if (!role) {

@@ -9,6 +9,7 @@ import { socketPath } from '../contract/paths.ts';
 import { VERSION } from '../version.ts';
 import type { Logger } from '../lib/log.ts';
 import { startupTimes } from '../lib/startup.ts';
+import { notifyReady } from '../lib/ready.ts';
 
 export type ServingStatus = 'SERVING' | 'NOT_SERVING';
 
@@ -57,6 +58,8 @@ export async function serveDaemon(
     server.bindAsync(`unix:${socket}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())),
   );
   log.info(`serving on ${socket} (${startupTimes()})`);
+  // Health says SERVING from here on: tell the supervisor, if it asked (lib/ready.ts).
+  notifyReady();
   return {
     server,
     socket,

@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { PassThrough, type Readable } from 'node:stream';
 import fs from 'node:fs';
+import { READY_STDIO, withReadyFd } from '../lib/ready.ts';
 import { selfInvocation } from '../lib/self.ts';
 import { SERVICE_ENV, baseServiceEnv, daemonEnv, firstServices } from './service-graph.ts';
 
@@ -19,6 +20,8 @@ export interface EarlyProcess {
   child: ChildProcess;
   stdout: Readable;
   stderr: Readable;
+  /** Its ready pipe (lib/ready.ts): every daemon notifies, as services.ts's specs say. */
+  ready: Readable;
 }
 
 export type EarlyChildren = Map<string, EarlyProcess>;
@@ -40,7 +43,7 @@ export function startFirstServices(): EarlyChildren {
     const inv = selfInvocation(id);
     let child: ChildProcess;
     try {
-      child = spawn(inv.command, inv.args, { argv0: inv.argv0, env: daemonEnv(id, baseServiceEnv({ ...SERVICE_ENV })), detached: false, stdio: ['ignore', 'pipe', 'pipe'] });
+      child = spawn(inv.command, inv.args, { argv0: inv.argv0, env: withReadyFd(daemonEnv(id, baseServiceEnv({ ...SERVICE_ENV }))), detached: false, stdio: READY_STDIO });
     } catch {
       continue;
     }
@@ -48,9 +51,11 @@ export function startFirstServices(): EarlyChildren {
     if (child.pid === undefined) continue;
     const stdout = new PassThrough();
     const stderr = new PassThrough();
+    const ready = new PassThrough();
     child.stdout!.pipe(stdout);
     child.stderr!.pipe(stderr);
-    out.set(id, { child, stdout, stderr });
+    (child.stdio[3] as Readable).pipe(ready);
+    out.set(id, { child, stdout, stderr, ready });
   }
   return out;
 }

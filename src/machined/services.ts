@@ -28,6 +28,9 @@ export function serviceSpecs(extraEnv: Record<string, string> = {}, only?: reado
       env: daemonEnv(node.id, env),
       healthCheck: health.check,
       healthInterval: 2000,
+      // Every daemon serves through daemon/serve.ts, which says READY=1 once its socket serves
+      // (early.ts starts apid and networkd the same way).
+      notifiesReady: true,
       ...(node.startNice !== undefined ? { startNice: node.startNice, listening: () => fs.existsSync(socketPath(node.id)) } : {}),
       stopTimeout: 10_000,
       restart: 'always',

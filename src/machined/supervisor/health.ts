@@ -16,6 +16,9 @@ const STARTUP_HEALTH_INTERVAL = 200;
 /** What a service's health says until its first check has passed: it is starting, not failing. */
 export const STARTING_HEALTH_MESSAGE = 'Waiting for its socket (starting)';
 
+/** What health says of a process that has written READY=1 (ServiceSpec.notifiesReady), until a check has passed. */
+export const READY_MESSAGE = 'Ready (the process notified it)';
+
 /** A health check that has not settled after max(healthInterval, this) counts as failed. */
 const MIN_HEALTH_TIMEOUT = 1000;
 
@@ -36,24 +39,19 @@ export function pollHealth(svc: Service, run: Run, limits: HealthLimits, hooks: 
   const timing = healthTiming(svc.spec.healthInterval ?? DEFAULT_HEALTH_INTERVAL, { backoffMax: limits.backoffMax, timeoutMax: limits.timeoutMax });
   // Until the process has passed its first check, poll quickly: dependents wait on it.
   let passedOnce = false;
+  // It said READY=1 before any check had passed: the first check that passes is recorded too.
+  let unconfirmed = false;
   let failures = 0; // in a row
   let reniced = false;
-  const poll = async (): Promise<void> => {
-    let ok = true;
-    let error = '';
-    try {
-      await withTimeout(Promise.resolve().then(check), timing.timeout(failures));
-    } catch (err) {
-      ok = false;
-      error = errorMessage(err);
-    }
-    if (svc.run !== run) return; // the process exited meanwhile
-    // Being stopped, a daemon closes its socket first: that is the stop, not a failure.
-    if (run.stopping) return;
+  let checking = false;
+  /** Takes one outcome: a check's, or (notified) the process's own READY=1. */
+  const settle = (ok: boolean, error: string, notified = false) => {
     failures = ok ? 0 : failures + 1;
     let healthy: boolean;
     let message: string;
-    if (ok) {
+    if (notified) {
+      [healthy, message] = [true, READY_MESSAGE];
+    } else if (ok) {
       [healthy, message] = [true, 'Health check successful'];
     } else if (!passedOnce) {
       // Until its first success a service is starting (its socket is not there yet): not a failure.
@@ -65,11 +63,13 @@ export function pollHealth(svc: Service, run: Run, limits: HealthLimits, hooks: 
       [healthy, message] = [false, `Health check failed: ${error}`];
     }
     svc.lastHealthMessage = message;
-    if (svc.healthy !== healthy) {
+    const confirming = ok && !notified && unconfirmed;
+    if (svc.healthy !== healthy || confirming) {
       svc.healthy = healthy;
       hooks.record(svc, svc.state, message);
       hooks.schedule();
     }
+    if (ok && !notified) unconfirmed = false;
     // A service started at a lower priority (startNice) listens or has passed a check: it
     // serves at the priority of the others.
     if (!reniced && svc.spec.startNice !== undefined && (ok || svc.spec.listening?.() === true)) {
@@ -77,9 +77,36 @@ export function pollHealth(svc: Service, run: Run, limits: HealthLimits, hooks: 
       setNice(run.pid, 0);
     }
     passedOnce ||= ok;
+  };
+  const poll = async (): Promise<void> => {
+    let ok = true;
+    let error = '';
+    checking = true;
+    try {
+      await withTimeout(Promise.resolve().then(check), timing.timeout(failures));
+    } catch (err) {
+      ok = false;
+      error = errorMessage(err);
+    }
+    checking = false;
+    if (svc.run !== run) return; // the process exited meanwhile
+    // Being stopped, a daemon closes its socket first: that is the stop, not a failure.
+    if (run.stopping) return;
+    settle(ok, error);
     run.healthTimer = setTimeout(poll, passedOnce ? timing.next(failures) : timing.startup());
   };
+  run.onReady = () => {
+    if (passedOnce || svc.run !== run || run.stopping) return;
+    unconfirmed = true;
+    settle(true, '', true);
+    // A check under way reschedules when it ends; a waiting one comes at the normal interval.
+    if (!checking) {
+      clearTimeout(run.healthTimer);
+      run.healthTimer = setTimeout(poll, timing.next(0));
+    }
+  };
   run.healthTimer = setTimeout(poll, 0);
+  if (run.ready) run.onReady();
 }
 
 /**

@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import type { Readable } from 'node:stream';
+import { READY_LINE, READY_STDIO, withReadyFd } from '../../lib/ready.ts';
 import { captureLines } from './output.ts';
 import { toError, type Run, type Service, type SupervisorHooks } from './service.ts';
 import type { AdoptedProcess } from './types.ts';
@@ -33,9 +34,10 @@ export function startProcess(
   let child: ChildProcess;
   let stdout: Readable | null;
   let stderr: Readable | null;
+  let ready: Readable | null | undefined;
   if (early) {
     hooks.record(svc, 'Preparing', `Taking over ${command} (pid ${early.child.pid}), started before the supervisor`);
-    ({ child, stdout, stderr } = early);
+    ({ child, stdout, stderr, ready } = early);
     if (child.exitCode !== null || child.signalCode !== null) {
       // It ended before it could be taken over: its 'exit' has gone by, its output has not.
       capture(stdout);
@@ -46,7 +48,12 @@ export function startProcess(
   } else {
     hooks.record(svc, 'Preparing', `Starting ${command}`);
     try {
-      child = spawn(command, args, { argv0, env, detached: false, stdio: ['ignore', 'pipe', 'pipe'] });
+      if (svc.spec.notifiesReady) {
+        child = spawn(command, args, { argv0, env: withReadyFd(env ?? inheritedEnv()), detached: false, stdio: READY_STDIO });
+        ready = child.stdio[3] as Readable | null;
+      } else {
+        child = spawn(command, args, { argv0, env, detached: false, stdio: ['ignore', 'pipe', 'pipe'] });
+      }
       ({ stdout, stderr } = child);
     } catch (err) {
       hooks.exited(svc, { error: toError(err) });
@@ -71,11 +78,24 @@ export function startProcess(
   if (svc.spec.startNice !== undefined) setNice(run.pid, svc.spec.startNice);
   capture(stdout);
   capture(stderr);
+  // The ready pipe carries one line; anything else on it is ignored.
+  captureLines(ready ?? null, (line) => {
+    if (line !== READY_LINE || svc.run !== run || run.ready) return;
+    run.ready = true;
+    run.onReady?.();
+  });
   child.once('exit', (code, signal) => {
     if (svc.run === run) hooks.exited(svc, { code, signal });
   });
   hooks.record(svc, 'Running', `Process started (pid ${run.pid})`);
   hooks.started(svc, run);
+}
+
+/** machined's own environment, as a spawn without `env` would pass it. */
+function inheritedEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  return env;
 }
 
 /** Sends SIGTERM to the run's process, and SIGKILL if it still runs after the spec's stopTimeout. */

@@ -17,6 +17,10 @@ export interface Run {
   killTimer?: NodeJS.Timeout;
   exited: Promise<void>;
   resolveExited: () => void;
+  /** It wrote READY=1 to its ready pipe (ServiceSpec.notifiesReady). */
+  ready?: boolean;
+  /** Hears of READY=1 (set by the health poller). */
+  onReady?: () => void;
 }
 
 export interface Service {

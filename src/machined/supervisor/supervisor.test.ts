@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startLevels } from './graph.ts';
-import { STARTING_HEALTH_MESSAGE } from './health.ts';
+import { READY_MESSAGE, STARTING_HEALTH_MESSAGE } from './health.ts';
+import { READY_STDIO, withReadyFd } from '../../lib/ready.ts';
 import { Supervisor } from './supervisor.ts';
 import type { ServiceSpec, ServiceState, SupervisorOptions } from './types.ts';
 
@@ -265,6 +266,65 @@ describe('Supervisor', () => {
     listening = true;
     if (process.getuid?.() === 0) await waitFor('svc back at nice 0', () => os.getPriority(pid) === 0, 2000);
     expect(sup.get('svc')!.healthy).not.toBe(true);
+  });
+
+  it('notifiesReady: healthy from the process\'s READY=1 before any check passes (dependents start), then the first passing check is recorded', async () => {
+    let passing = false;
+    const checks: boolean[] = [];
+    const check = async () => {
+      checks.push(passing);
+      if (!passing) throw new Error('not yet');
+    };
+    const { sup, seen } = supervise(
+      [node('svc', 'notify-ready.mjs', ['150'], { healthCheck: check, healthInterval: 100, notifiesReady: true }), node('app', 'run.mjs', [], { dependsOn: ['svc'] })],
+      { healthFailures: 1000 },
+    );
+    sup.start();
+    await waitFor('svc healthy', () => sup.get('svc')!.healthy === true);
+    expect(sup.get('svc')!.lastHealthMessage).toBe(READY_MESSAGE);
+    expect(checks.length).toBeGreaterThan(0);
+    expect(checks.every((ok) => !ok)).toBe(true); // no check had passed: the line did it
+    await waitFor('app running', () => sup.get('app')!.state === 'Running');
+    await waitFor('its output', () => sup.logs('svc').includes('told the supervisor'));
+    // Checks go on after READY=1 (failing ones do not turn it unhealthy here: healthFailures),
+    // and the first that passes is an event of its own.
+    const ready = indexOf(seen, 'svc', 'Running', READY_MESSAGE);
+    passing = true;
+    await waitFor('a check passed', () => seen.some((ev) => ev.id === 'svc' && ev.message === 'Health check successful'), 3000);
+    expect(indexOf(seen, 'svc', 'Running', 'Health check successful')).toBeGreaterThan(ready);
+    expect(indexOf(seen, 'svc', 'Running', STARTING_HEALTH_MESSAGE)).toBeLessThan(ready);
+    // Only the first: later passing checks change nothing.
+    await sleep(400);
+    expect(seen.filter((ev) => ev.id === 'svc' && ev.message === 'Health check successful')).toHaveLength(1);
+  });
+
+  it('notifiesReady: a process that never says READY=1 is healthy once a check passes, as any other', async () => {
+    let passing = false;
+    const check = async () => {
+      if (!passing) throw new Error('not yet');
+    };
+    const { sup, seen } = supervise([node('svc', 'run.mjs', [], { healthCheck: check, healthInterval: 50, notifiesReady: true })]);
+    sup.start();
+    await waitFor('svc started', () => sup.get('svc')!.pid !== undefined);
+    await sleep(300);
+    expect(sup.get('svc')!.healthy).not.toBe(true);
+    passing = true;
+    await waitFor('svc healthy', () => sup.get('svc')!.healthy === true);
+    expect(sup.get('svc')!.lastHealthMessage).toBe('Health check successful');
+    expect(seen.some((ev) => ev.message === READY_MESSAGE)).toBe(false);
+  });
+
+  it('notifiesReady: a restarted process says READY=1 again, on a pipe of its own', async () => {
+    const check = async () => {
+      throw new Error('never');
+    };
+    const { sup, seen } = supervise([node('svc', 'notify-ready.mjs', ['0'], { healthCheck: check, healthInterval: 5000, notifiesReady: true })], { backoffBase: 10 });
+    sup.start();
+    await waitFor('svc healthy', () => sup.get('svc')!.healthy === true);
+    const first = sup.get('svc')!.pid!;
+    process.kill(first, 'SIGKILL');
+    await waitFor('restarted and healthy', () => sup.get('svc')!.pid !== undefined && sup.get('svc')!.pid !== first && sup.get('svc')!.healthy === true, 5000);
+    expect(seen.filter((ev) => ev.id === 'svc' && ev.message === READY_MESSAGE)).toHaveLength(2);
   });
 
   it('restarts a crashing service with a doubling backoff, capped at backoffMax', async () => {
@@ -532,6 +592,23 @@ describe('adopting processes started before the supervisor (machined as PID 1, e
     await waitFor('a restarted', () => sup.get('a')?.state === 'Running' && sup.get('a')!.pid !== child.pid);
     expect(seen.some((e) => e.id === 'a' && /exit code 3|exited with code 3|code 3/.test(e.message))).toBe(true);
     await waitFor('its output', () => sup.logs('a').some((l) => l.includes('exiting with 3')));
+  });
+
+  it('an adopted process\'s READY=1, written before the takeover, counts once it is taken over', async () => {
+    const child = spawn(process.execPath, [join(fixtures, 'notify-ready.mjs'), '0'], { stdio: READY_STDIO, env: withReadyFd({ ...(process.env as Record<string, string>) }) });
+    const [stdout, stderr, ready] = [new PassThrough(), new PassThrough(), new PassThrough()];
+    child.stdout!.pipe(stdout);
+    child.stderr!.pipe(stderr);
+    (child.stdio[3] as import('node:stream').Readable).pipe(ready);
+    await new Promise<void>((resolve) => stdout.once('data', () => resolve())); // it has told
+    const check = async () => {
+      throw new Error('never');
+    };
+    const { sup } = supervise([node('a', 'notify-ready.mjs', ['0'], { healthCheck: check, healthInterval: 5000, notifiesReady: true })], { adopt: new Map([['a', { child, stdout, stderr, ready }]]) });
+    sup.start();
+    await waitFor('a healthy', () => sup.get('a')!.healthy === true);
+    expect(sup.get('a')!.pid).toBe(child.pid);
+    expect(sup.get('a')!.lastHealthMessage).toBe(READY_MESSAGE);
   });
 
   it('refuses a process for a service it does not know', () => {

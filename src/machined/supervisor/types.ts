@@ -46,6 +46,12 @@ export interface ServiceSpec {
   startNice?: number;
   /** Whether the process listens yet (its socket exists); asked while it starts at startNice. */
   listening?: () => boolean;
+  /**
+   * The process says when it is ready: it gets a pipe as descriptor 3 (BRONZE_READY_FD,
+   * lib/ready.ts) and writes READY=1 there. From that line it counts as healthy, before its
+   * first health check has passed; the checks follow at healthInterval as for any service.
+   */
+  notifiesReady?: boolean;
   /** false → Skipped (e.g. trustd only on control planes). Evaluated on every start request. */
   condition?: () => boolean | Promise<boolean>;
   /**
@@ -75,6 +81,8 @@ export interface AdoptedProcess {
   child: ChildProcess;
   stdout: Readable;
   stderr: Readable;
+  /** Its ready pipe (descriptor 3), when it was started as a spec with notifiesReady. */
+  ready?: Readable;
 }
 
 export interface SupervisorOptions {

@@ -1,7 +1,9 @@
 // What every role bundle exports (image-builder/bundle.ts makes one per role, each from a
 // two-line module that imports the role's main and this): load the native module if the role
-// makes syscalls through it (src/roles.ts NATIVE_ROLES), then run.
+// makes syscalls through it (src/roles.ts NATIVE_ROLES), then run. Those roles also give the
+// C heap's free pages back now and then (src/lib/malloc-trim.ts).
 import { maybeProfile } from './lib/boot-profile.ts';
+import { trimWhileRunning } from './lib/malloc-trim.ts';
 import { initNative } from './lib/native.ts';
 import type { EarlyChildren } from './machined/early.ts';
 
@@ -16,7 +18,7 @@ export function roleEntry(main: (handoff: RoleHandoff) => Promise<void>, native:
   return {
     async start(handoff = {}) {
       if (handoff.role) await maybeProfile(handoff.role);
-      if (native) await initNative();
+      if (native) trimWhileRunning(await initNative());
       await main(handoff);
     },
   };

@@ -64,6 +64,8 @@ export async function main(): Promise<void> {
       proxy.resetPeers();
     });
     certs.start();
+    // The connection to machined is made while apid waits for its certificates, not by the first call.
+    void proxy.connectMachined();
 
     // The API listener comes up once machined has given apid its certificates.
     let stopping = false;

@@ -100,8 +100,11 @@ export class ApiProxy {
    * makes one health check over the connection: at once, and again every `everyMs` while
    * machined does not answer yet (apid starts before machined serves, machined/early.ts), for
    * at most `forMs`. Resolves true once machined has answered. Without it the first caller's
-   * call paid for the connection and apid's first HTTP/2 request to a daemon: under QEMU/TCG
-   * that was 0.67 s of the first maintenance read's 0.93 s (the next read's took 0.02-0.1 s).
+   * call paid for the connection and apid's first HTTP/2 request to a daemon. Under QEMU/TCG
+   * the first maintenance read spent 0.67 s of its 0.93 s waiting on machined (later reads
+   * 0.02-0.1 s); with the connection made early the whole first read took 0.82 s against
+   * 0.91-1.0 s (single boots): most of that wait is machined itself, busy with the daemons'
+   * start.
    */
   async connectMachined({ everyMs = 100, forMs = 60_000 }: { everyMs?: number; forMs?: number } = {}): Promise<boolean> {
     const channel = this.local(MACHINED_METHOD);

@@ -1,4 +1,4 @@
-// ApiProxy.connectMachined: apid starts before machined serves, and connects to machined's
+// ApiProxy.connectMachined (connect-machined.ts): apid starts before machined serves, and connects to machined's
 // socket (one health check over it) as soon as it is there, so that the first call to the API
 // does not pay for the connection. A real grpc-js server on a unix socket that appears later.
 import fs from 'node:fs';

@@ -19,8 +19,8 @@
 // daemons, the common case, go through src/apid/local.ts (plain HTTP/2 on the unix socket),
 // everything else through grpc-js clients; the caller's roles are read once per TLS
 // connection (ConnectionRoles).
-import fs from 'node:fs';
 import { ClientPool } from './client-pool.ts';
+import { connectMachined } from './connect-machined.ts';
 import * as grpc from '@grpc/grpc-js';
 import { type ReplyShape } from '../contract/envelope.ts';
 import { methodsOf } from '../contract/protos.ts';
@@ -34,9 +34,8 @@ import { RouteError, routeOf, splitHostPort, type SelfIdentity } from './router.
 import { errorEnvelope, errorMessage, stampEnvelope, stampMessage } from './wire.ts';
 
 const raw = (b: Buffer) => b;
-/** A method machined serves (backends.ts), for its channel; and the standard health check, what connectMachined calls. */
+/** A method machined serves (backends.ts), for its channel. */
 const MACHINED_METHOD = '/cosi.resource.State/Get';
-const HEALTH_CHECK = '/grpc.health.v1.Health/Check';
 
 /** What apid reads from any incoming call: its metadata and TLS peer. */
 export type SurfaceCall = Pick<grpc.ServerUnaryCall<unknown, unknown>, 'metadata' | 'getAuthContext' | 'getPeer'>;
@@ -95,34 +94,9 @@ export class ApiProxy {
     this.clients = new ClientPool(() => o.peerCredentials());
   }
 
-  /**
-   * Connects to machined, which answers the maintenance API and most of the node's calls, and
-   * makes one health check over the connection: at once, and again every `everyMs` while
-   * machined does not answer yet (apid starts before machined serves, machined/early.ts), for
-   * at most `forMs`. Resolves true once machined has answered. Without it the first caller's
-   * call paid for the connection and apid's first HTTP/2 request to a daemon. Under QEMU/TCG
-   * the first maintenance read spent 0.67 s of its 0.93 s waiting on machined (later reads
-   * 0.02-0.1 s); with the connection made early the whole first read took 0.82 s against
-   * 0.91-1.0 s (single boots): most of that wait is machined itself, busy with the daemons'
-   * start.
-   */
-  async connectMachined({ everyMs = 100, forMs = 60_000 }: { everyMs?: number; forMs?: number } = {}): Promise<boolean> {
-    const channel = this.local(MACHINED_METHOD);
-    for (const end = Date.now() + forMs; Date.now() < end; ) {
-      if (this.closing) return false;
-      try {
-        // Until machined has made its socket, only the file is looked for: a connection
-        // attempt costs far more under emulation than a stat.
-        if (fs.existsSync(channel.socket)) {
-          await channel.unary(HEALTH_CHECK, Buffer.alloc(0), {}, Date.now() + 5000);
-          return true;
-        }
-      } catch {
-        // not answering yet
-      }
-      await new Promise((r) => setTimeout(r, everyMs).unref());
-    }
-    return false;
+  /** Connects to machined before the first call needs it (connect-machined.ts). */
+  connectMachined(o: { everyMs?: number; forMs?: number } = {}): Promise<boolean> {
+    return connectMachined(this.local(MACHINED_METHOD), () => this.closing, o);
   }
 
   /** Peer certificates changed: drop the clients so the next calls use the new ones. */

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { protosModuleOnce } from './protos.ts';
+import { shareInterop } from './shared-interop.ts';
 import { PROTO_DESCRIPTOR_MODULE } from '../src/contract/proto-files.ts';
 import { NATIVE_ROLES, ROLE_MODULES, type Role } from '../src/roles.ts';
 
@@ -90,7 +91,7 @@ function writeIfChanged(file: string, text: string): void {
 
 async function bundleOne(entry: string, out: string): Promise<void> {
   const r = await esbuild.build({ ...options(), entryPoints: [entry], outfile: out });
-  writeIfChanged(out, r.outputFiles![0]!.text);
+  writeIfChanged(out, shareInterop(r.outputFiles![0]!.text, path.basename(out)));
 }
 
 async function bundleRoles(outdir: string): Promise<void> {
@@ -102,7 +103,7 @@ async function bundleRoles(outdir: string): Promise<void> {
       const native = NATIVE_ROLES.has(role as Role);
       const contents = `import { main } from './${mod}';\nimport { roleEntry } from './role-entry.ts';\nmodule.exports = roleEntry(main, ${native});\n`;
       const r = await esbuild.build({ ...options(), stdin: { contents, resolveDir: path.join(ROOT, 'src'), sourcefile: `${role}-entry.ts`, loader: 'ts' }, outfile: path.join(outdir, `${role}.cjs`) });
-      writeIfChanged(path.join(outdir, `${role}.cjs`), r.outputFiles![0]!.text);
+      writeIfChanged(path.join(outdir, `${role}.cjs`), shareInterop(r.outputFiles![0]!.text, `${role}.cjs`));
     }),
   );
   // Bundles of roles that no longer exist must not ride along into the binary.

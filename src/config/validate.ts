@@ -21,7 +21,7 @@ import { KINDS, kindSpec, type KindDocument, type KindSpec } from './kinds.ts';
 import { installOfDocuments, type InstallSettings } from './install.ts';
 import { kindRule, ruleMessage } from './policy.ts';
 import { describe, formatPath, reportZodIssues, valueAt, type AnySchema } from './report.ts';
-import { v1alpha1Schema, type MachineType, type V1Alpha1Config } from './schema.ts';
+import { v1alpha1Schemas, type MachineType, type V1Alpha1Config } from './schema.ts';
 
 export interface ConfigIssue {
   /** Where: `machine.network.interfaces[0].addresses[1]`, or `LinkConfig(eth0).mtu` for typed documents; "" for YAML syntax. */
@@ -241,6 +241,7 @@ export function validateConfig(yamlText: string): ValidationResult {
     const work = structuredClone(data);
     dropCriFiles(work, report);
     applyFieldRules('v1alpha1', work, report);
+    const { v1alpha1Schema } = v1alpha1Schemas();
     const result = v1alpha1Schema.safeParse(work);
     if (!result.success) reportZodIssues(result.error.issues, [], work, v1alpha1Schema as unknown as AnySchema, report);
     checkV1Alpha1(work, report);

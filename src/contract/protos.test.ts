@@ -2,7 +2,8 @@
 // and reading the raw wire back, the `repeated messages` + common.Metadata envelope on every
 // reply, and which RPCs stream.
 import protobuf from 'protobufjs';
-import { describe, expect, it } from 'vitest';
+import lightProtobuf from 'protobufjs/light.js';
+import { describe, expect, it, vi } from 'vitest';
 import { LOADER_OPTIONS, PROTO_FILES, grpcObject, protoRoot, serviceDefinition, serviceNames } from './protos.ts';
 
 type Field = { field: number; wire: number; value: bigint | Uint8Array | number };
@@ -451,6 +452,25 @@ describe('service definitions made without proto-loader', () => {
     }
     expect(() => serviceDefinition('machine.MachineService', ['NoSuchMethod'])).toThrow(/unknown gRPC method machine.MachineService\/NoSuchMethod/);
     expect(() => serviceDefinition('no.Such')).toThrow(/unknown gRPC service no.Such/);
+  });
+
+  it('build a method\'s types only when its first message is, and once', () => {
+    const fromJSON = vi.spyOn(lightProtobuf.Root, 'fromJSON');
+    try {
+      // A method list no other test asks for: its definition is made here.
+      const def = serviceDefinition('machine.MachineService', ['Hostname', 'Version']);
+      expect(fromJSON).not.toHaveBeenCalled();
+      const reply = { messages: [{ metadata: { hostname: 'n1' }, version: { tag: 'v1' } }] };
+      const bytes = def.Version!.responseSerialize(reply);
+      expect(fromJSON).toHaveBeenCalledTimes(1);
+      expect(def.Version!.responseDeserialize(bytes)).toMatchObject({ messages: [{ metadata: { hostname: 'n1' }, version: { tag: 'v1' } }] });
+      def.Version!.requestDeserialize(Buffer.alloc(0));
+      expect(fromJSON).toHaveBeenCalledTimes(1);
+      def.Hostname!.requestDeserialize(Buffer.alloc(0));
+      expect(fromJSON).toHaveBeenCalledTimes(2);
+    } finally {
+      fromJSON.mockRestore();
+    }
   });
 
   it('encode and decode exactly as proto-loader did', async () => {

@@ -43,17 +43,15 @@ export function protoRoot(): protobuf.Root {
   return cachedRoot;
 }
 
-function serializer(type: protobuf.Type): grpc.serialize<unknown> {
-  return (value) => {
-    // fromObject first: in `type.encode(type.fromObject(v))` encode is looked up before
-    // fromObject sets the type up, so the first call would set it up (codegen) twice.
-    const message = type.fromObject(value as Record<string, unknown>);
-    return Buffer.from(type.encode(message).finish());
-  };
+function serialize(type: protobuf.Type, value: unknown): Buffer {
+  // fromObject first: in `type.encode(type.fromObject(v))` encode is looked up before
+  // fromObject sets the type up, so the first call would set it up (codegen) twice.
+  const message = type.fromObject(value as Record<string, unknown>);
+  return Buffer.from(type.encode(message).finish());
 }
 
-function deserializer(type: protobuf.Type): grpc.deserialize<unknown> {
-  return (bytes) => type.toObject(type.decode(bytes), CONVERSION);
+function deserialize(type: protobuf.Type, bytes: Buffer): unknown {
+  return type.toObject(type.decode(bytes), CONVERSION);
 }
 
 interface JsonNamespace {
@@ -96,24 +94,44 @@ function serviceRoot(fullName: string, methods: readonly string[]): protobuf.Roo
   return root;
 }
 
+/** A method's request and response types, built the first time one of its messages is (de)serialized. */
+function lazyTypes(fullName: string, method: string): () => { req: protobuf.Type; res: protobuf.Type } {
+  let types: { req: protobuf.Type; res: protobuf.Type } | undefined;
+  return () => {
+    if (!types) {
+      const m = serviceRoot(fullName, [method]).lookupService(fullName).methods[method]!;
+      m.resolve();
+      types = { req: m.resolvedRequestType!, res: m.resolvedResponseType! };
+    }
+    return types;
+  };
+}
+
+/**
+ * A service's gRPC definition from the descriptor's JSON alone. Each method's protobufjs types
+ * are built when its first message is, from only what that method needs: a server registers
+ * every method of its services when it starts, and under QEMU/TCG building all of
+ * machine.MachineService's types then cost machined most of a second before its socket was
+ * there (the first API read waits on it); a node at boot calls a handful of them.
+ */
 function buildDefinition(fullName: string, methods?: readonly string[]): grpc.ServiceDefinition {
-  const names = methods ?? Object.keys(jsonAt(fullName)?.methods ?? {});
-  if (names.length === 0) throw new Error(`unknown gRPC service ${fullName}`);
-  const service = serviceRoot(fullName, names).lookupService(fullName);
+  const all = jsonAt(fullName)?.methods;
+  const names = methods ?? Object.keys(all ?? {});
+  if (!all || names.length === 0) throw new Error(`unknown gRPC service ${fullName}`);
   const def: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
-  for (const m of service.methodsArray) {
-    m.resolve();
-    const req = m.resolvedRequestType!;
-    const res = m.resolvedResponseType!;
-    def[m.name] = {
-      path: `/${fullName}/${m.name}`,
-      requestStream: !!m.requestStream,
-      responseStream: !!m.responseStream,
-      requestSerialize: serializer(req),
-      requestDeserialize: deserializer(req),
-      responseSerialize: serializer(res),
-      responseDeserialize: deserializer(res),
-      originalName: m.name.charAt(0).toLowerCase() + m.name.slice(1),
+  for (const name of names) {
+    const json = Object.hasOwn(all, name) ? (all[name] as { requestStream?: boolean; responseStream?: boolean }) : undefined;
+    if (!json || !methodUnits[`${fullName}/${name}`]) throw new Error(`unknown gRPC method ${fullName}/${name}`);
+    const types = lazyTypes(fullName, name);
+    def[name] = {
+      path: `/${fullName}/${name}`,
+      requestStream: !!json.requestStream,
+      responseStream: !!json.responseStream,
+      requestSerialize: (value) => serialize(types().req, value),
+      requestDeserialize: (bytes) => deserialize(types().req, bytes),
+      responseSerialize: (value) => serialize(types().res, value),
+      responseDeserialize: (bytes) => deserialize(types().res, bytes),
+      originalName: name.charAt(0).toLowerCase() + name.slice(1),
     };
   }
   return def;

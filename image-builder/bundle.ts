@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { protosModuleOnce } from './protos.ts';
 import { shareInterop } from './shared-interop.ts';
+import { longWithoutWasmPlugin } from './long-without-wasm.ts';
 import { PROTO_DESCRIPTOR_MODULE } from '../src/contract/proto-files.ts';
 import { NATIVE_ROLES, ROLE_MODULES, type Role } from '../src/roles.ts';
 
@@ -70,7 +71,7 @@ function options(): esbuild.BuildOptions {
     keepNames: false,
     legalComments: 'none',
     write: false,
-    plugins: [protosPlugin, zodEnglishPlugin],
+    plugins: [protosPlugin, zodEnglishPlugin, longWithoutWasmPlugin],
     define: {
       __BRONZE_VERSION__: JSON.stringify(env('BRONZE_VERSION')),
       __BRONZE_SHA__: JSON.stringify(env('BRONZE_SHA')),

@@ -67,16 +67,19 @@ export async function main(): Promise<void> {
     // The connection to machined is made while apid waits for its certificates, not by the first call.
     void proxy.connectMachined();
 
-    // The API listener comes up once machined has given apid its certificates.
+    // The API serves once machined has given apid its certificates, but apid listens at once,
+    // while it waits for them (most of a second at boot, while machined makes them): under
+    // QEMU/TCG making the gRPC server, its HTTP/2 server and the socket took apid 0.66 s once
+    // they had come. Until they are there, grpc-js closes every connection as it comes
+    // (CertificateProviderServerCredentials has no context yet), which a client sees as
+    // UNAVAILABLE, as it does a port not yet listening; from then on it sets its TLS context
+    // from them.
     let stopping = false;
-    // apid listens at once, while it waits for its certificates (most of a second at boot,
-    // while machined makes them): under QEMU/TCG making the gRPC server, its HTTP/2 server and
-    // the socket took apid 0.66 s once they had come. Until they are there, grpc-js closes
-    // every connection as it comes (CertificateProviderServerCredentials has no context yet),
-    // which a client sees as UNAVAILABLE, as it does a port not yet listening; from then on
-    // it sets its TLS context from them.
+    // No channelz: nothing reads it, and its bookkeeping is work on every call.
     const server = new grpc.Server({ 'grpc.enable_channelz': 0 });
     for (const s of proxy.services()) server.addService(s.definition, s.implementation);
+    // The CA and identity come from the certificate source; client certificates are requested
+    // but checked per call, so that a caller without one gets a clear UNAUTHENTICATED.
     const creds = withHeaderLimits(grpc.experimental.createCertificateProviderServerCredentials(certs, certs, false));
     if (!certs.certs) log.info(`waiting for certificates in ${path.join(secretsDir(), 'apid')}`);
     void Promise.all([bind(server, listen, creds), certs.ready()])
@@ -84,6 +87,7 @@ export async function main(): Promise<void> {
         if (!stopping) log.info(`serving the API on ${listenHost}:${port} (TLS 1.3, client certificates checked against the OS CA; ${startupTimes()})`);
       })
       .catch((err: Error) => {
+        // Without its listener apid is of no use: exit, and machined restarts it.
         if (stopping) return;
         log.error(`serving the API on ${listen}: ${err.message}`);
         process.exit(1);

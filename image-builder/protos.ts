@@ -30,6 +30,59 @@ export function compileProtos(dir = PROTOS_DIR): protobuf.INamespace {
   return root.toJSON({ keepComments: false });
 }
 
+/** The top-level message or enum a type belongs to (its unit): a nested type travels in its outermost message's descriptor. */
+function unitOf(t: protobuf.ReflectionObject): string {
+  let top = t;
+  while (top.parent && !(top.parent instanceof protobuf.Root) && (top.parent instanceof protobuf.Type || top.parent instanceof protobuf.Enum)) top = top.parent;
+  return top.fullName.replace(/^\./, '');
+}
+
+/** The other units a unit's fields name, its nested types' fields included. */
+function directUnits(root: protobuf.Root, unit: string): Set<string> {
+  const out = new Set<string>();
+  const walk = (o: protobuf.ReflectionObject): void => {
+    if (!(o instanceof protobuf.Type)) return;
+    for (const f of o.fieldsArray) {
+      const t = f.resolve().resolvedType;
+      if (t) out.add(unitOf(t));
+    }
+    for (const n of o.nestedArray) walk(n);
+  };
+  walk(root.lookup(unit)!);
+  out.delete(unit);
+  return out;
+}
+
+/** Every type of the descriptor's root, walked in proto order. */
+function eachType(root: protobuf.Root, visit: (t: protobuf.Type | protobuf.Enum) => void, services?: (s: protobuf.Service) => void): void {
+  const walkNs = (ns: protobuf.NamespaceBase) => {
+    for (const child of ns.nestedArray) {
+      if (child instanceof protobuf.Service) services?.(child);
+      else if (child instanceof protobuf.Type || child instanceof protobuf.Enum) visit(child);
+      else if (child instanceof protobuf.Namespace) walkNs(child);
+    }
+  };
+  walkNs(root);
+}
+
+/**
+ * For every top-level message and enum (a unit) by full name without the leading dot, the
+ * other units its fields name directly, nested types' fields included. src/contract/protos.ts
+ * builds the protobufjs root of one message from its closure under these: the root of every
+ * proto costs machined about a quarter of a second under QEMU/TCG, and its first resource read
+ * through the API waited on it.
+ */
+export function unitDeps(descriptor: protobuf.INamespace): Record<string, string[]> {
+  const root = protobuf.Root.fromJSON(descriptor);
+  root.resolveAll();
+  const out: Record<string, string[]> = {};
+  eachType(root, (t) => {
+    const unit = unitOf(t);
+    out[unit] = [...directUnits(root, unit)].sort();
+  });
+  return out;
+}
+
 /**
  * For every method (`pkg.Service/Method`), the top-level messages and enums its request and
  * response need, directly or through their fields, by full name without the leading dot. A
@@ -40,43 +93,26 @@ export function compileProtos(dir = PROTOS_DIR): protobuf.INamespace {
 export function methodUnits(descriptor: protobuf.INamespace): Record<string, string[]> {
   const root = protobuf.Root.fromJSON(descriptor);
   root.resolveAll();
-  const unitOf = (t: protobuf.ReflectionObject): string => {
-    let top = t;
-    while (top.parent && !(top.parent instanceof protobuf.Root) && (top.parent instanceof protobuf.Type || top.parent instanceof protobuf.Enum)) top = top.parent;
-    return top.fullName.replace(/^\./, '');
-  };
   const out: Record<string, string[]> = {};
-  const visitService = (svc: protobuf.Service) => {
-    for (const m of svc.methodsArray) {
-      m.resolve();
-      const units = new Set<string>();
-      const seen = new Set<protobuf.ReflectionObject>();
-      const visit = (t: protobuf.ReflectionObject | null | undefined): void => {
-        if (!t || seen.has(t)) return;
-        seen.add(t);
-        const unit = unitOf(t);
-        units.add(unit);
-        // The whole unit travels, so everything it holds is needed too.
-        const walk = (o: protobuf.ReflectionObject): void => {
-          if (o instanceof protobuf.Type) {
-            for (const f of o.fieldsArray) visit(f.resolve().resolvedType);
-            for (const n of o.nestedArray) walk(n);
-          }
+  eachType(
+    root,
+    () => {},
+    (svc) => {
+      for (const m of svc.methodsArray) {
+        m.resolve();
+        const units = new Set<string>();
+        const visit = (unit: string): void => {
+          if (units.has(unit)) return;
+          units.add(unit);
+          // The whole unit travels, so everything it holds is needed too.
+          for (const u of directUnits(root, unit)) visit(u);
         };
-        walk(root.lookup(unit)!);
-      };
-      visit(m.resolvedRequestType);
-      visit(m.resolvedResponseType);
-      out[`${svc.fullName.replace(/^\./, '')}/${m.name}`] = [...units].sort();
-    }
-  };
-  const walkNs = (ns: protobuf.NamespaceBase) => {
-    for (const child of ns.nestedArray) {
-      if (child instanceof protobuf.Service) visitService(child);
-      else if (child instanceof protobuf.Namespace) walkNs(child);
-    }
-  };
-  walkNs(root);
+        visit(unitOf(m.resolvedRequestType!));
+        visit(unitOf(m.resolvedResponseType!));
+        out[`${svc.fullName.replace(/^\./, '')}/${m.name}`] = [...units].sort();
+      }
+    },
+  );
   return out;
 }
 
@@ -89,23 +125,23 @@ export function methodInfoTable(descriptor: protobuf.INamespace): Record<string,
   const root = protobuf.Root.fromJSON(descriptor);
   root.resolveAll();
   const out: Record<string, { requestStream: boolean; responseStream: boolean; reply: string }> = {};
-  const walk = (ns: protobuf.NamespaceBase) => {
-    for (const child of ns.nestedArray) {
-      if (child instanceof protobuf.Service) {
-        for (const m of child.methodsArray) {
-          m.resolve();
-          out[`/${child.fullName.replace(/^\./, '')}/${m.name}`] = { requestStream: !!m.requestStream, responseStream: !!m.responseStream, reply: shapeOf(m.resolvedResponseType!, !!m.responseStream) };
-        }
-      } else if (child instanceof protobuf.Namespace) walk(child);
-    }
-  };
-  walk(root);
+  eachType(
+    root,
+    () => {},
+    (svc) => {
+      for (const m of svc.methodsArray) {
+        m.resolve();
+        out[`/${svc.fullName.replace(/^\./, '')}/${m.name}`] = { requestStream: !!m.requestStream, responseStream: !!m.responseStream, reply: shapeOf(m.resolvedResponseType!, !!m.responseStream) };
+      }
+    },
+  );
   return out;
 }
 
 /**
  * The descriptor as an ES module's source (a JSON.parse of a string is V8's fastest literal):
  * the default export is the whole descriptor, `methodUnits` what each method needs of it,
+ * `unitDeps` what each top-level message and enum names directly,
  * `methodInfo` each method's streaming and reply shape.
  */
 export function protosModuleSource(dir = PROTOS_DIR): string {
@@ -114,6 +150,7 @@ export function protosModuleSource(dir = PROTOS_DIR): string {
   return (
     `export default JSON.parse(${JSON.stringify(JSON.stringify(descriptor))});\n` +
     `export const methodUnits = JSON.parse(${JSON.stringify(JSON.stringify(units))});\n` +
+    `export const unitDeps = JSON.parse(${JSON.stringify(JSON.stringify(unitDeps(descriptor)))});\n` +
     `export const methodInfo = JSON.parse(${JSON.stringify(JSON.stringify(methodInfoTable(descriptor)))});\n`
   );
 }

@@ -5,6 +5,8 @@ declare module 'bronze:protos' {
   export default descriptor;
   /** `pkg.Service/Method` → the top-level messages and enums it needs (image-builder/protos.ts). */
   export const methodUnits: Record<string, string[]>;
+  /** A top-level message or enum → the others its fields name directly (image-builder/protos.ts). */
+  export const unitDeps: Record<string, string[]>;
   /** `/pkg.Service/Method` → its streaming and reply shape, in proto order (image-builder/protos.ts). */
   export const methodInfo: Record<string, { requestStream: boolean; responseStream: boolean; reply: 'envelope' | 'stamped' | 'plain' }>;
 }

@@ -4,7 +4,7 @@
 import protobuf from 'protobufjs';
 import lightProtobuf from 'protobufjs/light.js';
 import { describe, expect, it, vi } from 'vitest';
-import { LOADER_OPTIONS, PROTO_FILES, grpcObject, protoRoot, serviceDefinition, serviceNames } from './protos.ts';
+import { LOADER_OPTIONS, PROTO_FILES, grpcObject, messageType, protoRoot, serviceDefinition, serviceNames } from './protos.ts';
 
 type Field = { field: number; wire: number; value: bigint | Uint8Array | number };
 
@@ -490,5 +490,38 @@ describe('service definitions made without proto-loader', () => {
       expect(ours.responseDeserialize(bytes), `${svc}/${method} decode`).toEqual(theirs.responseDeserialize(bytes));
       expect(ours.requestDeserialize(Buffer.alloc(0)), `${svc}/${method} empty request`).toEqual(theirs.requestDeserialize(Buffer.alloc(0)));
     }
+  });
+});
+
+describe('one message type at a time (messageType)', () => {
+  it('is built from the units it needs alone, once, and encodes as the root of every proto does', () => {
+    const fromJSON = vi.spyOn(lightProtobuf.Root, 'fromJSON');
+    try {
+      // A spec whose fields hold messages and enums of other units (common, enums).
+      const name = 'talos.resource.definitions.network.LinkStatusSpec';
+      const t = messageType(name);
+      expect(fromJSON).toHaveBeenCalledTimes(1);
+      const built = fromJSON.mock.results[0]!.value as lightProtobuf.Root;
+      expect(built.lookup('machine.MachineService')).toBeNull();
+      expect(built.lookup('talos.resource.definitions.network.AddressStatusSpec')).toBeNull();
+      expect(messageType(name)).toBe(t);
+      expect(fromJSON).toHaveBeenCalledTimes(1);
+      const full = protoRoot().lookupType(name);
+      // Every field whose type lives in another unit resolves in the small root.
+      const outside = t.fieldsArray.filter((f) => f.resolvedType && !f.resolvedType.fullName.startsWith(`.${name}`));
+      expect(outside.length).toBeGreaterThan(0);
+      const sample = full.toObject(full.fromObject({}), { defaults: true }) as Record<string, unknown>;
+      const value = { ...sample, index: 3, type: 'LINK_ETHER', link_index: 2, hardware_addr: Buffer.from([1, 2, 3, 4, 5, 6]), operational_state: 'OPER_STATE_UP' };
+      expect(Buffer.from(t.encode(t.fromObject(value)).finish())).toEqual(Buffer.from(full.encode(full.fromObject(value)).finish()));
+    } finally {
+      fromJSON.mockRestore();
+    }
+  });
+
+  it('finds a nested message by its full name, and names an unknown one', () => {
+    expect(messageType('cosi.resource.meta.ResourceDefinitionSpec.PrintColumn').fullName).toBe('.cosi.resource.meta.ResourceDefinitionSpec.PrintColumn');
+    expect(messageType('cosi.resource.meta.ResourceDefinitionSpec').fullName).toBe('.cosi.resource.meta.ResourceDefinitionSpec');
+    expect(() => messageType('no.Such')).toThrow(/no\.Such/);
+    expect(() => messageType('machine.NoSuchMessage')).toThrow(/machine\.NoSuchMessage/);
   });
 });

@@ -10,7 +10,7 @@
 // the options below to deserialize (src/contract/protos.test.ts checks both agree).
 import * as grpc from '@grpc/grpc-js';
 import protobuf from 'protobufjs/light.js';
-import descriptor, { methodInfo as METHOD_INFO, methodUnits } from 'bronze:protos';
+import descriptor, { methodInfo as METHOD_INFO, methodUnits, unitDeps } from 'bronze:protos';
 
 export { PROTO_FILES } from './proto-files.ts';
 
@@ -66,6 +66,22 @@ function jsonAt(fullName: string): (JsonNamespace & { methods?: Record<string, u
   return node;
 }
 
+/** A protobufjs root holding only these units' descriptors (and `extra`, placed at their full names). */
+function rootOf(units: Iterable<string>, extra: Record<string, unknown> = {}): protobuf.Root {
+  const out: JsonNamespace = { nested: {} };
+  const place = (name: string, json: unknown) => {
+    const parts = name.split('.');
+    let node = out;
+    for (const p of parts.slice(0, -1)) node = (node.nested![p] ??= { nested: {} }) as JsonNamespace;
+    node.nested![parts.at(-1)!] = json as JsonNamespace;
+  };
+  for (const u of units) place(u, jsonAt(u));
+  for (const [name, json] of Object.entries(extra)) place(name, json);
+  const root = protobuf.Root.fromJSON(out as protobuf.INamespace);
+  root.resolveAll();
+  return root;
+}
+
 /**
  * The protobufjs root of one service and some of its methods, built from only the messages
  * those methods need (image-builder/protos.ts `methodUnits`), not from every proto: under
@@ -74,24 +90,46 @@ function jsonAt(fullName: string): (JsonNamespace & { methods?: Record<string, u
 function serviceRoot(fullName: string, methods: readonly string[]): protobuf.Root {
   const svc = jsonAt(fullName);
   if (!svc?.methods) throw new Error(`unknown gRPC service ${fullName}`);
-  const out: JsonNamespace = { nested: {} };
-  const place = (name: string, json: unknown) => {
-    const parts = name.split('.');
-    let node = out;
-    for (const p of parts.slice(0, -1)) node = (node.nested![p] ??= { nested: {} }) as JsonNamespace;
-    node.nested![parts.at(-1)!] = json as JsonNamespace;
-  };
+  const units = new Set<string>();
   const chosen: Record<string, unknown> = {};
   for (const m of methods) {
-    const units = methodUnits[`${fullName}/${m}`];
-    if (!units || !Object.hasOwn(svc.methods, m)) throw new Error(`unknown gRPC method ${fullName}/${m}`);
+    const needs = methodUnits[`${fullName}/${m}`];
+    if (!needs || !Object.hasOwn(svc.methods, m)) throw new Error(`unknown gRPC method ${fullName}/${m}`);
     chosen[m] = svc.methods[m];
-    for (const u of units) place(u, jsonAt(u));
+    for (const u of needs) units.add(u);
   }
-  place(fullName, { ...svc, methods: chosen });
-  const root = protobuf.Root.fromJSON(out as protobuf.INamespace);
-  root.resolveAll();
-  return root;
+  return rootOf(units, { [fullName]: { ...svc, methods: chosen } });
+}
+
+const messageTypes = new Map<string, protobuf.Type>();
+
+/**
+ * One message's protobufjs type by its full name (`machine.SequenceEvent`, a nested
+ * `machine.RebootRequest.Mode`'s message, ...), resolved, from a root of only the top-level
+ * messages and enums it needs (`unitDeps`, followed to its closure), made once. Resource specs
+ * and event payloads are encoded with these: the root of every proto took machined a quarter
+ * of a second under QEMU/TCG, on its first resource read through the API.
+ */
+export function messageType(fullName: string): protobuf.Type {
+  let t = messageTypes.get(fullName);
+  if (t) return t;
+  // The unit is the longest prefix that is a top-level message or enum.
+  let unit = fullName;
+  while (!Object.hasOwn(unitDeps, unit)) {
+    const dot = unit.lastIndexOf('.');
+    if (dot < 0) throw new Error(`no such message type: ${fullName}`);
+    unit = unit.slice(0, dot);
+  }
+  const units = new Set<string>();
+  const visit = (u: string) => {
+    if (units.has(u)) return;
+    units.add(u);
+    for (const d of unitDeps[u] ?? []) visit(d);
+  };
+  visit(unit);
+  t = rootOf(units).lookupType(fullName);
+  messageTypes.set(fullName, t);
+  return t;
 }
 
 /** A method's request and response types, built the first time one of its messages is (de)serialized. */

@@ -3,22 +3,10 @@
 // sends both; whoever reads a resource back (a daemon's RemoteState, bronzectl) reads the YAML.
 import type protobuf from 'protobufjs/light.js';
 import YAML from 'yaml';
-import { protoRoot } from '../protos.ts';
+import { messageType } from '../protos.ts';
 import type { ResourceDefinition } from './definition.ts';
 import type { MachineConfigDocuments } from './machine-config.ts';
 import { machineConfigDocuments, machineConfigText } from './machine-config-text.ts';
-
-const types = new Map<string, protobuf.Type>();
-
-function messageType(name: string): protobuf.Type {
-  let t = types.get(name);
-  if (!t) {
-    t = protoRoot().lookupType(name);
-    t.resolveAll();
-    types.set(name, t);
-  }
-  return t;
-}
 
 /** The value yaml_spec shows for a spec. */
 function yamlValue(def: ResourceDefinition | undefined, spec: unknown): unknown {

@@ -11,7 +11,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type * as grpc from '@grpc/grpc-js';
-import { protoRoot } from '../../contract/protos.ts';
+import { messageType } from '../../contract/protos.ts';
 import type { ServiceEvent, ServiceInfo } from '../supervisor/types.ts';
 import { invalidArgument, serverStream } from './common.ts';
 import { serviceHealth } from './services.ts';
@@ -220,7 +220,7 @@ export interface WireEvent {
 
 /** A machine.Event with the payload packed into its Any. */
 export function toWireEvent(ev: MachineEvent): WireEvent {
-  const type = protoRoot().lookupType(ev.type);
+  const type = messageType(ev.type);
   const message = type.fromObject(ev.data as Record<string, unknown>); // before encode: see protos.ts serializer
   const value = type.encode(message).finish();
   return { id: ev.id, actor_id: ev.actorId, data: { type_url: TYPE_URL_PREFIX + ev.type, value } };
@@ -231,7 +231,7 @@ export function decodeWireEvent(ev: { data?: { type_url?: string; value?: Uint8A
   const url = ev.data?.type_url ?? '';
   if (!url.startsWith(TYPE_URL_PREFIX)) throw new Error(`unexpected event type URL ${JSON.stringify(url)}`);
   const name = url.slice(TYPE_URL_PREFIX.length);
-  const type = protoRoot().lookupType(name);
+  const type = messageType(name);
   const data = type.toObject(type.decode(ev.data?.value ?? new Uint8Array()), { enums: String, longs: String, defaults: true });
   return { type: name, data };
 }

@@ -12,7 +12,7 @@ import { createRequire, isBuiltin } from 'node:module';
 import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { CODE_CACHE_SEED_FLAG, CODE_CACHE_V8_FLAGS, roleAsset, roleBuiltinsAsset, roleCacheAsset, wrapRoleSource, type RoleFunction } from '../src/lib/role-source.ts';
+import { CODE_CACHE_SEED_FLAG, CODE_CACHE_V8_FLAGS, assertAsciiBundle, roleAsset, roleBuiltinsAsset, roleCacheAsset, wrapRoleSource, type RoleFunction } from '../src/lib/role-source.ts';
 
 // Reproducible caches need a fixed hash seed on the command line (see CODE_CACHE_SEED_FLAG), no
 // baseline compilation on background threads (measured: without it one cache in a few differs
@@ -60,7 +60,9 @@ v8.setFlagsFromString(CODE_CACHE_V8_FLAGS.join(' '));
 for (const role of roles) {
   const file = path.join(dir, roleAsset(role));
   // The file name the binary gives it (src/main.ts): a path here would make the cache differ by directory.
-  const script = new vm.Script(wrapRoleSource(fs.readFileSync(file, 'utf8')), { filename: roleAsset(role) });
+  const text = fs.readFileSync(file, 'utf8');
+  assertAsciiBundle(text, file);
+  const script = new vm.Script(wrapRoleSource(text), { filename: roleAsset(role) });
   const fn = script.runInThisContext() as RoleFunction;
   const mod = { exports: {} };
   // The Node built-in modules the bundle's module code loads, in the order it loads them: the

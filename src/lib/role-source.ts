@@ -90,8 +90,24 @@ function loadBuiltins(api: SeaApi, name: string, require: NodeJS.Require): void 
   for (const id of list.split('\n')) if (id) require(id);
 }
 
+/**
+ * Throws unless a bundle is ASCII, naming where it is not. The single executable reads its
+ * bundles as Latin-1 (loadFromSea), which for ASCII is the same text: V8 makes a one-byte
+ * string with a copy, where decoding UTF-8 (getAsset's 'utf8') took machined 150 ms under
+ * QEMU/TCG for its 2.2 MB bundle. esbuild escapes what is not ASCII in strings and
+ * identifiers, not in regular expression literals.
+ */
+export function assertAsciiBundle(text: string, name: string): void {
+  const at = text.search(/[^\x00-\x7f]/);
+  if (at < 0) return;
+  const line = text.slice(0, at).split('\n').length;
+  const context = JSON.stringify(text.slice(Math.max(0, at - 40), at + 20));
+  throw new Error(`${name}: character ${at} (line ${line}) is not ASCII, U+${text.codePointAt(at)!.toString(16).toUpperCase().padStart(4, '0')} in ${context}: the single executable reads its bundles as Latin-1; write it as an escape (\\u...) in the source`);
+}
+
 function loadFromSea<T>(api: SeaApi, name: string, require: NodeJS.Require): T {
-  const source = wrapRoleSource(api.getAsset(roleAsset(name), 'utf8'));
+  // Latin-1, not UTF-8: the bundles are ASCII (assertAsciiBundle, checked when the caches are made).
+  const source = wrapRoleSource(Buffer.from(api.getRawAsset(roleAsset(name))).toString('latin1'));
   let cachedData: Buffer | undefined;
   try {
     cachedData = Buffer.from(api.getRawAsset(roleCacheAsset(name)));

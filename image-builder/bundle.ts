@@ -17,6 +17,7 @@ import * as esbuild from 'esbuild';
 import { protosModuleOnce } from './protos.ts';
 import { shareInterop } from './shared-interop.ts';
 import { longWithoutWasmPlugin } from './long-without-wasm.ts';
+import { grpcLazyDnsPlugin } from './grpc-lazy-dns.ts';
 import { PROTO_DESCRIPTOR_MODULE } from '../src/contract/proto-files.ts';
 import { NATIVE_ROLES, ROLE_MODULES, type Role } from '../src/roles.ts';
 
@@ -71,7 +72,7 @@ function options(): esbuild.BuildOptions {
     keepNames: false,
     legalComments: 'none',
     write: false,
-    plugins: [protosPlugin, zodEnglishPlugin, longWithoutWasmPlugin],
+    plugins: [protosPlugin, zodEnglishPlugin, longWithoutWasmPlugin, grpcLazyDnsPlugin],
     define: {
       __BRONZE_VERSION__: JSON.stringify(env('BRONZE_VERSION')),
       __BRONZE_SHA__: JSON.stringify(env('BRONZE_SHA')),

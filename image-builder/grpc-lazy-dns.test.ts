@@ -29,8 +29,9 @@ describe('grpcLazyDns', () => {
     // for an address (an IP target is never looked up: no DNS traffic).
     lazy.exports.setup();
     const real = createRequire(file);
-    const resolver = real('./resolver') as typeof import('@grpc/grpc-js/build/src/resolver');
-    const uri = (real('./uri-parser') as typeof import('@grpc/grpc-js/build/src/uri-parser')).parseUri('dns:127.0.0.1:50000')!;
+    // grpc-js's internal modules (no type declarations are published for them).
+    const resolver = real('./resolver') as { createResolver(uri: unknown, listener: unknown, options: object): { updateResolution(): void } };
+    const uri = (real('./uri-parser') as { parseUri(s: string): unknown }).parseUri('dns:127.0.0.1:50000');
     const endpoints = await new Promise<unknown>((resolve) => {
       const r = resolver.createResolver(uri, ((result: unknown) => (resolve(result), true)) as never, { 'grpc.service_config_disable_resolution': 1 });
       expect(lazy.required).toContain('dns');

@@ -1,7 +1,8 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../lib/log.ts';
 import { newCA } from '../pki/ca.ts';
 import { issueServerCert } from '../pki/certs.ts';
@@ -54,5 +55,28 @@ describe('apid certificate source', () => {
     fs.writeFileSync(path.join(tmp, 'server.key'), a.server.key);
     await source.ready();
     expect(source.certs!.serverKey.toString()).toBe(a.server.key);
+  });
+
+  it('checks a set of files once, however many events its writing makes, and not again while the files stay the same', async () => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'apid-certs-'));
+    const { ca, server } = await pair('n1');
+    source = new ApidCertificateSource(tmp, silentLogger, 60_000);
+    source.start();
+    const parse = vi.spyOn(crypto, 'createPrivateKey');
+    try {
+      // As machined writes them: each file a temporary one renamed into place.
+      for (const [f, text] of [['ca.crt', ca.crt], ['server.key', server.key], ['server.crt', server.crt]] as const) {
+        fs.writeFileSync(path.join(tmp, `${f}.tmp`), text);
+        fs.renameSync(path.join(tmp, `${f}.tmp`), path.join(tmp, f));
+      }
+      await source.ready();
+      // The same contents written again, several times over: no new check.
+      for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(tmp, 'server.crt'), server.crt);
+      await new Promise((r) => setTimeout(r, 200));
+      source.reload();
+      expect(parse).toHaveBeenCalledTimes(1);
+    } finally {
+      parse.mockRestore();
+    }
   });
 });

@@ -97,13 +97,26 @@ export class ApidCertificateSource implements grpc.experimental.CertificateProvi
     if (!this.watchingDir) watch(path.dirname(this.dir));
   }
 
+  private reloadQueued = false;
+
+  /**
+   * One reload for a burst of events. machined writes each file as a temporary one renamed
+   * into place, so a set of certificates is a dozen or so inotify events; each reload read the
+   * files and checked the pair again, about a second of apid's CPU under QEMU/TCG (in-VM
+   * profile) just as the node's first API call was due.
+   */
   private changed(): void {
-    if (!this.watchingDir && fs.existsSync(this.dir)) {
-      for (const w of this.watchers) w.close();
-      this.watchers = [];
-      this.watch();
-    }
-    this.reload();
+    if (this.reloadQueued) return;
+    this.reloadQueued = true;
+    setImmediate(() => {
+      this.reloadQueued = false;
+      if (!this.watchingDir && fs.existsSync(this.dir)) {
+        for (const w of this.watchers) w.close();
+        this.watchers = [];
+        this.watch();
+      }
+      this.reload();
+    });
   }
 
   get certs(): ApidCerts | undefined {
@@ -135,13 +148,22 @@ export class ApidCertificateSource implements grpc.experimental.CertificateProvi
     this.changeListeners.add(fn);
   }
 
+  /** The last set whose pairs did not match: not checked again until a file changes. */
+  private mismatched = '';
+
   reload(): void {
     const c = readApidCerts(this.dir);
+    if (!c) return;
+    // The same files as the last time: nothing to check (parsing the key and the certificate
+    // is the expensive part).
+    const fp = [c.ca, c.serverCert, c.serverKey, c.clientCert, c.clientKey].map((b) => b?.toString('base64') ?? '').join('|');
+    if (fp === this.fingerprint || fp === this.mismatched) return;
     // machined replaces the files one by one: a set read between two of them is skipped, and
     // the next change (the watch sees each) completes it.
-    if (!c || !pairMatches(c.serverCert, c.serverKey) || (c.clientCert && c.clientKey && !pairMatches(c.clientCert, c.clientKey))) return;
-    const fp = [c.ca, c.serverCert, c.serverKey, c.clientCert, c.clientKey].map((b) => b?.toString('base64') ?? '').join('|');
-    if (fp === this.fingerprint) return;
+    if (!pairMatches(c.serverCert, c.serverKey) || (c.clientCert && c.clientKey && !pairMatches(c.clientCert, c.clientKey))) {
+      this.mismatched = fp;
+      return;
+    }
     this.fingerprint = fp;
     const first = !this.current;
     this.current = c;

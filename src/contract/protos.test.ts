@@ -455,21 +455,27 @@ describe('service definitions made without proto-loader', () => {
   });
 
   it('build a method\'s types only when its first message is, and once', () => {
-    const fromJSON = vi.spyOn(lightProtobuf.Root, 'fromJSON');
+    const built = vi.spyOn(lightProtobuf.Type, 'fromJSON');
     try {
       // A method list no other test asks for: its definition is made here.
       const def = serviceDefinition('machine.MachineService', ['Hostname', 'Version']);
-      expect(fromJSON).not.toHaveBeenCalled();
+      expect(built).not.toHaveBeenCalled();
       const reply = { messages: [{ metadata: { hostname: 'n1' }, version: { tag: 'v1' } }] };
       const bytes = def.Version!.responseSerialize(reply);
-      expect(fromJSON).toHaveBeenCalledTimes(1);
+      const forVersion = built.mock.calls.map((c) => c[0]);
+      expect(forVersion).toContain('VersionResponse');
+      expect(forVersion).not.toContain('HostnameResponse');
       expect(def.Version!.responseDeserialize(bytes)).toMatchObject({ messages: [{ metadata: { hostname: 'n1' }, version: { tag: 'v1' } }] });
       def.Version!.requestDeserialize(Buffer.alloc(0));
-      expect(fromJSON).toHaveBeenCalledTimes(1);
+      expect(built).toHaveBeenCalledTimes(forVersion.length);
       def.Hostname!.requestDeserialize(Buffer.alloc(0));
-      expect(fromJSON).toHaveBeenCalledTimes(2);
+      const forHostname = built.mock.calls.slice(forVersion.length).map((c) => c[0]);
+      expect(forHostname).toContain('HostnameResponse');
+      // What Version built already (common.Metadata in every reply) is not built again.
+      expect(forHostname).not.toContain('Metadata');
+      expect(forVersion).toContain('Metadata');
     } finally {
-      fromJSON.mockRestore();
+      built.mockRestore();
     }
   });
 
@@ -495,27 +501,35 @@ describe('service definitions made without proto-loader', () => {
 
 describe('one message type at a time (messageType)', () => {
   it('is built from the units it needs alone, once, and encodes as the root of every proto does', () => {
-    const fromJSON = vi.spyOn(lightProtobuf.Root, 'fromJSON');
+    const built = vi.spyOn(lightProtobuf.Type, 'fromJSON');
     try {
-      // A spec whose fields hold messages and enums of other units (common, enums).
+      // A spec whose fields hold enums of another unit (talos.resource.definitions.enums).
       const name = 'talos.resource.definitions.network.LinkStatusSpec';
       const t = messageType(name);
-      expect(fromJSON).toHaveBeenCalledTimes(1);
-      const built = fromJSON.mock.results[0]!.value as lightProtobuf.Root;
-      expect(built.lookup('machine.MachineService')).toBeNull();
-      expect(built.lookup('talos.resource.definitions.network.AddressStatusSpec')).toBeNull();
+      expect(built.mock.calls.map((c) => c[0])).toContain('LinkStatusSpec');
+      expect(t.root.lookup('machine.UpgradeRequest')).toBeNull();
+      expect(t.root.lookup('talos.resource.definitions.network.AddressStatusSpec')).toBeNull();
+      const calls = built.mock.calls.length;
       expect(messageType(name)).toBe(t);
-      expect(fromJSON).toHaveBeenCalledTimes(1);
+      expect(built).toHaveBeenCalledTimes(calls);
       const full = protoRoot().lookupType(name);
-      // Every field whose type lives in another unit resolves in the small root.
+      // Every field whose type lives in another unit resolves.
       const outside = t.fieldsArray.filter((f) => f.resolvedType && !f.resolvedType.fullName.startsWith(`.${name}`));
       expect(outside.length).toBeGreaterThan(0);
       const sample = full.toObject(full.fromObject({}), { defaults: true }) as Record<string, unknown>;
       const value = { ...sample, index: 3, type: 'LINK_ETHER', link_index: 2, hardware_addr: Buffer.from([1, 2, 3, 4, 5, 6]), operational_state: 'OPER_STATE_UP' };
       expect(Buffer.from(t.encode(t.fromObject(value)).finish())).toEqual(Buffer.from(full.encode(full.fromObject(value)).finish()));
     } finally {
-      fromJSON.mockRestore();
+      built.mockRestore();
     }
+  });
+
+  it('is the same type a method\'s messages use: one root, each type generated once', () => {
+    const def = serviceDefinition('cosi.resource.State', ['Get']);
+    def.Get!.responseSerialize({ resource: { metadata: { namespace: 'n', type: 't', id: 'i', version: '1', phase: 'running' }, spec: { yaml_spec: 'a: 1\n' } } });
+    const metadata = messageType('cosi.resource.Metadata');
+    expect(messageType('cosi.resource.Resource').fields.metadata!.resolvedType).toBe(metadata);
+    expect(metadata.root).toBe(messageType('talos.resource.definitions.network.LinkStatusSpec').root);
   });
 
   it('finds a nested message by its full name, and names an unknown one', () => {

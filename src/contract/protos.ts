@@ -66,26 +66,49 @@ function jsonAt(fullName: string): (JsonNamespace & { methods?: Record<string, u
   return node;
 }
 
-/** A protobufjs root holding only these units' descriptors (and `extra`, placed at their full names). */
-function rootOf(units: Iterable<string>, extra: Record<string, unknown> = {}): protobuf.Root {
-  const out: JsonNamespace = { nested: {} };
-  const place = (name: string, json: unknown) => {
-    const parts = name.split('.');
-    let node = out;
-    for (const p of parts.slice(0, -1)) node = (node.nested![p] ??= { nested: {} }) as JsonNamespace;
-    node.nested![parts.at(-1)!] = json as JsonNamespace;
-  };
-  for (const u of units) place(u, jsonAt(u));
-  for (const [name, json] of Object.entries(extra)) place(name, json);
-  const root = protobuf.Root.fromJSON(out as protobuf.INamespace);
-  root.resolveAll();
-  return root;
+/**
+ * The one protobufjs root that every method's and message's types are built in, holding only
+ * the top-level messages and enums (units) something has asked for, added as they are first
+ * needed. One root, so that a message several methods share (cosi's Resource and Metadata, say)
+ * is one protobufjs type, whose encoder and decoder are generated once: protobufjs generates
+ * them per type, and under QEMU/TCG machined spent more time in that code generation than in
+ * anything else its first API calls did.
+ */
+const lazyRoot = new protobuf.Root();
+const addedUnits = new Set<string>();
+
+/** Adds what is not in lazyRoot yet: these units, and these methods of a service. */
+function grow(units: Iterable<string>, service?: { fullName: string; methods: Record<string, unknown> }): protobuf.Root {
+  let grew = false;
+  for (const u of units) {
+    if (addedUnits.has(u)) continue;
+    const dot = u.lastIndexOf('.');
+    const parent = dot < 0 ? lazyRoot : lazyRoot.define(u.slice(0, dot));
+    parent.addJSON({ [u.slice(dot + 1)]: jsonAt(u) as protobuf.AnyNestedObject });
+    addedUnits.add(u);
+    grew = true;
+  }
+  if (service) {
+    const existing = lazyRoot.lookup(service.fullName);
+    const svc = existing instanceof protobuf.Service ? existing : undefined;
+    const missing = Object.entries(service.methods).filter(([m]) => !svc?.methods[m]);
+    if (missing.length > 0) {
+      if (svc) for (const [m, json] of missing) svc.add(protobuf.Method.fromJSON(m, json as protobuf.IMethod));
+      else {
+        const dot = service.fullName.lastIndexOf('.');
+        lazyRoot.define(service.fullName.slice(0, dot)).addJSON({ [service.fullName.slice(dot + 1)]: { methods: Object.fromEntries(missing) } as protobuf.AnyNestedObject });
+      }
+      grew = true;
+    }
+  }
+  if (grew) lazyRoot.resolveAll();
+  return lazyRoot;
 }
 
 /**
- * The protobufjs root of one service and some of its methods, built from only the messages
- * those methods need (image-builder/protos.ts `methodUnits`), not from every proto: under
- * QEMU/TCG, the root of every proto cost a daemon about a second of its start.
+ * The root holding one service's methods and the messages they need (image-builder/protos.ts
+ * `methodUnits`), not every proto: under QEMU/TCG, the root of every proto cost a daemon about
+ * a second of its start.
  */
 function serviceRoot(fullName: string, methods: readonly string[]): protobuf.Root {
   const svc = jsonAt(fullName);
@@ -98,15 +121,16 @@ function serviceRoot(fullName: string, methods: readonly string[]): protobuf.Roo
     chosen[m] = svc.methods[m];
     for (const u of needs) units.add(u);
   }
-  return rootOf(units, { [fullName]: { ...svc, methods: chosen } });
+  return grow(units, { fullName, methods: chosen });
 }
 
 const messageTypes = new Map<string, protobuf.Type>();
 
 /**
  * One message's protobufjs type by its full name (`machine.SequenceEvent`, a nested
- * `machine.RebootRequest.Mode`'s message, ...), resolved, from a root of only the top-level
- * messages and enums it needs (`unitDeps`, followed to its closure), made once. Resource specs
+ * `machine.RebootRequest.Mode`'s message, ...), resolved, in the root of only the top-level
+ * messages and enums asked for (it adds the ones this needs: `unitDeps`, followed to its
+ * closure), made once. Resource specs
  * and event payloads are encoded with these: the root of every proto took machined a quarter
  * of a second under QEMU/TCG, on its first resource read through the API.
  */
@@ -127,7 +151,7 @@ export function messageType(fullName: string): protobuf.Type {
     for (const d of unitDeps[u] ?? []) visit(d);
   };
   visit(unit);
-  t = rootOf(units).lookupType(fullName);
+  t = grow(units).lookupType(fullName);
   messageTypes.set(fullName, t);
   return t;
 }

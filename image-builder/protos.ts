@@ -94,26 +94,33 @@ export function methodUnits(descriptor: protobuf.INamespace): Record<string, str
   const root = protobuf.Root.fromJSON(descriptor);
   root.resolveAll();
   const out: Record<string, string[]> = {};
+  eachMethod(root, (service, m) => {
+    const units = new Set<string>();
+    const visit = (unit: string): void => {
+      if (units.has(unit)) return;
+      units.add(unit);
+      // The whole unit travels, so everything it holds is needed too.
+      for (const u of directUnits(root, unit)) visit(u);
+    };
+    visit(unitOf(m.resolvedRequestType!));
+    visit(unitOf(m.resolvedResponseType!));
+    out[`${service}/${m.name}`] = [...units].sort();
+  });
+  return out;
+}
+
+/** Every method of every service, resolved, in proto order, with its service's full name (no leading dot). */
+function eachMethod(root: protobuf.Root, visit: (service: string, m: protobuf.Method) => void): void {
   eachType(
     root,
     () => {},
     (svc) => {
       for (const m of svc.methodsArray) {
         m.resolve();
-        const units = new Set<string>();
-        const visit = (unit: string): void => {
-          if (units.has(unit)) return;
-          units.add(unit);
-          // The whole unit travels, so everything it holds is needed too.
-          for (const u of directUnits(root, unit)) visit(u);
-        };
-        visit(unitOf(m.resolvedRequestType!));
-        visit(unitOf(m.resolvedResponseType!));
-        out[`${svc.fullName.replace(/^\./, '')}/${m.name}`] = [...units].sort();
+        visit(svc.fullName.replace(/^\./, ''), m);
       }
     },
   );
-  return out;
 }
 
 /**
@@ -125,16 +132,9 @@ export function methodInfoTable(descriptor: protobuf.INamespace): Record<string,
   const root = protobuf.Root.fromJSON(descriptor);
   root.resolveAll();
   const out: Record<string, { requestStream: boolean; responseStream: boolean; reply: string }> = {};
-  eachType(
-    root,
-    () => {},
-    (svc) => {
-      for (const m of svc.methodsArray) {
-        m.resolve();
-        out[`/${svc.fullName.replace(/^\./, '')}/${m.name}`] = { requestStream: !!m.requestStream, responseStream: !!m.responseStream, reply: shapeOf(m.resolvedResponseType!, !!m.responseStream) };
-      }
-    },
-  );
+  eachMethod(root, (service, m) => {
+    out[`/${service}/${m.name}`] = { requestStream: !!m.requestStream, responseStream: !!m.responseStream, reply: shapeOf(m.resolvedResponseType!, !!m.responseStream) };
+  });
   return out;
 }
 

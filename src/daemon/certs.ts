@@ -73,7 +73,10 @@ export class ApidCertificateSource implements grpc.experimental.CertificateProvi
     this.timer.unref();
   }
 
+  private stopped = false;
+
   stop(): void {
+    this.stopped = true;
     clearInterval(this.timer);
     for (const w of this.watchers) w.close();
     this.watchers = [];
@@ -110,6 +113,7 @@ export class ApidCertificateSource implements grpc.experimental.CertificateProvi
     this.reloadQueued = true;
     setImmediate(() => {
       this.reloadQueued = false;
+      if (this.stopped) return;
       if (!this.watchingDir && fs.existsSync(this.dir)) {
         for (const w of this.watchers) w.close();
         this.watchers = [];

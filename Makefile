@@ -14,7 +14,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 
 FORCE:
-.PHONY: all deps kernel image test-images sign verify run stop test test-unit test-e2e typecheck wire-types bench bench-lifecycle bench-memory bench-fanout bench-cluster bench-verity clean
+.PHONY: all deps kernel image test-images sign verify run stop test test-unit test-e2e typecheck wire-types bench bench-lifecycle bench-memory bench-fanout bench-cluster bench-verity bench-load clean
 
 all: image
 
@@ -188,6 +188,11 @@ bench-cluster: image
 # dm-verity's cost at boot: the image against the same image mounted without verity (bench/verity.ts).
 bench-verity: image
 	@tsx bench/verity.ts
+
+# Each role's bundle loading from its code cache under qemu-x86_64, one process at a time
+# (BENCH_AGAINST_ROLES=<dir>: another build's _out/build/roles in the same interleaved runs).
+bench-load: image
+	@node --disable-warning=ExperimentalWarning bench/role-load.ts
 
 bench: image
 	@image-builder/bundle.sh bench/boot.ts $(OUT)/build/bench-boot.cjs >/dev/null && BENCH_ARCH=$(ARCH) node --no-deprecation $(OUT)/build/bench-boot.cjs

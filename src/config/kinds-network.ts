@@ -25,86 +25,6 @@ import {
 } from './fields.ts';
 import type { KindSpec } from './kind-spec.ts';
 
-const apiVersion = z.literal('v1alpha1');
-
-export const hostnameConfigSchema = z.strictObject({
-  apiVersion,
-  kind: z.literal('HostnameConfig'),
-  /** `stable`: a name derived from the machine's identity; `off`: wait for DHCP or another source. */
-  auto: z.enum(['stable', 'off']).optional(),
-  hostname: hostname().optional(),
-});
-
-export const resolverConfigSchema = z.strictObject({
-  apiVersion,
-  kind: z.literal('ResolverConfig'),
-  nameservers: z.array(z.strictObject({ address: ipAddress() })).optional(),
-  searchDomains: z
-    .strictObject({
-      domains: z.array(dnsName('search domain')).optional(),
-      disableDefault: bool().optional(),
-    })
-    .optional(),
-});
-
-export const timeSyncConfigSchema = z.strictObject({
-  apiVersion,
-  kind: z.literal('TimeSyncConfig'),
-  enabled: bool().optional(),
-  bootTimeout: goDuration().optional(),
-  ntp: z.strictObject({ servers: z.array(timeServer()).optional() }).optional(),
-});
-
-export const linkAddressSchema = z.strictObject({
-  address: cidrAddress(),
-  routePriority: uint32('route priority').optional(),
-});
-
-export const linkRouteSchema = z.strictObject({
-  destination: network().optional(),
-  gateway: routeAddress('gateway').optional(),
-  source: routeAddress('source address').optional(),
-  metric: uint32('route metric').optional(),
-  mtu: mtu().optional(),
-});
-
-export const linkConfigSchema = z.strictObject({
-  apiVersion,
-  kind: z.literal('LinkConfig'),
-  name: interfaceName(),
-  up: bool().optional(),
-  mtu: mtu().optional(),
-  addresses: z.array(linkAddressSchema).optional(),
-  routes: z.array(linkRouteSchema).optional(),
-  multicast: bool().optional(),
-});
-
-export const dhcpv4ConfigSchema = z.strictObject({
-  apiVersion,
-  kind: z.literal('DHCPv4Config'),
-  name: interfaceName(),
-  routeMetric: uint32('route metric').optional(),
-  ignoreHostname: bool().optional(),
-  ignoreRoutes: bool().optional(),
-  clientIdentifier: z.enum(['none', 'mac', 'duid']).optional(),
-  duidRaw: z
-    .string()
-    .superRefine((s, ctx) => {
-      if (!/^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2})+$/.test(s)) {
-        ctx.addIssue({ code: 'custom', message: `${JSON.stringify(s)} is not a valid DUID: expected colon-separated hex bytes, e.g. 00:01:00:01:23:45:67:89` });
-      }
-    })
-    .optional(),
-});
-
-export const staticHostConfigSchema = z.strictObject({
-  apiVersion,
-  kind: z.literal('StaticHostConfig'),
-  /** The IP address the host names map to. */
-  name: ipAddress(),
-  hostnames: z.array(dnsName('host name')).min(1),
-});
-
 /** Talos's bond options, as the kernel's bonding driver names them. */
 export const BOND_MODES = ['balance-rr', 'active-backup', 'balance-xor', 'broadcast', '802.3ad', 'balance-tlb', 'balance-alb'] as const;
 export const BOND_XMIT_HASH_POLICIES = ['layer2', 'layer3+4', 'layer2+3', 'encap2+3', 'encap3+4'] as const;
@@ -115,56 +35,151 @@ const macAddress = () =>
     if (!/^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i.test(s)) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(s)} is not a valid hardware address: expected six colon-separated hex bytes, e.g. 2e:3c:4d:5e:6f:70` });
   });
 
-/** What a bond, a bridge and a LinkConfig share: the link itself, its addresses and routes. */
-const linkFields = {
-  name: interfaceName(),
-  hardwareAddr: macAddress().optional(),
-  links: linkMembers(),
-  up: bool().optional(),
-  mtu: mtu().optional(),
-  addresses: z.array(linkAddressSchema).optional(),
-  routes: z.array(linkRouteSchema).optional(),
-  multicast: bool().optional(),
-};
+/**
+ * The kinds' zod schemas, built on first use (networkKindSchemas()), not when the module loads:
+ * building them is most of what zod costs a process that loads the configuration's modules but
+ * validates nothing yet (machined in maintenance mode, or before a configuration is read).
+ */
+function build() {
+  const apiVersion = z.literal('v1alpha1');
 
-export const bondConfigSchema = z.strictObject({
-  apiVersion,
-  kind: z.literal('BondConfig'),
-  ...linkFields,
-  bondMode: z.enum(BOND_MODES),
-  miimon: uint32('miimon').optional(),
-  updelay: uint32('updelay').optional(),
-  downdelay: uint32('downdelay').optional(),
-  useCarrier: bool().optional(),
-  xmitHashPolicy: z.enum(BOND_XMIT_HASH_POLICIES).optional(),
-  arpInterval: uint32('arpInterval').optional(),
-  arpValidate: z.enum(['none', 'active', 'backup', 'all', 'filter', 'filter-active', 'filter-backup']).optional(),
-  arpAllTargets: z.enum(['any', 'all']).optional(),
-  lacpRate: z.enum(['slow', 'fast']).optional(),
-  failOverMac: z.enum(['none', 'active', 'follow']).optional(),
-  adSelect: z.enum(['stable', 'bandwidth', 'count']).optional(),
-  adActorSysPrio: intIn(0, 65535, 'adActorSysPrio').optional(),
-  adUserPortKey: intIn(0, 1023, 'adUserPortKey').optional(),
-  adLACPActive: z.enum(['on', 'off']).optional(),
-  primaryReselect: z.enum(['always', 'better', 'failure']).optional(),
-  resendIGMP: uint32('resendIGMP').optional(),
-  minLinks: uint32('minLinks').optional(),
-  lpInterval: uint32('lpInterval').optional(),
-  packetsPerSlave: uint32('packetsPerSlave').optional(),
-  numPeerNotif: intIn(0, 255, 'numPeerNotif').optional(),
-  tlbLogicalLb: intIn(0, 1, 'tlbLogicalLb').optional(),
-  allSlavesActive: intIn(0, 1, 'allSlavesActive').optional(),
-  peerNotifDelay: uint32('peerNotifDelay').optional(),
-  missedMax: intIn(0, 255, 'missedMax').optional(),
-});
+  const hostnameConfigSchema = z.strictObject({
+    apiVersion,
+    kind: z.literal('HostnameConfig'),
+    /** `stable`: a name derived from the machine's identity; `off`: wait for DHCP or another source. */
+    auto: z.enum(['stable', 'off']).optional(),
+    hostname: hostname().optional(),
+  });
 
-export const bridgeConfigSchema = z.strictObject({
-  apiVersion,
-  kind: z.literal('BridgeConfig'),
-  ...linkFields,
-  stp: z.strictObject({ enabled: bool().optional() }).optional(),
-  vlan: z.strictObject({ filtering: bool().optional() }).optional(),
-});
+  const resolverConfigSchema = z.strictObject({
+    apiVersion,
+    kind: z.literal('ResolverConfig'),
+    nameservers: z.array(z.strictObject({ address: ipAddress() })).optional(),
+    searchDomains: z
+      .strictObject({
+        domains: z.array(dnsName('search domain')).optional(),
+        disableDefault: bool().optional(),
+      })
+      .optional(),
+  });
+
+  const timeSyncConfigSchema = z.strictObject({
+    apiVersion,
+    kind: z.literal('TimeSyncConfig'),
+    enabled: bool().optional(),
+    bootTimeout: goDuration().optional(),
+    ntp: z.strictObject({ servers: z.array(timeServer()).optional() }).optional(),
+  });
+
+  const linkAddressSchema = z.strictObject({
+    address: cidrAddress(),
+    routePriority: uint32('route priority').optional(),
+  });
+
+  const linkRouteSchema = z.strictObject({
+    destination: network().optional(),
+    gateway: routeAddress('gateway').optional(),
+    source: routeAddress('source address').optional(),
+    metric: uint32('route metric').optional(),
+    mtu: mtu().optional(),
+  });
+
+  const linkConfigSchema = z.strictObject({
+    apiVersion,
+    kind: z.literal('LinkConfig'),
+    name: interfaceName(),
+    up: bool().optional(),
+    mtu: mtu().optional(),
+    addresses: z.array(linkAddressSchema).optional(),
+    routes: z.array(linkRouteSchema).optional(),
+    multicast: bool().optional(),
+  });
+
+  const dhcpv4ConfigSchema = z.strictObject({
+    apiVersion,
+    kind: z.literal('DHCPv4Config'),
+    name: interfaceName(),
+    routeMetric: uint32('route metric').optional(),
+    ignoreHostname: bool().optional(),
+    ignoreRoutes: bool().optional(),
+    clientIdentifier: z.enum(['none', 'mac', 'duid']).optional(),
+    duidRaw: z
+      .string()
+      .superRefine((s, ctx) => {
+        if (!/^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2})+$/.test(s)) {
+          ctx.addIssue({ code: 'custom', message: `${JSON.stringify(s)} is not a valid DUID: expected colon-separated hex bytes, e.g. 00:01:00:01:23:45:67:89` });
+        }
+      })
+      .optional(),
+  });
+
+  const staticHostConfigSchema = z.strictObject({
+    apiVersion,
+    kind: z.literal('StaticHostConfig'),
+    /** The IP address the host names map to. */
+    name: ipAddress(),
+    hostnames: z.array(dnsName('host name')).min(1),
+  });
+
+  /** What a bond, a bridge and a LinkConfig share: the link itself, its addresses and routes. */
+  const linkFields = {
+    name: interfaceName(),
+    hardwareAddr: macAddress().optional(),
+    links: linkMembers(),
+    up: bool().optional(),
+    mtu: mtu().optional(),
+    addresses: z.array(linkAddressSchema).optional(),
+    routes: z.array(linkRouteSchema).optional(),
+    multicast: bool().optional(),
+  };
+
+  const bondConfigSchema = z.strictObject({
+    apiVersion,
+    kind: z.literal('BondConfig'),
+    ...linkFields,
+    bondMode: z.enum(BOND_MODES),
+    miimon: uint32('miimon').optional(),
+    updelay: uint32('updelay').optional(),
+    downdelay: uint32('downdelay').optional(),
+    useCarrier: bool().optional(),
+    xmitHashPolicy: z.enum(BOND_XMIT_HASH_POLICIES).optional(),
+    arpInterval: uint32('arpInterval').optional(),
+    arpValidate: z.enum(['none', 'active', 'backup', 'all', 'filter', 'filter-active', 'filter-backup']).optional(),
+    arpAllTargets: z.enum(['any', 'all']).optional(),
+    lacpRate: z.enum(['slow', 'fast']).optional(),
+    failOverMac: z.enum(['none', 'active', 'follow']).optional(),
+    adSelect: z.enum(['stable', 'bandwidth', 'count']).optional(),
+    adActorSysPrio: intIn(0, 65535, 'adActorSysPrio').optional(),
+    adUserPortKey: intIn(0, 1023, 'adUserPortKey').optional(),
+    adLACPActive: z.enum(['on', 'off']).optional(),
+    primaryReselect: z.enum(['always', 'better', 'failure']).optional(),
+    resendIGMP: uint32('resendIGMP').optional(),
+    minLinks: uint32('minLinks').optional(),
+    lpInterval: uint32('lpInterval').optional(),
+    packetsPerSlave: uint32('packetsPerSlave').optional(),
+    numPeerNotif: intIn(0, 255, 'numPeerNotif').optional(),
+    tlbLogicalLb: intIn(0, 1, 'tlbLogicalLb').optional(),
+    allSlavesActive: intIn(0, 1, 'allSlavesActive').optional(),
+    peerNotifDelay: uint32('peerNotifDelay').optional(),
+    missedMax: intIn(0, 255, 'missedMax').optional(),
+  });
+
+  const bridgeConfigSchema = z.strictObject({
+    apiVersion,
+    kind: z.literal('BridgeConfig'),
+    ...linkFields,
+    stp: z.strictObject({ enabled: bool().optional() }).optional(),
+    vlan: z.strictObject({ filtering: bool().optional() }).optional(),
+  });
+  return { hostnameConfigSchema, resolverConfigSchema, timeSyncConfigSchema, linkAddressSchema, linkRouteSchema, linkConfigSchema, dhcpv4ConfigSchema, staticHostConfigSchema, bondConfigSchema, bridgeConfigSchema };
+}
+
+let built: ReturnType<typeof build> | undefined;
+
+/** The schemas of the network kinds, built once, when first asked for. */
+export function networkKindSchemas(): ReturnType<typeof build> {
+  return (built ??= build());
+}
 
 /** A link may be a member of one bond or bridge, and not be configured as one itself. */
 function checkMembers(doc: Obj, report: Reporter): void {
@@ -188,7 +203,9 @@ const isTrue = (v: unknown) => v === true;
 export const NETWORK_KINDS: readonly KindSpec[] = [
   {
     kind: 'HostnameConfig',
-    schema: hostnameConfigSchema,
+    get schema() {
+      return networkKindSchemas().hostnameConfigSchema;
+    },
     named: false,
     example: { auto: 'stable' },
     check(doc, report) {
@@ -205,7 +222,9 @@ export const NETWORK_KINDS: readonly KindSpec[] = [
   },
   {
     kind: 'ResolverConfig',
-    schema: resolverConfigSchema,
+    get schema() {
+      return networkKindSchemas().resolverConfigSchema;
+    },
     named: false,
     example: { nameservers: [{ address: '1.1.1.1' }] },
     conflicts: [
@@ -216,7 +235,9 @@ export const NETWORK_KINDS: readonly KindSpec[] = [
   },
   {
     kind: 'TimeSyncConfig',
-    schema: timeSyncConfigSchema,
+    get schema() {
+      return networkKindSchemas().timeSyncConfigSchema;
+    },
     named: false,
     example: { ntp: { servers: ['pool.ntp.org'] } },
     conflicts: [
@@ -227,7 +248,9 @@ export const NETWORK_KINDS: readonly KindSpec[] = [
   },
   {
     kind: 'LinkConfig',
-    schema: linkConfigSchema,
+    get schema() {
+      return networkKindSchemas().linkConfigSchema;
+    },
     named: true,
     example: { name: 'eth0', addresses: [{ address: '192.168.1.10/24' }], routes: [{ gateway: '192.168.1.1' }] },
     check(doc, report) {
@@ -241,7 +264,9 @@ export const NETWORK_KINDS: readonly KindSpec[] = [
   },
   {
     kind: 'DHCPv4Config',
-    schema: dhcpv4ConfigSchema,
+    get schema() {
+      return networkKindSchemas().dhcpv4ConfigSchema;
+    },
     named: true,
     example: { name: 'eth0' },
     check(doc, report) {
@@ -256,7 +281,9 @@ export const NETWORK_KINDS: readonly KindSpec[] = [
   },
   {
     kind: 'BondConfig',
-    schema: bondConfigSchema,
+    get schema() {
+      return networkKindSchemas().bondConfigSchema;
+    },
     named: true,
     example: { name: 'bond0', links: ['eth1', 'eth2'], bondMode: 'active-backup', miimon: 100 },
     check: checkMembers,
@@ -264,7 +291,9 @@ export const NETWORK_KINDS: readonly KindSpec[] = [
   },
   {
     kind: 'BridgeConfig',
-    schema: bridgeConfigSchema,
+    get schema() {
+      return networkKindSchemas().bridgeConfigSchema;
+    },
     named: true,
     example: { name: 'br0', links: ['eth1'], stp: { enabled: true } },
     check: checkMembers,
@@ -272,18 +301,21 @@ export const NETWORK_KINDS: readonly KindSpec[] = [
   },
   {
     kind: 'StaticHostConfig',
-    schema: staticHostConfigSchema,
+    get schema() {
+      return networkKindSchemas().staticHostConfigSchema;
+    },
     named: true,
     example: { name: '10.5.0.2', hostnames: ['my-server', 'my-server.example.org'] },
     conflicts: [{ path: ['machine', 'network', 'extraHostEntries'], isSet: nonEmptyList }],
   },
 ];
 
-export type HostnameConfig = z.output<typeof hostnameConfigSchema>;
-export type ResolverConfig = z.output<typeof resolverConfigSchema>;
-export type TimeSyncConfig = z.output<typeof timeSyncConfigSchema>;
-export type LinkConfig = z.output<typeof linkConfigSchema>;
-export type DHCPv4Config = z.output<typeof dhcpv4ConfigSchema>;
-export type StaticHostConfig = z.output<typeof staticHostConfigSchema>;
-export type BondConfig = z.output<typeof bondConfigSchema>;
-export type BridgeConfig = z.output<typeof bridgeConfigSchema>;
+type Schemas = ReturnType<typeof build>;
+export type HostnameConfig = z.output<Schemas['hostnameConfigSchema']>;
+export type ResolverConfig = z.output<Schemas['resolverConfigSchema']>;
+export type TimeSyncConfig = z.output<Schemas['timeSyncConfigSchema']>;
+export type LinkConfig = z.output<Schemas['linkConfigSchema']>;
+export type DHCPv4Config = z.output<Schemas['dhcpv4ConfigSchema']>;
+export type StaticHostConfig = z.output<Schemas['staticHostConfigSchema']>;
+export type BondConfig = z.output<Schemas['bondConfigSchema']>;
+export type BridgeConfig = z.output<Schemas['bridgeConfigSchema']>;

@@ -9,88 +9,99 @@ import { asObject, bool, byteSize, goDuration, httpEndpoint, httpsEndpoint, keye
 import { envNameError, parseGoDuration, sysctlKeyError } from './formats.ts';
 import type { KindSpec } from './kind-spec.ts';
 import { checkEncryptionKeys } from './checks.ts';
-import { encryptionSchema } from './schema.ts';
-
-const apiVersion = z.literal('v1alpha1');
-
-export const kubeClusterConfigSchema = z.strictObject({
-  apiVersion,
-  kind: z.literal('KubeClusterConfig'),
-  clusterName: nonEmpty('clusterName'),
-  endpoint: httpsEndpoint(),
-});
+import { encryptionSchemas } from './schema.ts';
 
 /** The volumes Bronze lets a VolumeConfig tune (its layout is fixed): EPHEMERAL, and STATE's encryption. */
 export const CONFIGURABLE_VOLUMES = ['EPHEMERAL', 'STATE'] as const;
-
-export const volumeConfigSchema = z.strictObject({
-  apiVersion,
-  kind: z.literal('VolumeConfig'),
-  name: nonEmpty('volume name'),
-  mount: z
-    .strictObject({
-      /** nosuid and nodev (Talos's default: true). */
-      secure: bool().optional(),
-      /** noatime. */
-      disableAccessTime: bool().optional(),
-    })
-    .optional(),
-  trim: z.strictObject({ enabled: bool().optional(), interval: goDuration().optional() }).optional(),
-  /** Talos v1.10+'s place for it; machine.systemDiskEncryption is the older one (setting both is a conflict). */
-  encryption: encryptionSchema.optional(),
-});
 
 /** Talos's FilesystemTrimConfig limits: chunks of at least 1 MiB, a minimum extent of at most 128 MiB. */
 export const TRIM_MIN_CHUNK = 1024 ** 2;
 export const TRIM_MAX_MIN_LENGTH = 128 * 1024 ** 2;
 
-export const filesystemTrimConfigSchema = z.strictObject({
-  apiVersion,
-  kind: z.literal('FilesystemTrimConfig'),
-  interval: goDuration().optional(),
-  chunkSize: byteSize('chunk size').optional(),
-  chunkDelay: goDuration().optional(),
-  minLength: byteSize('minimum length').optional(),
-});
+/** The kinds' zod schemas, built on first use (systemKindSchemas()), not when the module loads (as kinds-network.ts's). */
+function build() {
+  const apiVersion = z.literal('v1alpha1');
 
-export const unattendedInstallConfigSchema = z.strictObject({
-  apiVersion,
-  kind: z.literal('UnattendedInstallConfig'),
-  reboot: bool().optional(),
-  installer: z.strictObject({ image: noSpaces('installer image').optional() }).optional(),
-  provisioning: z
-    .strictObject({
-      diskSelector: z.strictObject({ match: nonEmpty('diskSelector.match') }).optional(),
-      wipe: bool().optional(),
-    })
-    .optional(),
-});
+  const kubeClusterConfigSchema = z.strictObject({
+    apiVersion,
+    kind: z.literal('KubeClusterConfig'),
+    clusterName: nonEmpty('clusterName'),
+    endpoint: httpsEndpoint(),
+  });
 
-export const sysctlConfigSchema = z.strictObject({
-  apiVersion,
-  kind: z.literal('SysctlConfig'),
-  params: keyedMap(scalarString(), sysctlKeyError, 'sysctl key'),
-});
+  const volumeConfigSchema = z.strictObject({
+    apiVersion,
+    kind: z.literal('VolumeConfig'),
+    name: nonEmpty('volume name'),
+    mount: z
+      .strictObject({
+        /** nosuid and nodev (Talos's default: true). */
+        secure: bool().optional(),
+        /** noatime. */
+        disableAccessTime: bool().optional(),
+      })
+      .optional(),
+    trim: z.strictObject({ enabled: bool().optional(), interval: goDuration().optional() }).optional(),
+    /** Talos v1.10+'s place for it; machine.systemDiskEncryption is the older one (setting both is a conflict). */
+    encryption: encryptionSchemas().encryptionSchema.optional(),
+  });
 
-export const environmentConfigSchema = z.strictObject({
-  apiVersion,
-  kind: z.literal('EnvironmentConfig'),
-  variables: keyedMap(scalarString(), envNameError, 'environment variable name'),
-});
+  const filesystemTrimConfigSchema = z.strictObject({
+    apiVersion,
+    kind: z.literal('FilesystemTrimConfig'),
+    interval: goDuration().optional(),
+    chunkSize: byteSize('chunk size').optional(),
+    chunkDelay: goDuration().optional(),
+    minLength: byteSize('minimum length').optional(),
+  });
 
-export const discoveryServiceConfigSchema = z.strictObject({
-  apiVersion,
-  kind: z.literal('DiscoveryServiceConfig'),
-  name: nonEmpty('name'),
-  endpoint: httpEndpoint().optional(),
-});
+  const unattendedInstallConfigSchema = z.strictObject({
+    apiVersion,
+    kind: z.literal('UnattendedInstallConfig'),
+    reboot: bool().optional(),
+    installer: z.strictObject({ image: noSpaces('installer image').optional() }).optional(),
+    provisioning: z
+      .strictObject({
+        diskSelector: z.strictObject({ match: nonEmpty('diskSelector.match') }).optional(),
+        wipe: bool().optional(),
+      })
+      .optional(),
+  });
 
-export const discoveryIdentityConfigSchema = z.strictObject({
-  apiVersion,
-  kind: z.literal('DiscoveryIdentityConfig'),
-  clusterID: nonEmpty('clusterID'),
-  clusterSecret: nonEmpty('clusterSecret'),
-});
+  const sysctlConfigSchema = z.strictObject({
+    apiVersion,
+    kind: z.literal('SysctlConfig'),
+    params: keyedMap(scalarString(), sysctlKeyError, 'sysctl key'),
+  });
+
+  const environmentConfigSchema = z.strictObject({
+    apiVersion,
+    kind: z.literal('EnvironmentConfig'),
+    variables: keyedMap(scalarString(), envNameError, 'environment variable name'),
+  });
+
+  const discoveryServiceConfigSchema = z.strictObject({
+    apiVersion,
+    kind: z.literal('DiscoveryServiceConfig'),
+    name: nonEmpty('name'),
+    endpoint: httpEndpoint().optional(),
+  });
+
+  const discoveryIdentityConfigSchema = z.strictObject({
+    apiVersion,
+    kind: z.literal('DiscoveryIdentityConfig'),
+    clusterID: nonEmpty('clusterID'),
+    clusterSecret: nonEmpty('clusterSecret'),
+  });
+  return { kubeClusterConfigSchema, volumeConfigSchema, filesystemTrimConfigSchema, unattendedInstallConfigSchema, sysctlConfigSchema, environmentConfigSchema, discoveryServiceConfigSchema, discoveryIdentityConfigSchema };
+}
+
+let built: ReturnType<typeof build> | undefined;
+
+/** The schemas of the system kinds, built once, when first asked for. */
+export function systemKindSchemas(): ReturnType<typeof build> {
+  return (built ??= build());
+}
 
 /** `disk.dev_path == "/dev/sda"`: the one disk selector Bronze can evaluate (what `talosctl gen config` writes). */
 const DEV_PATH_MATCH = /^\s*disk\.dev_path\s*==\s*"(\/dev\/[^"\s]+)"\s*$/;
@@ -105,7 +116,9 @@ const present = (v: unknown) => v !== undefined;
 export const SYSTEM_KINDS: readonly KindSpec[] = [
   {
     kind: 'KubeClusterConfig',
-    schema: kubeClusterConfigSchema,
+    get schema() {
+      return systemKindSchemas().kubeClusterConfigSchema;
+    },
     named: false,
     example: { clusterName: 'demo', endpoint: 'https://10.0.0.1:6443' },
     conflicts: [
@@ -115,7 +128,9 @@ export const SYSTEM_KINDS: readonly KindSpec[] = [
   },
   {
     kind: 'VolumeConfig',
-    schema: volumeConfigSchema,
+    get schema() {
+      return systemKindSchemas().volumeConfigSchema;
+    },
     named: true,
     example: { name: 'EPHEMERAL', mount: { secure: true } },
     check(doc, report) {
@@ -135,7 +150,9 @@ export const SYSTEM_KINDS: readonly KindSpec[] = [
   },
   {
     kind: 'FilesystemTrimConfig',
-    schema: filesystemTrimConfigSchema,
+    get schema() {
+      return systemKindSchemas().filesystemTrimConfigSchema;
+    },
     named: false,
     example: { interval: '168h0m0s' },
     check(doc, report) {
@@ -149,7 +166,9 @@ export const SYSTEM_KINDS: readonly KindSpec[] = [
   },
   {
     kind: 'UnattendedInstallConfig',
-    schema: unattendedInstallConfigSchema,
+    get schema() {
+      return systemKindSchemas().unattendedInstallConfigSchema;
+    },
     named: false,
     example: { installer: { image: 'https://images.example/upgrade.tar' }, provisioning: { diskSelector: { match: 'disk.dev_path == "/dev/sda"' }, wipe: false } },
     check(doc, report) {
@@ -164,7 +183,9 @@ export const SYSTEM_KINDS: readonly KindSpec[] = [
   {
     // Merged over machine.sysctls, this document winning on the same key (Talos).
     kind: 'SysctlConfig',
-    schema: sysctlConfigSchema,
+    get schema() {
+      return systemKindSchemas().sysctlConfigSchema;
+    },
     named: false,
     example: { params: { 'net.ipv4.ip_forward': '1' } },
     conflicts: [],
@@ -172,7 +193,9 @@ export const SYSTEM_KINDS: readonly KindSpec[] = [
   {
     // Merged over machine.env; several documents may set variables, the last one winning (Talos).
     kind: 'EnvironmentConfig',
-    schema: environmentConfigSchema,
+    get schema() {
+      return systemKindSchemas().environmentConfigSchema;
+    },
     named: false,
     repeatable: true,
     example: { variables: { https_proxy: 'http://proxy.example:3128' } },
@@ -180,7 +203,9 @@ export const SYSTEM_KINDS: readonly KindSpec[] = [
   },
   {
     kind: 'DiscoveryServiceConfig',
-    schema: discoveryServiceConfigSchema,
+    get schema() {
+      return systemKindSchemas().discoveryServiceConfigSchema;
+    },
     named: true,
     example: { name: 'default', endpoint: 'https://discovery.talos.dev/' },
     conflicts: [{ path: ['cluster', 'discovery'], isSet: present }],
@@ -188,7 +213,9 @@ export const SYSTEM_KINDS: readonly KindSpec[] = [
   },
   {
     kind: 'DiscoveryIdentityConfig',
-    schema: discoveryIdentityConfigSchema,
+    get schema() {
+      return systemKindSchemas().discoveryIdentityConfigSchema;
+    },
     named: false,
     example: { clusterID: 'Z6sNbpQ2oEhkVkUPtAbpk1mhFuxS2HIEsAvsV8DQW1E=', clusterSecret: 'bJ0IwnUDBGHoO4D0cNmC7hbBgwLYfO8DKyQX3lzuKnc=' },
     conflicts: [
@@ -204,11 +231,12 @@ export function durationMs(v: unknown): number | undefined {
   return typeof v === 'string' ? parseGoDuration(v) : undefined;
 }
 
-export type KubeClusterConfig = z.output<typeof kubeClusterConfigSchema>;
-export type VolumeConfig = z.output<typeof volumeConfigSchema>;
-export type FilesystemTrimConfig = z.output<typeof filesystemTrimConfigSchema>;
-export type UnattendedInstallConfig = z.output<typeof unattendedInstallConfigSchema>;
-export type DiscoveryServiceConfig = z.output<typeof discoveryServiceConfigSchema>;
-export type DiscoveryIdentityConfig = z.output<typeof discoveryIdentityConfigSchema>;
-export type SysctlConfig = z.output<typeof sysctlConfigSchema>;
-export type EnvironmentConfig = z.output<typeof environmentConfigSchema>;
+type Schemas = ReturnType<typeof build>;
+export type KubeClusterConfig = z.output<Schemas['kubeClusterConfigSchema']>;
+export type VolumeConfig = z.output<Schemas['volumeConfigSchema']>;
+export type FilesystemTrimConfig = z.output<Schemas['filesystemTrimConfigSchema']>;
+export type UnattendedInstallConfig = z.output<Schemas['unattendedInstallConfigSchema']>;
+export type DiscoveryServiceConfig = z.output<Schemas['discoveryServiceConfigSchema']>;
+export type DiscoveryIdentityConfig = z.output<Schemas['discoveryIdentityConfigSchema']>;
+export type SysctlConfig = z.output<Schemas['sysctlConfigSchema']>;
+export type EnvironmentConfig = z.output<Schemas['environmentConfigSchema']>;

@@ -50,36 +50,46 @@ export const DEVICE_SELECTOR_FIELDS = ['busPath', 'hardwareAddr', 'permanentAddr
 /** dm-crypt's performance flags, as Talos names them (cryptsetup's --perf-*). */
 export const ENCRYPTION_OPTIONS = ['no_read_workqueue', 'no_write_workqueue', 'same_cpu_crypt'] as const;
 
-/** One LUKS2 key: its slot and where the passphrase comes from (kms and tpm are refused in checks.ts). */
-export const encryptionKeySchema = z.strictObject({
-  slot: intIn(0, 31, 'LUKS2 key slot'),
-  static: z.strictObject({ passphrase: nonEmpty('passphrase') }).optional(),
-  nodeID: z.strictObject({}).optional(),
-  kms: z.unknown().optional(),
-  tpm: z.unknown().optional(),
-});
+/** The encryption settings' schemas (also kinds-system.ts's VolumeConfig, machined's encryption.ts), built on first use like the rest. */
+function buildEncryption() {
+  /** One LUKS2 key: its slot and where the passphrase comes from (kms and tpm are refused in checks.ts). */
+  const encryptionKeySchema = z.strictObject({
+    slot: intIn(0, 31, 'LUKS2 key slot'),
+    static: z.strictObject({ passphrase: nonEmpty('passphrase') }).optional(),
+    nodeID: z.strictObject({}).optional(),
+    kms: z.unknown().optional(),
+    tpm: z.unknown().optional(),
+  });
 
-/** How a system volume is encrypted (machine.systemDiskEncryption.state / .ephemeral). */
-export const encryptionSchema = z.strictObject({
-  provider: checked((s) => (s === '' || s === 'luks2' ? undefined : `${q(s)} is not an encryption provider Bronze has: expected luks2`)).optional(),
-  keys: z.array(encryptionKeySchema),
-  cipher: checked((s) =>
-    s === '' || s === 'aes-xts-plain64'
-      ? undefined
-      : s.includes('adiantum')
-        ? `${q(s)}: Bronze's kernel has no Adiantum; use aes-xts-plain64`
-        : `${q(s)} is not a cipher Bronze has: expected aes-xts-plain64`,
-  ).optional(),
-  keySize: z
-    .number()
-    .superRefine((n, ctx) => void (n === 256 || n === 512 || ctx.addIssue({ code: 'custom', message: `${n} is not a key size for aes-xts-plain64: expected 512 (AES-256) or 256 (AES-128) bits` })))
-    .optional(),
-  blockSize: z
-    .number()
-    .superRefine((n, ctx) => void (n === 512 || n === 4096 || ctx.addIssue({ code: 'custom', message: `${n} is not an encryption sector size Bronze uses: expected 512 or 4096` })))
-    .optional(),
-  options: z.array(z.enum(ENCRYPTION_OPTIONS)).optional(),
-});
+  /** How a system volume is encrypted (machine.systemDiskEncryption.state / .ephemeral). */
+  const encryptionSchema = z.strictObject({
+    provider: checked((s) => (s === '' || s === 'luks2' ? undefined : `${q(s)} is not an encryption provider Bronze has: expected luks2`)).optional(),
+    keys: z.array(encryptionKeySchema),
+    cipher: checked((s) =>
+      s === '' || s === 'aes-xts-plain64'
+        ? undefined
+        : s.includes('adiantum')
+          ? `${q(s)}: Bronze's kernel has no Adiantum; use aes-xts-plain64`
+          : `${q(s)} is not a cipher Bronze has: expected aes-xts-plain64`,
+    ).optional(),
+    keySize: z
+      .number()
+      .superRefine((n, ctx) => void (n === 256 || n === 512 || ctx.addIssue({ code: 'custom', message: `${n} is not a key size for aes-xts-plain64: expected 512 (AES-256) or 256 (AES-128) bits` })))
+      .optional(),
+    blockSize: z
+      .number()
+      .superRefine((n, ctx) => void (n === 512 || n === 4096 || ctx.addIssue({ code: 'custom', message: `${n} is not an encryption sector size Bronze uses: expected 512 or 4096` })))
+      .optional(),
+    options: z.array(z.enum(ENCRYPTION_OPTIONS)).optional(),
+  });
+  return { encryptionKeySchema, encryptionSchema };
+}
+
+let encryption: ReturnType<typeof buildEncryption> | undefined;
+
+export function encryptionSchemas(): ReturnType<typeof buildEncryption> {
+  return (encryption ??= buildEncryption());
+}
 
 // The rest of the document's schemas are built on first use, not when the module loads: zod 4
 // does a good deal of work for every schema it constructs, and a maintenance-mode boot validates
@@ -173,8 +183,8 @@ function build() {
   });
 
   const systemDiskEncryptionSchema = z.strictObject({
-    state: encryptionSchema.optional(),
-    ephemeral: encryptionSchema.optional(),
+    state: encryptionSchemas().encryptionSchema.optional(),
+    ephemeral: encryptionSchemas().encryptionSchema.optional(),
   });
 
   const machineSchema = z.strictObject({
@@ -256,7 +266,7 @@ export type Route = z.output<Schemas['routeSchema']>;
 export type DHCPOptions = z.output<Schemas['dhcpOptionsSchema']>;
 export type ExtraHost = z.output<Schemas['extraHostSchema']>;
 export type InstallConfig = z.output<Schemas['installSchema']>;
-export type EncryptionConfig = z.output<typeof encryptionSchema>;
+export type EncryptionConfig = z.output<ReturnType<typeof buildEncryption>['encryptionSchema']>;
 export type SystemDiskEncryptionConfig = z.output<Schemas['systemDiskEncryptionSchema']>;
 export type TimeConfig = z.output<Schemas['timeSchema']>;
 export type MachineFile = z.output<Schemas['machineFileSchema']>;

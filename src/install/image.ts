@@ -127,17 +127,22 @@ export function verifyManifestSignature(manifestBytes: Uint8Array, signature: Ui
   }
 }
 
-const fileSchema = z.strictObject({
-  size: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex digits'),
-});
-const manifestSchema = z.strictObject({
-  format: z.literal(UPGRADE_FORMAT),
-  version: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/, 'expected a version such as v1.2.3'),
-  arch: z.string().regex(/^[a-z0-9_]{1,16}$/, 'expected an architecture name such as amd64'),
-  roothash: z.string().regex(/^[0-9a-f]{64}$/, 'expected a dm-verity root hash (64 lower-case hex digits)'),
-  files: z.strictObject({ vmlinuz: fileSchema, 'initramfs.xz': fileSchema, 'bronze.efi': fileSchema.optional() }),
-});
+/** The manifest's schema, built when a manifest is first read (zod's schemas cost a process that only loads this module). */
+let manifestSchemaBuilt: ReturnType<typeof buildManifestSchema> | undefined;
+function buildManifestSchema() {
+  const fileSchema = z.strictObject({
+    size: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex digits'),
+  });
+  const manifestSchema = z.strictObject({
+    format: z.literal(UPGRADE_FORMAT),
+    version: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/, 'expected a version such as v1.2.3'),
+    arch: z.string().regex(/^[a-z0-9_]{1,16}$/, 'expected an architecture name such as amd64'),
+    roothash: z.string().regex(/^[0-9a-f]{64}$/, 'expected a dm-verity root hash (64 lower-case hex digits)'),
+    files: z.strictObject({ vmlinuz: fileSchema, 'initramfs.xz': fileSchema, 'bronze.efi': fileSchema.optional() }),
+  });
+  return manifestSchema;
+}
 
 /**
  * Parses and validates manifest.json (which must already have passed verifyManifestSignature):
@@ -154,7 +159,7 @@ export function parseUpgradeManifest(bytes: Uint8Array, opts: { arch?: string } 
   if (format !== UPGRADE_FORMAT) {
     throw new UpgradeImageError('bad-manifest', `bad manifest: format ${JSON.stringify(format)} is not ${JSON.stringify(UPGRADE_FORMAT)}`);
   }
-  const r = manifestSchema.safeParse(data);
+  const r = (manifestSchemaBuilt ??= buildManifestSchema()).safeParse(data);
   if (!r.success) {
     const issues = r.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(top)'}: ${i.message}`);
     throw new UpgradeImageError('bad-manifest', `bad manifest: ${issues.join('; ')}`);

@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { encryptionSchema, type EncryptionConfig, type SystemDiskEncryptionConfig } from '../config/schema.ts';
+import { encryptionSchemas, type EncryptionConfig, type SystemDiskEncryptionConfig } from '../config/schema.ts';
 import { DATA_OFFSET, formatLuks2, isLuks, readLuks2, rewriteKeyslots, unlockLuks2, type Luks2Volume } from '../disk/luks2.ts';
 import { dmCreate, dmRemove } from '../lib/devmapper.ts';
 import { smbiosUuid } from '../lib/hostname.ts';
@@ -289,10 +289,10 @@ export function systemDiskEncryptionOf(configText: string | undefined): SystemDi
   for (const doc of YAML.parseAllDocuments(configText)) {
     const data = doc.toJS() as { kind?: unknown; name?: unknown; encryption?: unknown; machine?: { systemDiskEncryption?: { state?: unknown; ephemeral?: unknown } } } | null;
     const sde = data?.machine?.systemDiskEncryption;
-    if (sde?.state) out.state = encryptionSchema.parse(sde.state);
-    if (sde?.ephemeral) out.ephemeral = encryptionSchema.parse(sde.ephemeral);
+    if (sde?.state) out.state = encryptionSchemas().encryptionSchema.parse(sde.state);
+    if (sde?.ephemeral) out.ephemeral = encryptionSchemas().encryptionSchema.parse(sde.ephemeral);
     if (data?.kind === 'VolumeConfig' && data.encryption && (data.name === 'STATE' || data.name === 'EPHEMERAL')) {
-      out[data.name === 'STATE' ? 'state' : 'ephemeral'] = encryptionSchema.parse(data.encryption);
+      out[data.name === 'STATE' ? 'state' : 'ephemeral'] = encryptionSchemas().encryptionSchema.parse(data.encryption);
     }
   }
   return out.state || out.ephemeral ? out : undefined;
@@ -308,7 +308,7 @@ export function stateEncryptionOfMeta(record: string | undefined): EncryptionCon
     // Not the parser's message: it would quote the record, which may hold a passphrase.
     throw new Error(`META's ${META_STATE_ENCRYPTION} is not JSON`);
   }
-  const r = encryptionSchema.safeParse(data);
+  const r = encryptionSchemas().encryptionSchema.safeParse(data);
   if (!r.success) throw new Error(`META's ${META_STATE_ENCRYPTION} is not valid encryption settings`);
   return r.data;
 }

@@ -18,7 +18,7 @@ import { MOUNT_STATUS_TYPE } from '../contract/resources/mount-status.ts';
 import { SECURITY_STATE_ID, SECURITY_STATE_TYPE } from '../contract/resources/security-state.ts';
 import { ROOTFS_STATUS_ID, ROOTFS_STATUS_TYPE } from '../contract/resources/rootfs-status.ts';
 import { watchPowerButton } from './powerbutton.ts';
-import { cpuReport, memoryReport } from './memstats.ts';
+import { cpuReport, mappingReport, memoryReport } from './memstats.ts';
 import { Reaper, spawnedChildren } from './reaper.ts';
 import { runSequence, type SequenceName, type TaskName } from './sequences.ts';
 import { SERVICE_ENV, baseServiceEnv, daemonEnv, serviceSpecs } from './services.ts';
@@ -152,7 +152,11 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
     // Where the boot's CPU went: each process's CPU time when all came up. PID 1's counts
     // the kernel's own start-up and preinit as well, which ran as PID 1 before machined.
     log.info(`cpustats: at Running ${cpuReport(procs())}`);
-    setTimeout(() => log.info(`memstats: pss ${memoryReport(procs())}`), secs * 1000);
+    setTimeout(() => {
+      log.info(`memstats: pss ${memoryReport(procs())}`);
+      // Where each process's PSS is, by mapping (MiB): what a change to lower it would aim at.
+      for (const p of procs()) if (p.pid !== undefined) log.info(`memstats: ${p.name} ${mappingReport(p.pid)}`);
+    }, secs * 1000);
   };
 
   let machinedApi: { close(): Promise<void> } | undefined;

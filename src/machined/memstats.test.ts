@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cpuReport, cpuSeconds, memoryReport, parseCpuSeconds, parsePssKiB, pssKiB } from './memstats.ts';
+import { cpuReport, cpuSeconds, mappingReport, memoryReport, parseCpuSeconds, parsePssByMapping, parsePssKiB, pssKiB } from './memstats.ts';
 
 describe('PSS', () => {
   it('parses smaps_rollup', () => {
@@ -10,6 +10,31 @@ describe('PSS', () => {
     expect(pssKiB(process.pid)).toBeGreaterThan(1000);
     expect(memoryReport([{ name: 'self', pid: process.pid }, { name: 'gone', pid: undefined }])).toMatch(/^self=\d+\.\dMiB gone=\? total=\d+\.\dMiB$/);
     expect(memoryReport([{ name: 'a', pid: 1 }, { name: 'b', pid: 2 }], (pid) => pid * 1024)).toBe('a=1.0MiB b=2.0MiB total=3.0MiB');
+  });
+});
+
+describe('PSS by mapping', () => {
+  it('sums each mapping name, nameless ones as [anon], the largest first', () => {
+    const smaps = [
+      '00400000-00500000 r-xp 00000000 00:1e 12 /sbin/init',
+      'Rss: 900 kB',
+      'Pss: 150 kB',
+      '00600000-00700000 r--p 00100000 00:1e 12 /sbin/init',
+      'Pss: 50 kB',
+      '7f0000000000-7f0000100000 rw-p 00000000 00:00 0 ',
+      'Pss: 400 kB',
+      '7f0000100000-7f0000200000 rw-p 00000000 00:00 0 [heap]',
+      'Pss: 10 kB',
+    ].join('\n');
+    expect(parsePssByMapping(smaps)).toEqual([
+      { name: '[anon]', kib: 400 },
+      { name: '/sbin/init', kib: 200 },
+      { name: '[heap]', kib: 10 },
+    ]);
+  });
+  it('reads this process', () => {
+    expect(mappingReport(process.pid, 2)).toMatch(/^\S+=\d+\.\d \S+=\d+\.\d$/);
+    expect(mappingReport(-1)).toBe('?');
   });
 });
 

@@ -28,6 +28,39 @@ export function memoryReport(procs: Array<{ name: string; pid: number | undefine
 }
 
 /**
+ * Where a process's PSS is, from /proc/<pid>/smaps: KiB per mapping name (a file's path, or
+ * the kernel's name: [heap], [stack], [anon] for a nameless mapping), the largest first.
+ */
+export function parsePssByMapping(smaps: string): Array<{ name: string; kib: number }> {
+  const byName = new Map<string, number>();
+  let name = '[anon]';
+  for (const line of smaps.split('\n')) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) {
+      name = head[1] || '[anon]';
+      continue;
+    }
+    const pss = /^Pss:\s+(\d+) kB$/.exec(line);
+    if (pss) byName.set(name, (byName.get(name) ?? 0) + Number(pss[1]));
+  }
+  return [...byName].map(([n, kib]) => ({ name: n, kib })).sort((a, b) => b.kib - a.kib);
+}
+
+/** "anon 12.3 [heap] 4.1 /sbin/init 3.2 ..." (MiB): the `top` largest mappings of a process. */
+export function mappingReport(pid: number, top = 6): string {
+  let smaps: string;
+  try {
+    smaps = fs.readFileSync(`/proc/${pid}/smaps`, 'utf8');
+  } catch {
+    return '?';
+  }
+  return parsePssByMapping(smaps)
+    .slice(0, top)
+    .map((m) => `${m.name}=${(m.kib / 1024).toFixed(1)}`)
+    .join(' ');
+}
+
+/**
  * CPU time a process has used, user and system, in seconds, from /proc/<pid>/stat: fields 14
  * and 15 after the command (which may hold spaces and parentheses, so parsing starts after its
  * last ')'), in clock ticks of 1/100 s (USER_HZ on Linux).

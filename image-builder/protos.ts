@@ -139,16 +139,36 @@ export function methodInfoTable(descriptor: protobuf.INamespace): Record<string,
 }
 
 /**
+ * Each top-level message, enum and service of the descriptor (its unit), by full name without
+ * the leading dot, as its own JSON text: src/contract/protos.ts parses a unit's text only when
+ * something first needs it. The descriptor parsed whole was about half a megabyte of V8 heap in
+ * every process (a daemon needs a tenth of it), and its JSON.parse a good part of a daemon's
+ * module code under QEMU/TCG.
+ */
+export function unitTexts(descriptor: protobuf.INamespace): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (ns: protobuf.INamespace, prefix: string): void => {
+    for (const [name, child] of Object.entries(ns.nested ?? {})) {
+      const c = child as protobuf.INamespace & { fields?: unknown; values?: unknown; methods?: unknown };
+      if (c.fields !== undefined || c.values !== undefined || c.methods !== undefined) out[prefix + name] = JSON.stringify(c);
+      else walk(c, `${prefix}${name}.`);
+    }
+  };
+  walk(descriptor, '');
+  return out;
+}
+
+/**
  * The descriptor as an ES module's source (a JSON.parse of a string is V8's fastest literal):
- * the default export is the whole descriptor, `methodUnits` what each method needs of it,
- * `unitDeps` what each top-level message and enum names directly,
- * `methodInfo` each method's streaming and reply shape.
+ * `unitText` each unit's JSON text (unitTexts), `methodUnits` what each method needs of them,
+ * `unitDeps` what each top-level message and enum names directly, `methodInfo` each method's
+ * streaming and reply shape.
  */
 export function protosModuleSource(dir = PROTOS_DIR): string {
   const descriptor = compileProtos(dir);
   const units = methodUnits(descriptor);
   return (
-    `export default JSON.parse(${JSON.stringify(JSON.stringify(descriptor))});\n` +
+    `export const unitText = JSON.parse(${JSON.stringify(JSON.stringify(unitTexts(descriptor)))});\n` +
     `export const methodUnits = JSON.parse(${JSON.stringify(JSON.stringify(units))});\n` +
     `export const unitDeps = JSON.parse(${JSON.stringify(JSON.stringify(unitDeps(descriptor)))});\n` +
     `export const methodInfo = JSON.parse(${JSON.stringify(JSON.stringify(methodInfoTable(descriptor)))});\n`

@@ -1,8 +1,9 @@
-// The protos compiled at build time (image-builder/protos.ts): a protobufjs JSON descriptor,
-// served as this module by the bundler (image-builder/bundle.ts) and by vitest.config.ts.
+// The protos compiled at build time (image-builder/protos.ts): a protobufjs JSON descriptor, one
+// text per top-level message, enum and service, served as this module by the bundler
+// (image-builder/bundle.ts) and by vitest.config.ts.
 declare module 'bronze:protos' {
-  const descriptor: Record<string, unknown>;
-  export default descriptor;
+  /** A top-level message, enum or service (`machine.VersionResponse`) → its protobufjs JSON descriptor, as text. */
+  export const unitText: Record<string, string>;
   /** `pkg.Service/Method` → the top-level messages and enums it needs (image-builder/protos.ts). */
   export const methodUnits: Record<string, string[]>;
   /** A top-level message or enum → the others its fields name directly (image-builder/protos.ts). */

@@ -532,6 +532,26 @@ describe('one message type at a time (messageType)', () => {
     expect(metadata.root).toBe(messageType('talos.resource.definitions.network.LinkStatusSpec').root);
   });
 
+  it('parses the descriptor text of only the units it needs, each once', async () => {
+    vi.resetModules();
+    const fresh = await import('./protos.ts');
+    const { unitText } = await import('bronze:protos');
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      fresh.messageType('machine.VersionResponse');
+      const parsed = parse.mock.calls.map((c) => c[0]);
+      // VersionResponse, Version, common.Metadata, google.rpc.Status, google.protobuf.Any, ...
+      expect(parsed.length).toBeGreaterThan(2);
+      expect(parsed.length).toBeLessThan(10);
+      expect(parsed).toContain(unitText['machine.VersionResponse']);
+      expect(parsed).not.toContain(unitText['machine.UpgradeRequest']);
+      fresh.messageType('machine.Version');
+      expect(parse).toHaveBeenCalledTimes(parsed.length);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
   it('finds a nested message by its full name, and names an unknown one', () => {
     expect(messageType('cosi.resource.meta.ResourceDefinitionSpec.PrintColumn').fullName).toBe('.cosi.resource.meta.ResourceDefinitionSpec.PrintColumn');
     expect(messageType('cosi.resource.meta.ResourceDefinitionSpec').fullName).toBe('.cosi.resource.meta.ResourceDefinitionSpec');

@@ -10,7 +10,7 @@
 // the options below to deserialize (src/contract/protos.test.ts checks both agree).
 import * as grpc from '@grpc/grpc-js';
 import protobuf from 'protobufjs/light.js';
-import descriptor, { methodInfo as METHOD_INFO, methodUnits, unitDeps } from 'bronze:protos';
+import { methodInfo as METHOD_INFO, methodUnits, unitDeps, unitText } from 'bronze:protos';
 
 export { PROTO_FILES } from './proto-files.ts';
 
@@ -32,11 +32,15 @@ const clients = new Map<string, grpc.ServiceClientConstructor>();
 
 /**
  * The protobufjs root of every proto file (plus the well-known types), for code that encodes
- * messages itself, e.g. packing a machine.SequenceEvent into an Event's Any.
+ * messages itself, e.g. bronzectl decoding an event's Any. It parses every unit's text.
  */
 export function protoRoot(): protobuf.Root {
   if (!cachedRoot) {
-    const root = protobuf.Root.fromJSON(descriptor as protobuf.INamespace);
+    const root = new protobuf.Root();
+    for (const name of Object.keys(unitText)) {
+      const dot = name.lastIndexOf('.');
+      (dot < 0 ? root : root.define(name.slice(0, dot))).addJSON({ [name.slice(dot + 1)]: jsonAt(name) as protobuf.AnyNestedObject });
+    }
     root.resolveAll();
     cachedRoot = root;
   }
@@ -54,16 +58,25 @@ function deserialize(type: protobuf.Type, bytes: Buffer): unknown {
   return type.toObject(type.decode(bytes), CONVERSION);
 }
 
-interface JsonNamespace {
-  nested?: Record<string, JsonNamespace & { methods?: Record<string, unknown> }>;
+interface JsonUnit {
   methods?: Record<string, unknown>;
 }
 
-/** The descriptor's JSON at a full name such as `machine.VersionRequest`. */
-function jsonAt(fullName: string): (JsonNamespace & { methods?: Record<string, unknown> }) | undefined {
-  let node: JsonNamespace | undefined = descriptor as JsonNamespace;
-  for (const part of fullName.split('.')) node = node?.nested?.[part];
-  return node;
+const parsedUnits = new Map<string, JsonUnit>();
+
+/**
+ * The descriptor's JSON of a top-level message, enum or service (a unit) by full name such as
+ * `machine.VersionResponse`, parsed from its text the first time it is asked for (the build
+ * keeps each unit's text apart, image-builder/protos.ts unitTexts, so that a process parses only
+ * what it uses). protobufjs keeps the objects it is given, so each is parsed once.
+ */
+function jsonAt(fullName: string): JsonUnit | undefined {
+  let json = parsedUnits.get(fullName);
+  if (!json && Object.hasOwn(unitText, fullName)) {
+    json = JSON.parse(unitText[fullName]!) as JsonUnit;
+    parsedUnits.set(fullName, json);
+  }
+  return json;
 }
 
 /**
@@ -248,15 +261,9 @@ export function methodsOf(fullName: string): MethodInfo[] {
 
 /** Every service's full name, e.g. `machine.MachineService`, in the order the protos define them. */
 export function serviceNames(): string[] {
-  const out: string[] = [];
-  const walk = (ns: JsonNamespace, prefix: string) => {
-    for (const [name, child] of Object.entries(ns.nested ?? {})) {
-      if (child.methods) out.push(prefix + name);
-      else if (child.nested) walk(child, `${prefix}${name}.`);
-    }
-  };
-  walk(descriptor as JsonNamespace, '');
-  return out;
+  const out = new Set<string>();
+  for (const path of Object.keys(METHOD_INFO)) out.add(path.slice(1, path.lastIndexOf('/')));
+  return [...out];
 }
 
 /** The gRPC object tree of every service (`machine.MachineService`, `grpc.health.v1.Health`, ...). */

@@ -17,6 +17,8 @@
 //                           change) in the same interleaved runs, and prints this build's times
 //                           as a ratio to each one's
 //   make bench ARCH=arm64   (BENCH_ARCH: the arm64 image, its floor init cross-compiled)
+//   BENCH_APPEND="..."      more kernel arguments for every Bronze boot, e.g. bronze.profile=machined
+//                           (the consoles are kept in _out/bench/)
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -34,6 +36,7 @@ for (const dir of AGAINST) {
   }
 }
 const IDLE_SECONDS = 20;
+const APPEND = process.env.BENCH_APPEND ?? '';
 const ARCH: QemuArch = (() => {
   const a = process.env.BENCH_ARCH ?? 'amd64';
   if (!isQemuArch(a)) throw new Error(`BENCH_ARCH=${a}: not amd64 or arm64`);
@@ -172,7 +175,7 @@ interface BronzeRun {
 
 async function bronzeOnce(imageDir?: string): Promise<BronzeRun> {
   const port = await freePort();
-  const vm = new QemuVM({ arch: ARCH, apiPort: port, noReboot: true, memoryMiB: MEMORY, imageDir, append: `bronze.debug.memstats=${IDLE_SECONDS}` }).start();
+  const vm = new QemuVM({ arch: ARCH, apiPort: port, noReboot: true, memoryMiB: MEMORY, imageDir, append: `bronze.debug.memstats=${IDLE_SECONDS}${APPEND ? ` ${APPEND}` : ''}` }).start();
   try {
     const api = await apiAnswers(port, vm);
     const up = await vm.waitFor(/all 5 services Running/, 300_000);

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadBundle, optimizeFrom } from './lib/role-source.ts';
-import { ROLE_LOADED, ROLE_LOAD_START } from './lib/startup.ts';
+import { FIRST_SERVICES_START, FIRST_SERVICES_STARTED, ROLE_LOADED, ROLE_LOAD_START } from './lib/startup.ts';
 import { pickRole, roleNames, roleOf } from './roles.ts';
 import type { RoleHandoff } from './role-entry.ts';
 import { startFirstServices } from './machined/early.ts';
@@ -25,7 +25,12 @@ async function run(): Promise<void> {
     process.exit(2);
   }
   // PID 1 starts the services the API needs before it loads its own code (machined/early.ts).
-  const handoff: RoleHandoff = role === 'machined' && process.pid === 1 ? { role, firstServices: startFirstServices() } : { role };
+  let handoff: RoleHandoff = { role };
+  if (role === 'machined' && process.pid === 1) {
+    performance.mark(FIRST_SERVICES_START);
+    handoff = { role, firstServices: startFirstServices() };
+    performance.mark(FIRST_SERVICES_STARTED);
+  }
   performance.mark(ROLE_LOAD_START);
   const mod = loadBundle<RoleModule>(role, __dirname, require);
   performance.mark(ROLE_LOADED);

@@ -5,6 +5,7 @@
 import { maybeProfile } from './lib/boot-profile.ts';
 import { trimWhileRunning } from './lib/malloc-trim.ts';
 import { initNative } from './lib/native.ts';
+import { NATIVE_LOADED, NATIVE_START } from './lib/startup.ts';
 import type { EarlyChildren } from './machined/early.ts';
 
 /** What the main script hands a role: machined as PID 1 gets the services it started first. */
@@ -18,7 +19,12 @@ export function roleEntry(main: (handoff: RoleHandoff) => Promise<void>, native:
   return {
     async start(handoff = {}) {
       if (handoff.role) await maybeProfile(handoff.role);
-      if (native) trimWhileRunning(await initNative());
+      if (native) {
+        performance.mark(NATIVE_START);
+        const koffi = await initNative();
+        performance.mark(NATIVE_LOADED);
+        trimWhileRunning(koffi);
+      }
       await main(handoff);
     },
   };

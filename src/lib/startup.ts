@@ -5,19 +5,30 @@ import { performance } from 'node:perf_hooks';
 
 export const ROLE_LOAD_START = 'bronze:role-load-start';
 export const ROLE_LOADED = 'bronze:role-loaded';
+/** Around machined's early start of the first services (src/machined/early.ts). */
+export const FIRST_SERVICES_START = 'bronze:first-services-start';
+export const FIRST_SERVICES_STARTED = 'bronze:first-services-started';
+/** Around loading koffi's native module (src/role-entry.ts). */
+export const NATIVE_START = 'bronze:native-start';
+export const NATIVE_LOADED = 'bronze:native-loaded';
 
 function mark(name: string): number | undefined {
   const entries = performance.getEntriesByName(name, 'mark');
   return entries.length > 0 ? entries[entries.length - 1]!.startTime : undefined;
 }
 
-/** e.g. "node 1830 ms, role bundle 412 ms, 2301 ms since exec". */
+/** e.g. "node 1830 ms, role bundle 412 ms, native 40 ms, 2301 ms since exec". */
 export function startupTimes(): string {
   const ms = (n: number) => `${Math.round(n)} ms`;
   const parts = [`node ${ms(performance.nodeTiming.bootstrapComplete)}`];
-  const start = mark(ROLE_LOAD_START);
-  const loaded = mark(ROLE_LOADED);
-  if (start !== undefined && loaded !== undefined) parts.push(`role bundle ${ms(loaded - start)}`);
+  const span = (label: string, from: string, to: string) => {
+    const a = mark(from);
+    const b = mark(to);
+    if (a !== undefined && b !== undefined) parts.push(`${label} ${ms(b - a)}`);
+  };
+  span('first services', FIRST_SERVICES_START, FIRST_SERVICES_STARTED);
+  span('role bundle', ROLE_LOAD_START, ROLE_LOADED);
+  span('native', NATIVE_START, NATIVE_LOADED);
   parts.push(`${ms(performance.now())} since exec`);
   return parts.join(', ');
 }

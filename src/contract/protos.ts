@@ -11,6 +11,7 @@
 import * as grpc from '@grpc/grpc-js';
 import protobuf from 'protobufjs/light.js';
 import { methodInfo as METHOD_INFO, methodUnits, unitDeps, unitText } from 'bronze:protos';
+import { lazyCodegen } from './lazy-codegen.ts';
 
 export { PROTO_FILES } from './proto-files.ts';
 
@@ -22,6 +23,9 @@ export const LOADER_OPTIONS = {
   defaults: true,
   oneofs: true,
 } as const;
+
+// Each message type generates each of its functions when first called, not all five at once.
+lazyCodegen(protobuf);
 
 const CONVERSION: protobuf.IConversionOptions = { longs: String, enums: String, defaults: true, oneofs: true };
 

@@ -1,0 +1,69 @@
+// protobufjs generates a message type's five functions (encode, decode, verify, fromObject,
+// toObject) all at once, with `new Function`, the first time any one of them is called
+// (Type.prototype.setup). A process mostly needs two of them per type: a server fromObject and
+// encode for its replies, decode and toObject for its requests, a client the other way round.
+// Generated code is the largest single cost of a role's first calls under QEMU/TCG (in boot
+// profiles, machined spent 357 ms and networkd 267 ms in protobufjs's Codegen; each of the five
+// costs about a fifth), and no code cache can hold it.
+//
+// lazyCodegen makes protobufjs generate each function when it is first called, with the same
+// generators and arguments as Type.prototype.setup, and the same wrappers for the well-known
+// types (google.protobuf.Any's fromObject and toObject). What it replaces is protobufjs 7's
+// setup, checked by src/contract/lazy-codegen.test.ts against protobufjs's own functions.
+import type protobufLight from 'protobufjs/light.js';
+
+type Protobuf = typeof protobufLight;
+type Generated = (...args: unknown[]) => unknown;
+export const GENERATED = ['encode', 'decode', 'verify', 'fromObject', 'toObject'] as const;
+type Name = (typeof GENERATED)[number];
+
+/** The function protobufjs's setup would make for `name`, wrapped as setup wraps it. */
+function generate(pb: Protobuf, type: protobufLight.Type, name: Name): Generated {
+  // As setup: resolving the fields on the way (fieldsArray initializes them).
+  const types = type.fieldsArray.map((f) => f.resolve().resolvedType);
+  const util = pb.util;
+  let fn: Generated;
+  switch (name) {
+    case 'encode':
+      fn = pb.encoder(type)({ Writer: pb.Writer, types, util }) as Generated;
+      break;
+    case 'decode':
+      fn = pb.decoder(type)({ Reader: pb.Reader, types, util }) as Generated;
+      break;
+    case 'verify':
+      fn = pb.verifier(type)({ types, util }) as Generated;
+      break;
+    case 'fromObject':
+      fn = pb.converter.fromObject(type)({ types, util }) as Generated;
+      break;
+    case 'toObject':
+      fn = pb.converter.toObject(type)({ types, util }) as Generated;
+      break;
+  }
+  const wrapper = (name === 'fromObject' || name === 'toObject') && pb.wrappers[type.fullName];
+  const wrap = wrapper ? wrapper[name] : undefined;
+  if (!wrap) return fn;
+  // setup's wrapping: the wrapper runs with a `this` whose own fromObject/toObject is the generated one.
+  const original = Object.create(type) as Record<string, unknown>;
+  original[name] = fn;
+  return (wrap as Generated).bind(original);
+}
+
+/** Makes every protobufjs Type generate each of its functions on first use; once per process. */
+export function lazyCodegen(pb: Protobuf): void {
+  const proto = pb.Type.prototype as unknown as Record<string, unknown> & { __bronzeLazyCodegen?: true };
+  if (proto.__bronzeLazyCodegen) return;
+  Object.defineProperty(proto, '__bronzeLazyCodegen', { value: true });
+  for (const name of GENERATED) {
+    proto[name] = function lazyGenerated(this: protobufLight.Type, ...args: unknown[]): unknown {
+      const fn = generate(pb, this, name);
+      (this as unknown as Record<string, unknown>)[name] = fn;
+      return fn.apply(this, args);
+    };
+  }
+  // An explicit setup() still makes all five, as protobufjs's does.
+  proto.setup = function setup(this: protobufLight.Type): protobufLight.Type {
+    for (const name of GENERATED) (this as unknown as Record<string, unknown>)[name] = generate(pb, this, name);
+    return this;
+  };
+}

@@ -21,7 +21,7 @@ describe('boot profile', () => {
       samples: [2, 2, 3, 2],
       timeDeltas: [0, 1000, 2000, 4000],
     });
-    expect(lines[0]).toBe('profile: 10 ms sampled; self time per function (<- its main caller):');
+    expect(lines[0]).toBe('profile: 10 ms sampled; self time per function (<- its heaviest callers):');
     // Each sample takes the delta to the next: parse 1 + 2 ms (its last sample has none), the anonymous one 4 ms.
     expect(lines.slice(1)).toEqual(['profile:       4 ms  (anonymous) machined.cjs:20:5  <- (root) machined.cjs:1:5', 'profile:       3 ms  parse machined.cjs:10:5  <- (root) machined.cjs:1:5']);
   });

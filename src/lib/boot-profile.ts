@@ -45,27 +45,24 @@ export function topSelfTime(profile: Profile, limit = 25): string[] {
   const parent = new Map<number, ProfileNode>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n);
   const byFunction = new Map<string, number>();
-  // Per function, its callers' share, so that a hot built-in says who called it.
-  const callers = new Map<string, Map<string, number>>();
+  // Per function, the node (call path) with the most of its self time, so that a hot built-in
+  // says who called it, and who called that.
+  const heaviest = new Map<string, { node: ProfileNode; ms: number }>();
   for (const n of profile.nodes) {
     const ms = selfMs.get(n.id) ?? 0;
     if (ms === 0) continue;
     const key = nameOf(n);
     byFunction.set(key, (byFunction.get(key) ?? 0) + ms);
-    const p = parent.get(n.id);
-    if (p) {
-      const m = callers.get(key) ?? new Map<string, number>();
-      m.set(nameOf(p), (m.get(nameOf(p)) ?? 0) + ms);
-      callers.set(key, m);
-    }
+    if ((heaviest.get(key)?.ms ?? 0) < ms) heaviest.set(key, { node: n, ms });
   }
   const total = (profile.endTime - profile.startTime) / 1000;
   const rows = [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, limit);
-  const topCaller = (k: string) => {
-    const c = [...(callers.get(k) ?? [])].sort((a, b) => b[1] - a[1])[0];
-    return c ? `  <- ${c[0]}` : '';
+  const callPath = (k: string) => {
+    const out: string[] = [];
+    for (let p = parent.get(heaviest.get(k)!.node.id); p && out.length < 4; p = parent.get(p.id)) out.push(`  <- ${nameOf(p)}`);
+    return out.join('');
   };
-  return [`profile: ${total.toFixed(0)} ms sampled; self time per function (<- its main caller):`, ...rows.map(([k, ms]) => `profile: ${ms.toFixed(0).padStart(7)} ms  ${k}${topCaller(k)}`)];
+  return [`profile: ${total.toFixed(0)} ms sampled; self time per function (<- its heaviest callers):`, ...rows.map(([k, ms]) => `profile: ${ms.toFixed(0).padStart(7)} ms  ${k}${callPath(k)}`)];
 }
 
 /** Starts the profile if the command line asks for this role; returns at once. */

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { KmsgLogger } from '../lib/log.ts';
 import { EventBus } from '../machined/api/events.ts';
 import { startMachinedApi } from '../machined/api/server.ts';
@@ -11,6 +11,7 @@ import { DefinitionRegistry } from '../contract/resources/registry.ts';
 import { MemoryState } from '../state/memory.ts';
 import type { WatchEvent } from '../state/state.ts';
 import { RemotePublisher } from './remote-publisher.ts';
+import { RemoteState } from './remote-state.ts';
 
 describe('RemotePublisher against machined\'s real resource API', () => {
   let dir: string;
@@ -71,6 +72,46 @@ describe('RemotePublisher against machined\'s real resource API', () => {
     await watching;
     expect(seen.map((e) => e.type)).toEqual(['bootstrapped', 'created', 'updated', 'destroyed']);
     pub.close();
+  });
+
+  it('writes without reading first what it wrote itself, and reads when the resource is not as it left it', async () => {
+    const calls: string[] = [];
+    const spies = (['get', 'create', 'update'] as const).map((m) => {
+      const real = RemoteState.prototype[m] as (...a: unknown[]) => Promise<unknown>;
+      return vi.spyOn(RemoteState.prototype, m).mockImplementation(function (this: RemoteState, ...a: unknown[]) {
+        calls.push(m);
+        return real.apply(this, a);
+      } as never);
+    });
+    try {
+      const pub = new RemotePublisher('networkd', api.socket);
+      await pub.apply('network', LINK_STATUS_TYPE, 'eth2', link(1500));
+      expect(calls.splice(0)).toEqual(['create']);
+      await pub.apply('network', LINK_STATUS_TYPE, 'eth2', link(1500));
+      expect(calls.splice(0)).toEqual([]);
+      await pub.apply('network', LINK_STATUS_TYPE, 'eth2', link(1400), { physical: 'true' });
+      expect(calls.splice(0)).toEqual(['update']);
+      expect((await state.get('network', LINK_STATUS_TYPE, 'eth2')).metadata.labels).toEqual({ physical: 'true' });
+      pub.close();
+
+      // A new run of the daemon: the resource exists already, so it reads, then updates.
+      const again = new RemotePublisher('networkd', api.socket);
+      await again.apply('network', LINK_STATUS_TYPE, 'eth2', link(1300));
+      expect(calls.splice(0)).toEqual(['create', 'get', 'update']);
+      expect((await state.get<{ mtu: number }>('network', LINK_STATUS_TYPE, 'eth2')).spec.mtu).toBe(1300);
+      await again.apply('network', LINK_STATUS_TYPE, 'eth2', link(1300));
+      expect(calls.splice(0)).toEqual([]);
+
+      // Gone behind its back: the update fails, and it creates it again.
+      await state.destroy('network', LINK_STATUS_TYPE, 'eth2', { owner: 'networkd' });
+      await again.apply('network', LINK_STATUS_TYPE, 'eth2', link(1200));
+      expect(calls.splice(0)).toEqual(['update', 'get', 'create']);
+      expect((await state.get<{ mtu: number }>('network', LINK_STATUS_TYPE, 'eth2')).spec.mtu).toBe(1200);
+      await again.destroy('network', LINK_STATUS_TYPE, 'eth2');
+      again.close();
+    } finally {
+      for (const s of spies) s.mockRestore();
+    }
   });
 
   it('cannot write a type another daemon owns', async () => {

@@ -186,7 +186,9 @@ async function bronzeOnce(imageDir?: string): Promise<BronzeRun> {
     const pss = /memstats: pss (.*)$/.exec(vm.lines[mem]!)![1]!;
     const total = Number(/total=([\d.]+)MiB/.exec(pss)?.[1] ?? NaN);
     // The console of the run, for reading where its time went (machined logs each phase and
-    // every daemon its start-up times).
+    // every daemon its start-up times) and its memory (machined logs each process's PSS by
+    // mapping just after the line above).
+    await new Promise((r) => setTimeout(r, 1000));
     fs.mkdirSync('_out/bench', { recursive: true });
     fs.writeFileSync(`_out/bench/bronze-console-${ARCH}-${port}.log`, vm.lines.join('\n') + '\n');
     fs.writeFileSync(`_out/bench/bronze-probes-${ARCH}-${port}.log`, probes.join('\n') + '\n');

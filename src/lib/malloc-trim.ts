@@ -3,8 +3,9 @@
 // top. A role's start-up leaves megabytes of them behind (Node's and OpenSSL's buffers while
 // the bundle, its code cache and the first TLS contexts load), which the process would
 // otherwise keep for as long as it runs: PSS at idle, on a node that may have 512 MiB in all.
-// Node has no call for it, so the roles that load koffi anyway (NATIVE_ROLES) make it; once
-// when start-up has settled, then now and then, since long operations (an upgrade's image, a
+// Node has no call for it: koffi makes it (loaded at start by the roles that make syscalls,
+// NATIVE_ROLES, and for this alone by the others, src/role-entry.ts); once when start-up has
+// settled, then now and then, since long operations (an upgrade's image, a
 // burst of API calls) leave the same behind. A trim costs milliseconds.
 import type { Koffi } from './native.ts';
 

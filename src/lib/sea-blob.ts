@@ -4,7 +4,8 @@
 // only takes them out of this process's page tables (a later read faults them in again from the
 // page cache, unchanged); until then each process's PSS counts every page of the blob it
 // touched, about its own role's bundle and cache (1-4 MiB). Node has no madvise: koffi calls it,
-// so only the roles that load koffi anyway (NATIVE_ROLES) give theirs back.
+// from initNative (at start in the roles that make syscalls, NATIVE_ROLES; 15 s after start in
+// the others, src/role-entry.ts).
 import type { Koffi } from './native.ts';
 
 const PT_LOAD = 1;

@@ -7,6 +7,16 @@
 // NATIVE_ROLES, and for this alone by the others, src/role-entry.ts); once when start-up has
 // settled, then now and then, since long operations (an upgrade's image, a
 // burst of API calls) leave the same behind. A trim costs milliseconds.
+//
+// Before each trim, V8 gives back what its heap holds and does not use: a last-resort garbage
+// collection (V8's own, as under memory pressure: full collections until nothing more is freed,
+// then its pooled and surplus pages released). A process's V8 heap keeps the pages its busiest
+// moment needed (start-up, a burst of calls) committed for as long as it runs; on the host, a
+// daemon's bundle loaded and then used left 11.5 MiB committed for 8.2 MiB in use, and its
+// anonymous memory went from 32.6 to 16.0 MiB with such a collection (a plain one freed nothing).
+// It frees the ArrayBuffers the C heap holds too, so the trim after it gives more back.
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import type { Koffi } from './native.ts';
 
 /** When the first trim comes after a role starts, and how often after that. */
@@ -21,12 +31,38 @@ export function mallocTrim(k: Koffi): boolean {
   return trim(0) === 1;
 }
 
+type GcOptions = { type: 'major'; execution: 'sync'; flavor: 'last-resort' };
+let gcFunction: ((o: GcOptions) => void) | undefined;
+
+/**
+ * V8's last-resort collection (what V8 does under memory pressure), through the gc extension:
+ * turned on for this process when first needed (a flag set after a code cache was checked does
+ * not affect it). Errors are the caller's to report.
+ */
+export function collectAllGarbage(): void {
+  if (!gcFunction) {
+    v8.setFlagsFromString('--expose-gc');
+    gcFunction = vm.runInNewContext('gc') as (o: GcOptions) => void;
+  }
+  gcFunction({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+}
+
+/** What each scheduled trim does: V8 first, then the C heap. */
+export function releaseMemory(k: Koffi): boolean {
+  try {
+    collectAllGarbage();
+  } catch (err) {
+    process.stderr.write(`bronze: V8's last-resort collection: ${(err as Error).message}\n`);
+  }
+  return mallocTrim(k);
+}
+
 /** Trims on TRIM_SCHEDULE (or `schedule`) until the returned function is called; the timers keep no process alive. */
-export function trimWhileRunning(k: Koffi, schedule: { firstMs: number; everyMs: number } = TRIM_SCHEDULE): () => void {
+export function trimWhileRunning(k: Koffi, schedule: { firstMs: number; everyMs: number } = TRIM_SCHEDULE, release: (k: Koffi) => unknown = releaseMemory): () => void {
   let every: NodeJS.Timeout | undefined;
   const first = setTimeout(() => {
-    mallocTrim(k);
-    every = setInterval(() => mallocTrim(k), schedule.everyMs);
+    release(k);
+    every = setInterval(() => release(k), schedule.everyMs);
     every.unref();
   }, schedule.firstMs);
   first.unref();

@@ -22,7 +22,7 @@ export const NATIVE_ROLES: ReadonlySet<Role> = new Set<Role>(['machined', 'netwo
 export type OptimizingMoment = 'loaded' | 'running';
 
 /**
- * From when a role's V8 may optimize with TurboFan (all roles load and boot without it:
+ * From when a role's V8 may optimize with Maglev and TurboFan (all roles load and boot without them:
  * CODE_CACHE_V8_FLAGS in lib/role-source.ts). apid is the API's hot path from its first call,
  * and machined answers what apid forwards, once the node is up; the other daemons watch and
  * idle, and their work (netlink, uevents, SNTP, a certificate now and then) is never hot enough

@@ -24,6 +24,7 @@ import { runSequence, type SequenceName, type TaskName } from './sequences.ts';
 import { SERVICE_ENV, baseServiceEnv, daemonEnv, serviceSpecs } from './services.ts';
 import { Supervisor } from './supervisor/supervisor.ts';
 import { startMachinedApi } from './api/server.ts';
+import { warmApi } from './api/warm.ts';
 import { EventBus, mirrorServiceEvents } from './api/events.ts';
 import { serviceController } from './controllers/services.ts';
 import { kernelParamController, procSys } from './controllers/sysctls.ts';
@@ -296,6 +297,8 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
         powerCheck: cluster.powerCheck,
         onError: (m) => log.warn(m),
       });
+      // What the first API calls need, made now rather than while the first caller waits (api/warm.ts).
+      setImmediate(() => void warmApi({ state, registry }).catch((err: Error) => log.warn(`warming the API: ${err.message}`)));
     },
     startServices: () => {
       supervisor.start();

@@ -29,7 +29,9 @@ function roundTrip(service: string, method: string, request: object, reply: obje
 /** Warms the API's first calls (see above); resolves when done. Throws what failed. */
 export async function warmApi(deps: { state: State; registry: DefinitionRegistry }): Promise<void> {
   roundTrip('machine.MachineService', 'Version', {}, versionReply());
-  const [definition] = await deps.state.list(META_NAMESPACE, RESOURCE_DEFINITION_TYPE);
+  // The definition of ResourceDefinitions itself (meta.ts publishes one per type, its id the
+  // type in lower case): read alone, not by listing (and so copying) them all.
+  const definition = await deps.state.get(META_NAMESPACE, RESOURCE_DEFINITION_TYPE, RESOURCE_DEFINITION_TYPE.toLowerCase()).catch(() => undefined);
   if (!definition) return;
   const { namespace, type, id } = definition.metadata;
   const resource = toWireResource(definition, deps.registry.get(type));

@@ -57,7 +57,7 @@ $(A)/bootloader/boot-uuid: $(A)/cmdline image-builder/bootloader.sh image-builde
 
 # rootfs.sqsh carries its dm-verity hash tree after the squashfs (image-builder/verity.sh);
 # $(A)/roothash is the root hash every boot path puts on the command line (bronze.roothash=).
-$(A)/rootfs.sqsh: $(B)/bronze $(A)/bootloader/boot-uuid image-builder/rootfs.sh image-builder/verity.sh image-builder/env.sh image-builder/arch.sh $(shell find rootfs -type f)
+$(A)/rootfs.sqsh: $(B)/bronze $(A)/bootloader/boot-uuid image-builder/rootfs.sh image-builder/prefetch-ranges.ts image-builder/verity.sh image-builder/env.sh image-builder/arch.sh $(shell find rootfs -type f)
 	@mkdir -p $(A)
 	@image-builder/rootfs.sh $(ARCH) $< $@ $(A)/bootloader
 	@image-builder/verity.sh $@ $(A)/roothash

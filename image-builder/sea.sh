@@ -2,7 +2,8 @@
 # Makes the Node single-executable application from the role bundles (image-builder/bundle.sh
 # --roles): main.cjs is the main script; every <role>.cjs travels as a SEA asset with its V8
 # code cache <role>.cache and the list of Node built-ins it loads <role>.builtins (both made by
-# image-builder/code-cache.ts), and koffi's native module as the asset `koffi.node`; all
+# image-builder/code-cache.ts), and koffi's native module as the asset `koffi.node` (with its
+# digest, `koffi.node.sha256`); all
 # injected into the pinned Node runtime from npm (stripped), never the host's node.
 # The blob and the caches are made by the pinned runtime of the target arch itself, as SEA and
 # V8 require (a V8 code cache is specific to the architecture): for arm64 on an x86_64 host,
@@ -23,11 +24,13 @@ mkdir -p "$(dirname "$out")"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 [ -f "$roles/main.cjs" ] || { echo "sea.sh: $roles/main.cjs missing (bundle.sh --roles $roles)" >&2; exit 1; }
 cp "$roles"/*.cjs "$work/"; cp "$koffi_native" "$work/koffi.node"
+# The module's digest, as src/lib/native.ts names its extracted file: made here, not at every start.
+sha256sum "$work/koffi.node" | cut -c1-16 > "$work/koffi.node.sha256"
 names=(); for f in "$work"/*.cjs; do n=$(basename "$f" .cjs); [ "$n" = main ] || names+=("$n"); done
 # (A main script alone, such as the broken test image's, has no role bundles and no caches.)
 [ ${#names[@]} -eq 0 ] || "$host_node" --disable-warning=ExperimentalWarning "$ROOT/image-builder/code-cache.ts" \
   --runtime "$node_bin" ${TARGET_RUN[@]:+--emulator "${TARGET_RUN[0]}"} "$work" "${names[@]}"
-assets='"koffi.node": "koffi.node"'
+assets='"koffi.node": "koffi.node", "koffi.node.sha256": "koffi.node.sha256"'
 for n in "${names[@]}"; do assets+=", \"$n.cjs\": \"$n.cjs\", \"$n.cache\": \"$n.cache\", \"$n.builtins\": \"$n.builtins\""; done
 # useCodeCache stays off for main.cjs: it is a few KiB, and Node makes that cache with a random
 # hash seed, so the binary would differ from build to build.

@@ -311,8 +311,9 @@ static void dm_call(int ctl, unsigned long req, void *buf, size_t size, uint32_t
   if (ioctl(ctl, req, buf) != 0) die(what);
 }
 
-/* The verified device (/dev/dm-N) over the loop device `loop`, with the root hash from the command line. */
-static void setup_verity(int loop, const char *roothash, char *dev, size_t devsize) {
+/* The verified device (/dev/dm-N) over the loop device `loop`, with the root hash from the
+   command line; returns its data blocks, for verify_all. */
+static unsigned long long setup_verity(int loop, const char *roothash, char *dev, size_t devsize) {
   struct verity_params vp;
   read_verity_params(loop, &vp);
   struct stat st;
@@ -359,15 +360,19 @@ static void setup_verity(int loop, const char *roothash, char *dev, size_t devsi
 
   snprintf(dev, devsize, "/dev/dm-%u", dmin);
   if (access(dev, F_OK) != 0 && mknod(dev, S_IFBLK | 0600, makedev(major(buf.io.dev), dmin)) != 0 && errno != EEXIST) die("mknod the verity device");
+  return vp.data_blocks;
+}
 
-  /* Read it all once: a block that does not hash to the tree (or a tree that does not hash to
-     the root) is an I/O error here, with the kernel's own "data block N is corrupted" above. */
+/* Reads the verity device `dev` whole, once: a block that does not hash to the tree (or a tree
+   that does not hash to the root) is an I/O error here, with the kernel's own "data block N is
+   corrupted" above, and the boot stops. */
+static void verify_all(const char *dev, unsigned long long data_blocks, const char *roothash) {
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   int fd = open(dev, O_RDONLY | O_CLOEXEC);
   if (fd < 0) die("open the verity device");
   static char chunk[1 << 20];
-  unsigned long long total = vp.data_blocks * VERITY_BLOCK, done = 0;
+  unsigned long long total = data_blocks * VERITY_BLOCK, done = 0;
   while (done < total) {
     ssize_t r = read(fd, chunk, sizeof chunk);
     if (r < 0) {
@@ -377,7 +382,7 @@ static void setup_verity(int loop, const char *roothash, char *dev, size_t devsi
          load; this line, written through the tty, does not. */
       static char one[VERITY_BLOCK];
       unsigned long long block = done / VERITY_BLOCK, end = (done + sizeof chunk) / VERITY_BLOCK;
-      while (block < end && block < vp.data_blocks && pread(fd, one, sizeof one, (off_t)(block * VERITY_BLOCK)) == (ssize_t)sizeof one) block++;
+      while (block < end && block < data_blocks && pread(fd, one, sizeof one, (off_t)(block * VERITY_BLOCK)) == (ssize_t)sizeof one) block++;
       fail("the root filesystem does not match the root hash it was booted with: data block %llu (byte %llu) of %s failed to read (%s); expected root hash %s. Refusing to boot.",
            block, block * VERITY_BLOCK, ROOTFS_IMAGE, strerror(e), roothash);
     }
@@ -387,24 +392,30 @@ static void setup_verity(int loop, const char *roothash, char *dev, size_t devsi
   close(fd);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
-  say("bronze preinit: %s verified (dm-verity, %llu blocks, root hash %s, read in %ld ms)\n", ROOTFS_IMAGE, (unsigned long long)vp.data_blocks, roothash, ms);
+  say("bronze preinit: %s verified (dm-verity, %llu blocks, root hash %s, read in %ld ms)\n", ROOTFS_IMAGE, data_blocks, roothash, ms);
 }
 
 /*
  * Reads ahead, in a child at nice 10, the parts of the binary the node's processes run
  * (/usr/share/bronze/init.prefetch: "<offset> <length>" lines, written at build time by
  * image-builder/prefetch-ranges.ts), so that their squashfs blocks are decompressed into the
- * page cache on the CPU machined leaves idle while its Node starts, instead of one page fault
- * at a time on machined's own. Best effort: a missing list or a failed read ends the child, and
- * every block read this way is verified by dm-verity like any other. The child says how long it
- * took; machined, its parent once this process has exec'ed it, reaps it.
+ * page cache on a CPU left idle, instead of one page fault at a time on machined's own. It
+ * starts while this process reads the verity device whole (whose hashing keeps one CPU busy)
+ * and goes on while machined's Node starts. It only reads: nothing of the root runs before the
+ * whole read has passed, and every block it reads is verified by dm-verity like any other (a
+ * changed one is an I/O error for it too). Best effort: a missing list or a failed read ends
+ * the child, silently. The child says how long it took; machined, its parent once this process
+ * has exec'ed it, reaps it. `root` is where the squashfs is mounted.
  */
 #define PREFETCH_LIST "/usr/share/bronze/init.prefetch"
-static void prefetch_init(void) {
+static void prefetch_init(const char *root) {
   if (fork() != 0) return;
   setpriority(PRIO_PROCESS, 0, 10);
-  FILE *list = fopen(PREFETCH_LIST, "re");
-  int fd = open("/sbin/init", O_RDONLY | O_CLOEXEC);
+  char path[256];
+  snprintf(path, sizeof path, "%s%s", root, PREFETCH_LIST);
+  FILE *list = fopen(path, "re");
+  snprintf(path, sizeof path, "%s/sbin/init", root);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (!list || fd < 0) _exit(0);
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -445,12 +456,21 @@ int main(void) {
   say("bronze preinit: BENCHMARK BUILD: mounting %s without dm-verity\n", ROOTFS_IMAGE);
   snprintf(rootdev, sizeof rootdev, "/dev/loop%d", loop_number(loop));
   (void)setup_verity;
+  (void)verify_all;
 #else
-  setup_verity(loop, roothash, rootdev, sizeof rootdev);
+  unsigned long long data_blocks = setup_verity(loop, roothash, rootdev, sizeof rootdev);
 #endif
 
   mkdir(NEWROOT, 0755);
-  if (mount(rootdev, NEWROOT, "squashfs", MS_RDONLY | MS_NODEV, NULL) != 0) die("mount the verified rootfs.sqsh");
+  /* Mounted before the whole read, so that the read-ahead of the binary runs beside it; a
+     mount that fails (the squashfs's own metadata does not verify) waits for the whole read,
+     which names the block. */
+  int mounted = mount(rootdev, NEWROOT, "squashfs", MS_RDONLY | MS_NODEV, NULL) == 0;
+  if (mounted) prefetch_init(NEWROOT);
+#ifndef BRONZE_BENCH_UNVERIFIED
+  verify_all(rootdev, data_blocks, roothash);
+#endif
+  if (!mounted && mount(rootdev, NEWROOT, "squashfs", MS_RDONLY | MS_NODEV, NULL) != 0) die("mount the verified rootfs.sqsh");
   close(loop); /* the verity target holds the loop device now */
   if (mount("tmpfs", NEWROOT "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64m") != 0)
     die("mount tmpfs on /newroot/run");
@@ -458,6 +478,11 @@ int main(void) {
   if (mount("system", NEWROOT "/system", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
     die("mount tmpfs on /newroot/system");
   if (mount("/dev", NEWROOT "/dev", NULL, MS_MOVE, NULL) != 0) die("move /dev into the new root");
+  /* /proc and /sys: networkd and udevd start while machined loads, and networkd reads the
+     kernel command line (bronze.hostname=, ip=) before it starts DHCP; made here, they are
+     there from the first instruction of /sbin/init instead of after machined has loaded. */
+  if (mount("proc", NEWROOT "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) die("mount proc on /newroot/proc");
+  if (mount("sysfs", NEWROOT "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) die("mount sysfs on /newroot/sys");
 
   /* switch_root: the old root is the kernel's rootfs (not unmountable); free what we can. */
   unlink("/init");
@@ -466,8 +491,10 @@ int main(void) {
   if (chroot(".") != 0) die("chroot");
   if (chdir("/") != 0) die("chdir /");
 
-  prefetch_init();
-  say("bronze preinit: exec /sbin/init\n");
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  say("bronze preinit: exec /sbin/init (preinit's CPU %ld ms, sys %ld ms)\n", (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000,
+      ru.ru_stime.tv_sec * 1000 + ru.ru_stime.tv_usec / 1000);
   char *const argv[] = {"/sbin/init", NULL};
   char *const envp[] = {"PATH=/sbin:/usr/sbin:/bin:/usr/bin", "HOME=/", "TERM=linux", NULL};
   execve("/sbin/init", argv, envp);

@@ -3,7 +3,7 @@
 // wrappers (google.protobuf.Any) included.
 import protobuf from 'protobufjs/light.js';
 import { describe, expect, it } from 'vitest';
-import { GENERATED } from './lazy-codegen.ts';
+import { GENERATED, protobufGenerateConstructor } from './lazy-codegen.ts';
 import { messageType, protoRoot } from './protos.ts';
 
 const own = (t: protobuf.Type) => GENERATED.filter((n) => Object.hasOwn(t, n));
@@ -56,6 +56,37 @@ describe('lazyCodegen', () => {
     const back = any.toObject(any.decode(any.encode(packed).finish()), { json: true }) as Record<string, unknown>;
     expect(back['@type']).toBe('type.googleapis.com/machine.Version');
     expect(version).toBeDefined();
+  });
+
+  it('makes message constructors as protobufjs does, without generating code', () => {
+    // Map, repeated and plain fields, interleaved: the order of the new object's own keys counts.
+    const t = protobuf.Type.fromJSON('Mixed', {
+      fields: {
+        a: { id: 1, type: 'string' },
+        tags: { id: 2, type: 'string', rule: 'repeated' },
+        labels: { id: 3, keyType: 'string', type: 'string' },
+        b: { id: 4, type: 'int32' },
+        more: { id: 5, type: 'int32', rule: 'repeated' },
+      },
+    } as protobuf.IType);
+    new protobuf.Root().add(t);
+    const ours = t.ctor as unknown as new (p?: object) => object;
+    const theirs = protobufGenerateConstructor!(t)() as new (p?: object) => object;
+    expect(String(ours)).not.toContain('this.tags');
+    expect(ours.name).toBe(theirs.name);
+    const given = JSON.parse('{"a":"x","b":null,"c":1,"tags":["t"],"__proto__":{"polluted":true}}') as object;
+    for (const p of [undefined, {}, given, { more: undefined, a: 'y' }]) {
+      const x = new ours(p);
+      const y = new theirs(p);
+      expect(Object.keys(x)).toEqual(Object.keys(y));
+      expect({ ...x }).toEqual({ ...y });
+      expect((x as { polluted?: boolean }).polluted).toBeUndefined();
+    }
+    // Each instance gets its own map and array.
+    expect((new ours() as { tags: string[] }).tags).not.toBe((new ours() as { tags: string[] }).tags);
+    // And messages made through it still encode and decode.
+    const m = t.fromObject({ a: 'x', tags: ['1', '2'], labels: { k: 'v' }, b: 3 });
+    expect(t.toObject(t.decode(t.encode(m).finish()))).toEqual({ a: 'x', tags: ['1', '2'], labels: { k: 'v' }, b: 3 });
   });
 
   it('still makes all five on an explicit setup()', () => {

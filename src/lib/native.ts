@@ -17,6 +17,24 @@ interface SeaApi {
   getRawAsset(key: string): ArrayBuffer;
 }
 
+/** The asset image-builder/sea.sh puts beside `koffi.node`: the first 16 hex digits of its SHA-256. */
+export const KOFFI_DIGEST_ASSET = 'koffi.node.sha256';
+
+/**
+ * The module's file name part: the digest sea.sh recorded at build time (hashing the asset took
+ * machined and networkd 70-80 ms each under QEMU/TCG, on their way to the API), or, in a
+ * binary without that asset, the digest made here.
+ */
+function koffiDigest(sea: SeaApi): string {
+  try {
+    const recorded = Buffer.from(sea.getRawAsset(KOFFI_DIGEST_ASSET)).toString('latin1').trim();
+    if (/^[0-9a-f]{16}$/.test(recorded)) return recorded;
+  } catch {
+    // not in this binary
+  }
+  return crypto.createHash('sha256').update(Buffer.from(sea.getRawAsset('koffi.node'))).digest('hex').slice(0, 16);
+}
+
 function seaApi(): SeaApi | undefined {
   try {
     return process.getBuiltinModule?.('node:sea') as SeaApi | undefined;
@@ -36,11 +54,10 @@ const EXTRACTED_ENV = 'BRONZE_KOFFI_PATH';
 function loadFromSea(sea: SeaApi): Koffi {
   let file = process.env[EXTRACTED_ENV];
   if (!file || !fs.existsSync(file)) {
-    const bytes = Buffer.from(sea.getRawAsset('koffi.node'));
-    const digest = crypto.createHash('sha256').update(bytes).digest('hex').slice(0, 16);
     const dir = extractDir();
-    file = path.join(dir, `koffi-${digest}.node`);
+    file = path.join(dir, `koffi-${koffiDigest(sea)}.node`);
     if (!fs.existsSync(file)) {
+      const bytes = Buffer.from(sea.getRawAsset('koffi.node'));
       fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
       const tmp = `${file}.${process.pid}.tmp`;
       fs.writeFileSync(tmp, bytes, { mode: 0o555 });

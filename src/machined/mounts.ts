@@ -1,7 +1,8 @@
-// The mounts machined makes at boot, as data. /dev (devtmpfs), /run and /system (tmpfs) are made
-// by preinit and handed over: /run holds the extracted native module machined needs before it
-// can mount anything, /system the sockets of the services machined starts before it has loaded
-// (early.ts); machined checks they are there and mounts the rest.
+// The mounts machined makes at boot, as data. /proc, /sys, /dev (devtmpfs), /run and /system
+// (tmpfs) are made by preinit and handed over: /run holds the extracted native module machined
+// needs before it can mount anything, /system the sockets of the services machined starts
+// before it has loaded (early.ts), /proc the kernel command line networkd reads before its
+// first DHCP; machined checks they are there and mounts the rest.
 import fs from 'node:fs';
 import { MS, MNT_DETACH, mount, umount } from '../lib/sys.ts';
 import type { Logger } from '../lib/log.ts';
@@ -21,8 +22,8 @@ export interface MountSpec {
 const NSD = MS.NOSUID | MS.NODEV;
 
 export const EARLY_MOUNTS: readonly MountSpec[] = [
-  { target: '/proc', fstype: 'proc', source: 'proc', flags: NSD | MS.NOEXEC },
-  { target: '/sys', fstype: 'sysfs', source: 'sysfs', flags: NSD | MS.NOEXEC },
+  { target: '/proc', fstype: 'proc', source: 'proc', flags: NSD | MS.NOEXEC, inherited: true },
+  { target: '/sys', fstype: 'sysfs', source: 'sysfs', flags: NSD | MS.NOEXEC, inherited: true },
   { target: '/dev', fstype: 'devtmpfs', source: 'devtmpfs', flags: MS.NOSUID, data: 'mode=0755', inherited: true },
   { target: '/run', fstype: 'tmpfs', source: 'tmpfs', flags: NSD, data: 'mode=0755', inherited: true },
   { target: '/dev/pts', fstype: 'devpts', source: 'devpts', flags: MS.NOSUID | MS.NOEXEC, data: 'gid=5,mode=0620,ptmxmode=0666' },

@@ -21,10 +21,10 @@ describe('sequences', () => {
     const impl = Object.fromEntries(TASKS.map((t) => [t, () => {}])) as Record<TaskName, () => void>;
     const log: string[] = [];
     await runSequence('shutdown', impl, { pid1: true, log: (m) => log.push(m), conditions: { wipesPending: () => false } });
-    expect(log.map((l) => l.replace(/ in \d+ ms$/, ''))).toEqual(['shutdown: services stopped', 'shutdown: filesystems synced and unmounted', 'shutdown: powering off']);
+    expect(log.map((l) => l.replace(/ in \d+ ms \(machined's CPU \d+ ms\)$/, ''))).toEqual(['shutdown: services stopped', 'shutdown: filesystems synced and unmounted', 'shutdown: powering off']);
     log.length = 0;
     await runSequence('reboot', impl, { pid1: true, log: (m) => log.push(m), conditions: { wipesPending: () => true } });
-    expect(log.map((l) => l.replace(/ in \d+ ms$/, ''))).toEqual([
+    expect(log.map((l) => l.replace(/ in \d+ ms \(machined's CPU \d+ ms\)$/, ''))).toEqual([
       'reboot: services stopped',
       'reboot: filesystems synced and unmounted',
       'reboot: volumes wiped as a reset or an upgrade asked',

@@ -30,9 +30,9 @@ import { watchMachineConfig } from '../daemon/config-watch.ts';
 import { networkConfigOf } from './config-map.ts';
 
 /**
- * The kernel command line. On a node networkd may start before machined has mounted /proc
- * (machined/early.ts starts it while machined loads), so it waits for /proc/cmdline rather than
- * lose bronze.hostname= and ip= (30 s at most, then none, said in the log).
+ * The kernel command line. preinit mounts /proc before /sbin/init runs; should it not be there
+ * (a boot path without preinit), networkd waits for machined to mount it rather than lose
+ * bronze.hostname= and ip= (30 s at most, then none, said in the log).
  */
 async function kernelCmdline(onNode: boolean, log: StderrLogger): Promise<string> {
   for (let waited = 0; ; waited += 100) {

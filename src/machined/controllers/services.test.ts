@@ -107,6 +107,30 @@ describe('ServiceController', () => {
     expect(await spec('machined')).toBeUndefined();
   });
 
+  it('a burst of events that change nothing reads and writes nothing (the boot has dozens)', async () => {
+    const { state, sup, rt, spec } = setup();
+    for (const id of ['apid', 'networkd', 'udevd', 'timed', 'trustd']) sup.set(id, 'Running', true);
+    rt.start();
+    await waitFor('trustd', async () => (await spec('trustd')) !== undefined);
+    const calls = { get: 0, list: 0, create: 0, update: 0 };
+    for (const m of Object.keys(calls) as Array<keyof typeof calls>) {
+      const real = state[m].bind(state) as (...a: unknown[]) => unknown;
+      (state as unknown as Record<string, unknown>)[m] = (...a: unknown[]) => {
+        calls[m]++;
+        return real(...a);
+      };
+    }
+    for (let i = 0; i < 20; i++) sup.set('networkd', 'Running', true);
+    sup.set('udevd', 'Running', false);
+    await waitFor('udevd unhealthy', async () => (await spec('udevd'))?.healthy === false);
+    // The one change: udevd read and updated once; the lookups of the test's own spec() are lists.
+    expect({ get: calls.get, create: calls.create, update: calls.update }).toEqual({ get: 1, create: 0, update: 1 });
+    const ownLists = calls.list;
+    sup.set('timed', 'Running', true);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(calls.list, 'no list while the set of services is the same').toBe(ownLists);
+  });
+
   it('removes resources of services that are gone, and unsubscribes when stopped', async () => {
     const { sup, rt, spec } = setup({ includeMachined: false });
     sup.set('a', 'Running');

@@ -38,6 +38,19 @@ export function serviceController(supervisor: ServiceStatusSource, opts: Service
   let subscribed: ControllerContext | undefined;
   /** Specs seen at supervisor events, not yet applied. */
   const pending: Array<{ id: string; spec: ServiceSpec }> = [];
+  // What this run of the controller last wrote, per id, and whether stale resources may be
+  // left: it is the only writer of its type, so a spec it wrote is the one stored, and a pass
+  // writes and lists only what changed. (At boot the supervisor's events came in dozens, each
+  // a pass that read and rewrote every service: a few hundred resource copies in machined.)
+  const written = new Map<string, string>();
+  let listedIds: string | undefined;
+  const apply = async (ctx: ControllerContext, id: string, spec: ServiceSpec) => {
+    const key = JSON.stringify(spec);
+    if (written.get(id) === key) return;
+    written.delete(id);
+    await ctx.state.apply(SERVICES_NAMESPACE, SERVICES_TYPE, id, spec);
+    written.set(id, key);
+  };
   return {
     name: SERVICE_CONTROLLER,
     inputs: [],
@@ -46,6 +59,8 @@ export function serviceController(supervisor: ServiceStatusSource, opts: Service
       if (subscribed !== ctx) {
         // First pass of this run: from now on every supervisor event asks for another pass.
         subscribed = ctx;
+        written.clear();
+        listedIds = undefined;
         const onEvent = (id: string, ev: ServiceEvent) => {
           const info = supervisor.list().find((s) => s.id === id);
           pending.push({ id, spec: serviceSpec({ state: ev.state, healthy: info?.healthy }) });
@@ -63,19 +78,27 @@ export function serviceController(supervisor: ServiceStatusSource, opts: Service
       }
       while (pending.length > 0) {
         const { id, spec } = pending[0]!;
-        await ctx.state.apply(SERVICES_NAMESPACE, SERVICES_TYPE, id, spec);
+        await apply(ctx, id, spec);
         pending.shift();
       }
       const desired = new Map<string, ServiceSpec>();
       if (includeMachined) desired.set('machined', { running: true, healthy: false, unknown: true });
       for (const info of supervisor.list()) desired.set(info.id, serviceSpec(info));
 
-      for (const [id, spec] of desired) await ctx.state.apply(SERVICES_NAMESPACE, SERVICES_TYPE, id, spec);
+      for (const [id, spec] of desired) await apply(ctx, id, spec);
+      // Services no longer supervised: looked for when the set of services changed, or while
+      // one found before still waits on finalizers.
+      const ids = [...desired.keys()].sort().join(',');
+      if (ids === listedIds) return;
+      let left = false;
       for (const r of await ctx.state.list(SERVICES_NAMESPACE, SERVICES_TYPE)) {
         if (desired.has(r.metadata.id) || r.metadata.owner !== SERVICE_CONTROLLER) continue;
+        written.delete(r.metadata.id);
         if (r.metadata.phase === 'running') await ctx.state.teardown(SERVICES_NAMESPACE, SERVICES_TYPE, r.metadata.id);
         if (r.metadata.finalizers.length === 0) await ctx.state.destroy(SERVICES_NAMESPACE, SERVICES_TYPE, r.metadata.id);
+        else left = true;
       }
+      listedIds = left ? undefined : ids;
     },
   };
 }

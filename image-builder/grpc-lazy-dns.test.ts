@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { EAGER_DNS, grpcLazyDns } from './grpc-lazy-dns.ts';
+import { EAGER_DNS, IPV6_LITERAL, grpcLazyDns } from './grpc-lazy-dns.ts';
 
 const require = createRequire(import.meta.url);
 const file = require.resolve('@grpc/grpc-js/build/src/resolver-dns.js');
@@ -25,19 +25,32 @@ describe('grpcLazyDns', () => {
     expect(load(source).required).toContain('dns');
     const lazy = load(grpcLazyDns(source, file));
     expect(lazy.required).not.toContain('dns');
-    // Registered as grpc-js's dns resolver, it is made (which needs dns.promises) and answers
-    // for an address (an IP target is never looked up: no DNS traffic).
+    // Registered as grpc-js's dns resolver, it answers for an address without node:dns (an IP
+    // target is never looked up: no DNS traffic), and loads it for a name.
     lazy.exports.setup();
     const real = createRequire(file);
     // grpc-js's internal modules (no type declarations are published for them).
     const resolver = real('./resolver') as { createResolver(uri: unknown, listener: unknown, options: object): { updateResolution(): void } };
-    const uri = (real('./uri-parser') as { parseUri(s: string): unknown }).parseUri('dns:127.0.0.1:50000');
-    const endpoints = await new Promise<unknown>((resolve) => {
-      const r = resolver.createResolver(uri, ((result: unknown) => (resolve(result), true)) as never, { 'grpc.service_config_disable_resolution': 1 });
-      expect(lazy.required).toContain('dns');
-      r.updateResolution();
-    });
-    expect(JSON.stringify(endpoints)).toMatch(/127\.0\.0\.1.*50000/);
+    const parseUri = (real('./uri-parser') as { parseUri(s: string): unknown }).parseUri;
+    const resolve = (target: string) =>
+      new Promise<string>((done) => {
+        const r = resolver.createResolver(parseUri(target), ((result: unknown) => (done(JSON.stringify(result)), true)) as never, { 'grpc.service_config_disable_resolution': 1 });
+        r.updateResolution();
+      });
+    expect(await resolve('dns:127.0.0.1:50000')).toMatch(/127\.0\.0\.1.*50000/);
+    expect(await resolve('dns:[::]:50000')).toMatch(/"host":"::","port":50000/);
+    expect(lazy.required).not.toContain('dns');
+    expect(await resolve('dns:localhost:50000')).toMatch(/50000/);
+    expect(lazy.required).toContain('dns');
+  });
+
+  it('tells IPv6 literals from names as net.isIPv6 does', async () => {
+    const net = await import('node:net');
+    const isIPv6 = vm.runInNewContext(`${IPV6_LITERAL}; bronzeIsIPv6`, { net_1: net, URL }) as (s: string) => boolean;
+    const cases = ['::', '::1', '1::', 'fe80::1', 'fe80::1%eth0', 'fe80::1%', '2001:db8::1', '::ffff:1.2.3.4', '::ffff:01.2.3.4', '1:2:3:4:5:6:7:8', '1:2:3:4:5:6:7:8:9',
+      '1:2:3:4:5:6:7::', '12345::', 'g::1', '::1.2.3', '1.2.3.4', ':::', '1::2::3', 'FE80::ABCD', '::ffff:256.1.1.1', '0:0:0:0:0:0:1.2.3.4', '[::1]', '::1]/x[',
+      'a:b', ' ::1', '::1 ', '::1/64', '::1?x', '00000::1', '0000::1', 'localhost', '', 'example.com:80'];
+    for (const c of cases) expect(isIPv6(c), JSON.stringify(c)).toBe(net.isIPv6(c));
   });
 
   it('refuses a resolver that does not load node:dns as expected', () => {

@@ -12,6 +12,32 @@ import type * as esbuild from 'esbuild';
 export const GRPC_DNS_RESOLVER = /[\\/]@grpc[\\/]grpc-js[\\/]build[\\/]src[\\/]resolver-dns\.js$/;
 export const EAGER_DNS = 'const dns_1 = require("dns");';
 export const LAZY_DNS = 'let dns_loaded; const dns_1 = { get promises() { return (dns_loaded ??= require("dns")).promises; } };';
+/**
+ * Each resolver also made its own c-ares channel (`new dns.promises.Resolver()`) when it was
+ * constructed, which loaded node:dns anyway, for every target: apid's listening address, each
+ * client's endpoint. It is made when the resolver first looks a name up (a custom DNS server in
+ * the target's authority still makes it at once, as before). And an IP literal target is told
+ * from a name without net.isIPv6, whose first call compiles a large regular expression (88 ms
+ * of apid's start under QEMU/TCG, binding [::]:50000): the same strings, as the URL parser
+ * reads an IPv6 host (`IPV6_LITERAL`; one with a zone index still goes to net.isIPv6).
+ */
+export const EAGER_RESOLVER = 'this.alternativeResolver = new dns_1.promises.Resolver();';
+export const LAZY_RESOLVER = 'this.alternativeResolver = target.authority ? new dns_1.promises.Resolver() : null;';
+const RESOLVER_USE = 'this.alternativeResolver.resolve';
+const LAZY_RESOLVER_USE = '(this.alternativeResolver ??= new dns_1.promises.Resolver()).resolve';
+const IS_IPV6 = '(0, net_1.isIPv6)(hostPort.host)';
+export const IPV6_LITERAL = `
+function bronzeIsIPv6(s) {
+  if (/^[0-9A-Fa-f:.]+$/.test(s)) return s.includes(':') && URL.canParse('http://[' + s + ']/');
+  return s.includes('%') && (0, net_1.isIPv6)(s);
+}`;
+
+function replaceCounted(source: string, file: string, from: string, to: string, count: number): string {
+  const n = source.split(from).length - 1;
+  if (n !== count) throw new Error(`bundle: ${file}: expected '${from}' ${count} time(s), found ${n} (grpc-js changed: look at it again)`);
+  return source.split(from).join(to);
+}
+
 export function grpcLazyDns(source: string, file: string): string {
   const at = source.indexOf(EAGER_DNS);
   if (at < 0 || source.indexOf(EAGER_DNS, at + 1) >= 0) throw new Error(`bundle: ${file}: expected one '${EAGER_DNS}' (grpc-js changed: look at it again)`);
@@ -19,7 +45,14 @@ export function grpcLazyDns(source: string, file: string): string {
   const uses = source.match(/\bdns_1\.\w+/g) ?? [];
   const other = uses.find((u) => u !== 'dns_1.promises');
   if (other) throw new Error(`bundle: ${file}: uses ${other}, which the lazy node:dns does not serve (grpc-js changed: look at it again)`);
-  return source.replace(EAGER_DNS, LAZY_DNS);
+  let out = source.replace(EAGER_DNS, LAZY_DNS);
+  out = replaceCounted(out, file, EAGER_RESOLVER, LAZY_RESOLVER, 1);
+  // The only other uses: setServers under `if (target.authority)`, and the lookups.
+  const others = (out.match(/this\.alternativeResolver\.\w+/g) ?? []).filter((u) => u !== 'this.alternativeResolver.setServers' && !u.startsWith(RESOLVER_USE));
+  if (others.length > 0) throw new Error(`bundle: ${file}: uses ${others[0]}, which the lazy resolver does not serve (grpc-js changed: look at it again)`);
+  out = replaceCounted(out, file, RESOLVER_USE, LAZY_RESOLVER_USE, 3);
+  out = replaceCounted(out, file, IS_IPV6, 'bronzeIsIPv6(hostPort.host)', 1);
+  return out + IPV6_LITERAL + '\n';
 }
 export const grpcLazyDnsPlugin: esbuild.Plugin = {
   name: 'grpc-lazy-dns',

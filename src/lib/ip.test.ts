@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { broadcastOf, bytesToIp, ipToBytes, isLinkLocal, isLoopback, netmaskToPrefix, networkOf, parseCidr, prefixToNetmask } from './ip.ts';
+import { broadcastOf, bytesToIp, ipToBytes, ipVersion, isLinkLocal, isLoopback, netmaskToPrefix, networkOf, parseCidr, prefixToNetmask } from './ip.ts';
 
 describe('IP helpers', () => {
   it('formats IPv6 as RFC 5952 (and as ip(8) prints it)', () => {
@@ -42,5 +42,15 @@ describe('IP helpers', () => {
     expect(isLoopback('::1')).toBe(true);
     expect(isLoopback('127.0.0.2')).toBe(true);
     expect(isLoopback('10.0.0.1')).toBe(false);
+  });
+});
+
+describe('ipVersion', () => {
+  it('says what net.isIP says', async () => {
+    const { isIP } = await import('node:net');
+    const cases = ['::', '::1', '1::', 'fe80::1', 'fe80::1%eth0', 'fe80::1%', '2001:db8::1', '::ffff:1.2.3.4', '::ffff:01.2.3.4', '1:2:3:4:5:6:7:8', '1:2:3:4:5:6:7:8:9',
+      '1:2:3:4:5:6:7::', '12345::', 'g::1', '::1.2.3', '1.2.3.4', '01.2.3.4', '256.1.1.1', ':::', '1::2::3', 'FE80::ABCD', '::ffff:256.1.1.1', '0:0:0:0:0:0:1.2.3.4',
+      '[::1]', '::1]/x[', 'a:b', ' ::1', '::1 ', '::1/64', '::1?x', '00000::1', '0000::1', 'localhost', '', 'bronze-6aa1a7', '10.0.2.15', 'example.com:80'];
+    for (const c of cases) expect(ipVersion(c), JSON.stringify(c)).toBe(isIP(c));
   });
 });

@@ -4,16 +4,28 @@ import net from 'node:net';
 
 export type Family = 'inet4' | 'inet6';
 
+/**
+ * 4, 6 or 0, as net.isIP says, without net.isIPv6, whose first call compiles a large regular
+ * expression (80-90 ms of machined's and apid's boot under QEMU/TCG): an IPv6 literal is what
+ * the URL parser reads as an IPv6 host (one with a zone index still goes to net.isIPv6). The
+ * same test is in grpc-js's resolver as bundled (image-builder/grpc-lazy-dns.ts).
+ */
+export function ipVersion(s: string): 0 | 4 | 6 {
+  if (net.isIPv4(s)) return 4;
+  if (/^[0-9A-Fa-f:.]+$/.test(s)) return s.includes(':') && URL.canParse(`http://[${s}]/`) ? 6 : 0;
+  return s.includes('%') && net.isIPv6(s) ? 6 : 0;
+}
+
 export function familyOf(addr: string): Family {
   if (net.isIPv4(addr)) return 'inet4';
-  if (net.isIPv6(addr)) return 'inet6';
+  if (ipVersion(addr) === 6) return 'inet6';
   throw new Error(`not an IP address: ${JSON.stringify(addr)}`);
 }
 
 /** 4 or 16 bytes. Throws on anything that is not an IP address. */
 export function ipToBytes(addr: string): Buffer {
   if (net.isIPv4(addr)) return Buffer.from(addr.split('.').map(Number));
-  if (!net.isIPv6(addr)) throw new Error(`not an IP address: ${JSON.stringify(addr)}`);
+  if (ipVersion(addr) !== 6) throw new Error(`not an IP address: ${JSON.stringify(addr)}`);
   let text = addr.split('%')[0]!;
   const out = Buffer.alloc(16);
   // An embedded IPv4 tail (::ffff:1.2.3.4) becomes two groups.

@@ -10,6 +10,7 @@ import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { serviceClient } from '../contract/protos.ts';
 import { writeFileAtomic } from '../lib/atomic.ts';
+import { ipVersion } from '../lib/ip.ts';
 import type { Logger } from '../lib/log.ts';
 import type { NodeIdentity } from './config/identity.ts';
 import { PeerCredentials } from '../lib/peer-credentials.ts';
@@ -36,8 +37,8 @@ export function nodeAddresses(): string[] {
 /** Names the serving certificate must carry: the node's addresses, names, loopback, certSANs. */
 export function certificateNames(id: NodeIdentity, addresses: string[], hostname: string): { ips: string[]; dns: string[] } {
   const all = new Set([...addresses, '127.0.0.1', '::1', 'localhost', hostname, ...id.certSANs]);
-  const ips = [...all].filter((n) => net.isIP(n)).sort();
-  const dns = [...all].filter((n) => n && !net.isIP(n)).sort();
+  const ips = [...all].filter((n) => ipVersion(n)).sort();
+  const dns = [...all].filter((n) => n && !ipVersion(n)).sort();
   return { ips, dns };
 }
 

@@ -17,15 +17,17 @@ export function ipVersion(s: string): 0 | 4 | 6 {
 }
 
 export function familyOf(addr: string): Family {
-  if (net.isIPv4(addr)) return 'inet4';
-  if (ipVersion(addr) === 6) return 'inet6';
+  const v = ipVersion(addr);
+  if (v === 4) return 'inet4';
+  if (v === 6) return 'inet6';
   throw new Error(`not an IP address: ${JSON.stringify(addr)}`);
 }
 
 /** 4 or 16 bytes. Throws on anything that is not an IP address. */
 export function ipToBytes(addr: string): Buffer {
-  if (net.isIPv4(addr)) return Buffer.from(addr.split('.').map(Number));
-  if (ipVersion(addr) !== 6) throw new Error(`not an IP address: ${JSON.stringify(addr)}`);
+  const v = ipVersion(addr);
+  if (v === 4) return Buffer.from(addr.split('.').map(Number));
+  if (v !== 6) throw new Error(`not an IP address: ${JSON.stringify(addr)}`);
   let text = addr.split('%')[0]!;
   const out = Buffer.alloc(16);
   // An embedded IPv4 tail (::ffff:1.2.3.4) becomes two groups.

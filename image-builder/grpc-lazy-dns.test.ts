@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { EAGER_DNS, IPV6_LITERAL, grpcLazyDns } from './grpc-lazy-dns.ts';
+import { EAGER_DNS, GRPC_IS_IPV6_FILES, GRPC_IS_IPV6_USES, IPV6_LITERAL, grpcFastIsIPv6, grpcLazyDns } from './grpc-lazy-dns.ts';
 
 const require = createRequire(import.meta.url);
 const file = require.resolve('@grpc/grpc-js/build/src/resolver-dns.js');
@@ -56,5 +56,31 @@ describe('grpcLazyDns', () => {
   it('refuses a resolver that does not load node:dns as expected', () => {
     expect(() => grpcLazyDns('const dns = require("node:dns");', 'x.js')).toThrow(new RegExp(`x\\.js: expected one '${EAGER_DNS.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}'`));
     expect(() => grpcLazyDns(`${EAGER_DNS}\ndns_1.lookup("a");`, 'y.js')).toThrow(/y\.js: uses dns_1\.lookup/);
+  });
+
+  it('has grpc-js name server and peer addresses without net.isIPv6', () => {
+    const at = require.resolve('@grpc/grpc-js/build/src/subchannel-address.js');
+    const real = createRequire(at);
+    // net.isIPv6 is refused: an IPv6 literal must be told from the URL parser alone.
+    const net = { ...(real('net') as object), isIPv6: () => { throw new Error('net.isIPv6 called'); } };
+    const mod = { exports: {} as { subchannelAddressToString(a: object): string } };
+    const source = grpcFastIsIPv6(fs.readFileSync(at, 'utf8'), at);
+    vm.runInThisContext(`(function (exports, require, module) {${source}\n})`)(mod.exports, (id: string) => (id === 'net' ? net : real(id)), mod);
+    expect(mod.exports.subchannelAddressToString({ host: '::', port: 50000 })).toBe('[::]:50000');
+    expect(mod.exports.subchannelAddressToString({ host: '10.0.2.15', port: 50000 })).toBe('10.0.2.15:50000');
+    expect(mod.exports.subchannelAddressToString({ path: '/run/x.sock' })).toBe('/run/x.sock');
+  });
+
+  it('replaces every net.isIPv6 call in the modules it names, and refuses when their count changed', () => {
+    for (const [base, count] of Object.entries(GRPC_IS_IPV6_USES)) {
+      const at = require.resolve(`@grpc/grpc-js/build/src/${base}`);
+      expect(GRPC_IS_IPV6_FILES.test(at), at).toBe(true);
+      const out = grpcFastIsIPv6(fs.readFileSync(at, 'utf8'), at);
+      expect(out.split('bronzeIsIPv6(').length - 1, base).toBe(count + 1); // the calls and the definition
+      // The one net.isIPv6 left is bronzeIsIPv6's own fallback, for a zone index.
+      expect(out.split('(0, net_1.isIPv6)(').length - 1, base).toBe(1);
+    }
+    expect(() => grpcFastIsIPv6('(0, net_1.isIPv6)(a); (0, net_1.isIPv6)(b);', '/x/resolver-ip.js')).toThrow(/resolver-ip\.js: expected .* 1 time\(s\), found 2/);
+    expect(() => grpcFastIsIPv6('', '/x/other.js')).toThrow(/other\.js: not a module/);
   });
 });

@@ -54,9 +54,29 @@ export function grpcLazyDns(source: string, file: string): string {
   out = replaceCounted(out, file, IS_IPV6, 'bronzeIsIPv6(hostPort.host)', 1);
   return out + IPV6_LITERAL + '\n';
 }
+
+/**
+ * The other grpc-js modules that ask net.isIPv6 on Bronze's paths, and how often: binding a
+ * server names its address (subchannel-address.js's subchannelAddressToString, 106 ms of apid's
+ * boot profile under QEMU/TCG, compiling net.isIPv6's expression), a client to a TCP address
+ * sorts the addresses it resolved (pick-first), and `ipv6:` targets are checked (resolver-ip).
+ * They ask bronzeIsIPv6 instead, as the DNS resolver does.
+ */
+export const GRPC_IS_IPV6_USES: Readonly<Record<string, number>> = { 'subchannel-address.js': 1, 'load-balancer-pick-first.js': 2, 'resolver-ip.js': 1 };
+export const GRPC_IS_IPV6_FILES = /[\\/]@grpc[\\/]grpc-js[\\/]build[\\/]src[\\/](subchannel-address|load-balancer-pick-first|resolver-ip)\.js$/;
+const IS_IPV6_CALL = '(0, net_1.isIPv6)(';
+
+export function grpcFastIsIPv6(source: string, file: string): string {
+  const base = file.split(/[\\/]/).pop()!;
+  const count = GRPC_IS_IPV6_USES[base];
+  if (count === undefined) throw new Error(`bundle: ${file}: not a module whose net.isIPv6 is replaced`);
+  return replaceCounted(source, file, IS_IPV6_CALL, 'bronzeIsIPv6(', count) + IPV6_LITERAL + '\n';
+}
+
 export const grpcLazyDnsPlugin: esbuild.Plugin = {
   name: 'grpc-lazy-dns',
   setup(build) {
     build.onLoad({ filter: GRPC_DNS_RESOLVER }, (args) => ({ contents: grpcLazyDns(fs.readFileSync(args.path, 'utf8'), args.path), loader: 'js' }));
+    build.onLoad({ filter: GRPC_IS_IPV6_FILES }, (args) => ({ contents: grpcFastIsIPv6(fs.readFileSync(args.path, 'utf8'), args.path), loader: 'js' }));
   },
 };

@@ -149,6 +149,7 @@ function apiAnswers(port: number, vm: QemuVM): Promise<number> {
       const began = at();
       try {
         await new StateAPI(client).get('meta', 'ResourceDefinitions.meta.cosi.dev', 'resourcedefinitions.meta.cosi.dev', { deadline: Date.now() + 30_000 });
+        probes.push(`${began}..${at()} s: read answered`);
         return Date.now() - vm.startedAt;
       } catch (e) {
         probes.push(`${began}..${at()} s: ${(e as Error).message.split('\n')[0]}`);

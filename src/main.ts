@@ -9,7 +9,7 @@ import { loadBundle, optimizeFrom } from './lib/role-source.ts';
 import { FIRST_SERVICES_START, FIRST_SERVICES_STARTED, ROLE_LOADED, ROLE_LOAD_START } from './lib/startup.ts';
 import { pickRole, roleNames, roleOf } from './roles.ts';
 import type { RoleHandoff } from './role-entry.ts';
-import { startFirstServices } from './machined/early.ts';
+import { firstServicesAtFullPriority, startFirstServices } from './machined/early.ts';
 import { checkReadyFd } from './lib/ready.ts';
 
 interface RoleModule {
@@ -34,6 +34,7 @@ async function run(): Promise<void> {
   performance.mark(ROLE_LOAD_START);
   const mod = loadBundle<RoleModule>(role, __dirname, require);
   performance.mark(ROLE_LOADED);
+  firstServicesAtFullPriority(handoff.firstServices);
   optimizeFrom(role, 'loaded');
   await mod.start(handoff);
 }

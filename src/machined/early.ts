@@ -1,6 +1,7 @@
 // machined's first act as PID 1, before its own bundle has loaded: start the services that
 // depend on nothing (apid and networkd: the API needs both), so that they start while machined
 // loads and mounts instead of after it. Under QEMU/TCG with 2 vCPUs that is seconds earlier.
+// They load at FIRST_SERVICES_LOAD_NICE until machined has loaded its own bundle.
 // The supervisor adopts them as their first run (SupervisorOptions.adopt); until then their
 // output waits in the pipes. Only the light service graph is imported here: this runs from the
 // single executable's main script (src/main.ts).
@@ -9,7 +10,8 @@ import { PassThrough, type Readable } from 'node:stream';
 import fs from 'node:fs';
 import { READY_STDIO, withReadyFd } from '../lib/ready.ts';
 import { selfInvocation } from '../lib/self.ts';
-import { SERVICE_ENV, baseServiceEnv, daemonEnv, firstServices } from './service-graph.ts';
+import { setNice } from '../lib/nice.ts';
+import { FIRST_SERVICES_LOAD_NICE, SERVICE_ENV, baseServiceEnv, daemonEnv, firstServices } from './service-graph.ts';
 
 /**
  * A process started before the supervisor, with its output. The output goes through streams of
@@ -49,6 +51,7 @@ export function startFirstServices(): EarlyChildren {
     }
     child.on('error', () => {}); // a failed spawn has no pid; the supervisor spawns it again
     if (child.pid === undefined) continue;
+    setNice(child.pid, FIRST_SERVICES_LOAD_NICE);
     const stdout = new PassThrough();
     const stderr = new PassThrough();
     const ready = new PassThrough();
@@ -58,4 +61,9 @@ export function startFirstServices(): EarlyChildren {
     out.set(id, { child, stdout, stderr, ready });
   }
   return out;
+}
+
+/** Back to the others' priority, once machined has loaded (FIRST_SERVICES_LOAD_NICE). */
+export function firstServicesAtFullPriority(children: EarlyChildren | undefined): void {
+  for (const { child } of children?.values() ?? []) if (child.pid !== undefined) setNice(child.pid, 0);
 }

@@ -6,7 +6,7 @@
 // check comes later and may take longer (up to a cap), so that checking adds no load when the
 // machine has none to spare. A success brings back the normal interval.
 
-import { setNice } from './process.ts';
+import { setNice } from '../../lib/nice.ts';
 import { errorMessage, type Run, type Service, type SupervisorHooks } from './service.ts';
 
 const DEFAULT_HEALTH_INTERVAL = 1000;

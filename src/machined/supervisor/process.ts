@@ -6,9 +6,8 @@
 // through the ChildProcess 'exit' event.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
 import type { Readable } from 'node:stream';
+import { setNice } from '../../lib/nice.ts';
 import { READY_LINE, READY_STDIO, withReadyFd } from '../../lib/ready.ts';
 import { captureLines } from './output.ts';
 import { toError, type Run, type Service, type SupervisorHooks } from './service.ts';
@@ -120,26 +119,4 @@ export function endRun(svc: Service): Run | undefined {
     run.resolveExited();
   }
   return run;
-}
-
-/**
- * Sets the nice value of every thread of a process. On Linux a nice value belongs to a thread
- * (setpriority's PRIO_PROCESS takes a thread id), and a thread starts with its creator's: Node's
- * V8 and libuv workers started while the process ran at startNice would keep it otherwise.
- * A process already gone (or a host run without the right) keeps its own.
- */
-export function setNice(pid: number, nice: number): void {
-  let threads: number[];
-  try {
-    threads = fs.readdirSync(`/proc/${pid}/task`).map(Number);
-  } catch {
-    threads = [pid];
-  }
-  for (const tid of threads) {
-    try {
-      os.setPriority(tid, nice);
-    } catch {
-      // ESRCH: it exited meanwhile; EACCES: a host run as a user cannot raise a priority back.
-    }
-  }
 }

@@ -63,7 +63,7 @@ export function grpcLazyDns(source: string, file: string): string {
  * They ask bronzeIsIPv6 instead, as the DNS resolver does.
  */
 export const GRPC_IS_IPV6_USES: Readonly<Record<string, number>> = { 'subchannel-address.js': 1, 'load-balancer-pick-first.js': 2, 'resolver-ip.js': 1 };
-export const GRPC_IS_IPV6_FILES = /[\\/]@grpc[\\/]grpc-js[\\/]build[\\/]src[\\/](subchannel-address|load-balancer-pick-first|resolver-ip)\.js$/;
+export const GRPC_IS_IPV6_FILES = new RegExp(`[\\\\/]@grpc[\\\\/]grpc-js[\\\\/]build[\\\\/]src[\\\\/](${Object.keys(GRPC_IS_IPV6_USES).map((f) => f.replace(/\./g, '\\.')).join('|')})$`);
 const IS_IPV6_CALL = '(0, net_1.isIPv6)(';
 
 export function grpcFastIsIPv6(source: string, file: string): string {

@@ -74,7 +74,7 @@ export const SERVICE_ENV: Readonly<Record<string, string>> = { UV_THREADPOOL_SIZ
  */
 export const FIRST_SERVICES_LOAD_NICE = 10;
 
-/** The services with no dependency that start at full priority: machined as PID 1 starts them first of all (early.ts). */
+/** The services with no dependency and no startNice: machined as PID 1 starts them first of all (early.ts), at FIRST_SERVICES_LOAD_NICE until it has loaded. */
 export function firstServices(): DaemonName[] {
   return SERVICE_GRAPH.filter((n) => n.dependsOn.length === 0 && n.startNice === undefined).map((n) => n.id);
 }

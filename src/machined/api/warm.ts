@@ -13,6 +13,7 @@
 // after the API serves and never delays it; it only reads. Each step is a separate turn of the
 // event loop: a call that comes in while it warms is served between two steps (its own first
 // encoding then makes what the next step would have), not after all of them.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { serviceDefinition } from '../../contract/protos.ts';
 import { RESOURCE_DEFINITION_TYPE } from '../../contract/resources/resource-definition.ts';
 import { META_NAMESPACE } from '../../contract/resources/namespace.ts';
@@ -30,7 +31,6 @@ function roundTrip(service: string, method: string, request: object, reply: obje
 
 /** Warms the API's first calls (see above); resolves when done. Throws what failed. */
 export async function warmApi(deps: { state: State; registry: DefinitionRegistry }): Promise<void> {
-  const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
   roundTrip('machine.MachineService', 'Version', {}, versionReply());
   await nextTurn();
   // The definition of ResourceDefinitions itself (meta.ts publishes one per type, its id the

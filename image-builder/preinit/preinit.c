@@ -496,7 +496,9 @@ int main(void) {
   say("bronze preinit: exec /sbin/init (preinit's CPU %ld ms, sys %ld ms)\n", (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000,
       ru.ru_stime.tv_sec * 1000 + ru.ru_stime.tv_usec / 1000);
   char *const argv[] = {"/sbin/init", NULL};
-  char *const envp[] = {"PATH=/sbin:/usr/sbin:/bin:/usr/bin", "HOME=/", "TERM=linux", NULL};
+  /* NODE_OPTIONS: src/machined/service-graph.ts's ROLE_NODE_OPTIONS, for machined (the daemons
+     get them from machined). */
+  char *const envp[] = {"PATH=/sbin:/usr/sbin:/bin:/usr/bin", "HOME=/", "TERM=linux", "NODE_OPTIONS=--use-openssl-ca", NULL};
   execve("/sbin/init", argv, envp);
   die("exec /sbin/init");
   return 1;

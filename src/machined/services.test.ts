@@ -20,18 +20,28 @@ describe('service graph', () => {
   });
 });
 
-describe('daemon V8 flags', () => {
-  it('reach every daemon as NODE_OPTIONS, after any the node already has', async () => {
+describe('daemon V8 flags and the roles\' Node options', () => {
+  it('reach every daemon as NODE_OPTIONS, after any the node already has, each once', async () => {
     const { serviceSpecs, DAEMON_V8_FLAGS } = await import('./services.ts');
+    const { ROLE_NODE_OPTIONS } = await import('./service-graph.ts');
     const before = process.env.NODE_OPTIONS;
-    process.env.NODE_OPTIONS = '--trace-warnings';
     try {
-      for (const spec of serviceSpecs()) {
-        expect(spec.env?.NODE_OPTIONS, spec.id).toBe(['--trace-warnings', ...DAEMON_V8_FLAGS[spec.id as keyof typeof DAEMON_V8_FLAGS]].join(' '));
+      // machined's own NODE_OPTIONS (preinit's) already hold the roles' options: not twice.
+      for (const inherited of ['--trace-warnings', ['--trace-warnings', ...ROLE_NODE_OPTIONS].join(' ')]) {
+        process.env.NODE_OPTIONS = inherited;
+        for (const spec of serviceSpecs()) {
+          expect(spec.env?.NODE_OPTIONS, spec.id).toBe(['--trace-warnings', ...ROLE_NODE_OPTIONS, ...DAEMON_V8_FLAGS[spec.id as keyof typeof DAEMON_V8_FLAGS]].join(' '));
+        }
       }
     } finally {
       if (before === undefined) delete process.env.NODE_OPTIONS;
       else process.env.NODE_OPTIONS = before;
     }
+  });
+
+  it('preinit gives machined the same options the daemons get', async () => {
+    const { ROLE_NODE_OPTIONS } = await import('./service-graph.ts');
+    const preinit = (await import('node:fs')).readFileSync('image-builder/preinit/preinit.c', 'utf8');
+    expect(preinit).toContain(`"NODE_OPTIONS=${ROLE_NODE_OPTIONS.join(' ')}"`);
   });
 });

@@ -6,6 +6,7 @@
 import type { Logger } from '../../lib/log.ts';
 import type { Cmdline } from '../cmdline.ts';
 import { physicalLinks, smbiosUuid } from '../../lib/hostname.ts';
+import { trustBundledRootsFor } from '../../lib/bundled-roots.ts';
 
 export interface ConfigText {
   text: string;
@@ -31,6 +32,7 @@ export async function fetchConfig(url: string, log: Logger, o: FetchOptions = {}
   let last = '';
   for (let i = 1; i <= attempts; i++) {
     try {
+      trustBundledRootsFor(url);
       const res = await fetch(url, { signal: AbortSignal.timeout(o.timeoutMs ?? 10_000) });
       if (res.ok) return await res.text();
       last = `HTTP ${res.status} ${res.statusText}`;

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import * as grpc from '@grpc/grpc-js';
 import { verifyUpgradeImage } from '../../install/image.ts';
+import { trustBundledRootsFor } from '../../lib/bundled-roots.ts';
 import { ApiError } from '../api/common.ts';
 import type { LifecycleContext } from './context.ts';
 
@@ -23,6 +24,7 @@ export async function fetchVerified(ctx: LifecycleContext, url: string, upload: 
     let res: Response | undefined;
     for (let attempt = 1; !res; attempt++) {
       try {
+        trustBundledRootsFor(url);
         res = await fetch(url, { signal });
       } catch (err) {
         const why = (err as { cause?: Error }).cause?.message ?? (err as Error).message;

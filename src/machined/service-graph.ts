@@ -58,11 +58,17 @@ export const DAEMON_V8_FLAGS: Readonly<Record<DaemonName, readonly string[]>> = 
  */
 export const ROLE_NODE_OPTIONS: readonly string[] = ['--use-openssl-ca'];
 
-/** A daemon's whole environment: `env`, with ROLE_NODE_OPTIONS and its V8 flags in NODE_OPTIONS (each once). */
+/**
+ * A daemon's whole environment: `env`, with ROLE_NODE_OPTIONS and its V8 flags appended to
+ * NODE_OPTIONS, each only when NODE_OPTIONS does not hold it already. What NODE_OPTIONS held
+ * stays as it was, repeats included (`-r a -r b` are two options, not one said twice).
+ */
 export function daemonEnv(id: string, env: Record<string, string>): Record<string, string> {
   if (!Object.hasOwn(DAEMON_V8_FLAGS, id)) return env; // not one of Bronze's own (etcd)
-  const options = new Set([...(env.NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean), ...ROLE_NODE_OPTIONS, ...DAEMON_V8_FLAGS[id as DaemonName]]);
-  return { ...env, NODE_OPTIONS: [...options].join(' ') };
+  const inherited = (env.NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean);
+  const have = new Set(inherited);
+  const added = [...new Set([...ROLE_NODE_OPTIONS, ...DAEMON_V8_FLAGS[id as DaemonName]])].filter((o) => !have.has(o));
+  return { ...env, NODE_OPTIONS: [...inherited, ...added].join(' ') };
 }
 
 /** machined's own environment plus `extraEnv`: what every daemon starts from. */

@@ -39,6 +39,16 @@ describe('daemon V8 flags and the roles\' Node options', () => {
     }
   });
 
+  it('keep what NODE_OPTIONS held as it was, repeated options included', async () => {
+    const { daemonEnv, DAEMON_V8_FLAGS } = await import('./services.ts');
+    const { ROLE_NODE_OPTIONS } = await import('./service-graph.ts');
+    const env = daemonEnv('timed', { NODE_OPTIONS: '-r ./a.js -r ./b.js --v8-pool-size=1' });
+    const added = [...ROLE_NODE_OPTIONS, ...DAEMON_V8_FLAGS.timed].filter((o) => o !== '--v8-pool-size=1');
+    expect(env.NODE_OPTIONS).toBe(['-r ./a.js -r ./b.js --v8-pool-size=1', ...added].join(' '));
+    // etcd is not one of Bronze's own: its environment is left alone.
+    expect(daemonEnv('etcd', { NODE_OPTIONS: '-r x' })).toEqual({ NODE_OPTIONS: '-r x' });
+  });
+
   it('preinit gives machined the same options the daemons get', async () => {
     const { ROLE_NODE_OPTIONS } = await import('./service-graph.ts');
     const preinit = (await import('node:fs')).readFileSync('image-builder/preinit/preinit.c', 'utf8');

@@ -87,7 +87,9 @@ async function floorOnce(initrd: string): Promise<number> {
  * had its address stays unanswered (QEMU's user network retries its SYN only seconds later),
  * and when at most two were in flight, as before, the two made just before the address came
  * held the next attempt back for up to 1.5 s (the consoles showed apid serving 1.2 s before the
- * first handshake the benchmark finished). Then the read itself, one at a time with a long deadline, retried
+ * first handshake the benchmark finished). Each attempt's line says whether apid answered its
+ * hello: in the runs of 2026-12-06 only the finished one was answered, so the attempts still in
+ * flight cost apid nothing (the held connections never reach it). Then the read itself, one at a time with a long deadline, retried
  * 250 ms after a failure: on a node still starting the first call may take seconds, and one
  * abandoned at a short deadline would only be paid for again. (Before, each attempt was a gRPC
  * call with a 3 s deadline from the start, which measured in steps of 3 s.)
@@ -127,14 +129,18 @@ function apiAnswers(port: number, vm: QemuVM): Promise<number> {
         socket.destroy();
         clearTimeout(giveUp);
         if (!ok) return probes.push(`${began}..${at()} s: TLS handshake: ${why}`);
+        probes.push(`${began}..${at()} s: TLS handshake finished${answered}`);
         if (!done) {
           finish();
           resolve();
         }
       };
-      const handle = { drop: () => end(false, 'dropped: another handshake finished') };
+      // The first key the client logs is made from the server's hello: apid took up this attempt.
+      let answered = '';
+      socket.once('keylog', () => (answered = `, apid answered its hello at ${at()} s`));
+      const handle = { drop: () => end(false, 'dropped: another handshake finished' + answered) };
       open.add(handle);
-      const giveUp = setTimeout(() => end(false, 'no answer in 1.5 s'), 1500);
+      const giveUp = setTimeout(() => end(false, 'no answer in 1.5 s' + answered), 1500);
       socket.once('secureConnect', () => end(true, ''));
       socket.once('error', (e) => end(false, e.message));
     };

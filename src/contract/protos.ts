@@ -12,6 +12,7 @@ import * as grpc from '@grpc/grpc-js';
 import protobuf from 'protobufjs/light.js';
 import { methodInfo as METHOD_INFO, methodUnits, unitDeps, unitText } from 'bronze:protos';
 import { lazyCodegen } from './lazy-codegen.ts';
+import { type LongClass, fastLongToString } from './long-string.ts';
 
 export { PROTO_FILES } from './proto-files.ts';
 
@@ -26,6 +27,7 @@ export const LOADER_OPTIONS = {
 
 // Each message type generates each of its functions when first called, not all five at once.
 lazyCodegen(protobuf);
+fastLongToString(protobuf.util.Long as unknown as LongClass | null);
 
 const CONVERSION: protobuf.IConversionOptions = { longs: String, enums: String, defaults: true, oneofs: true };
 

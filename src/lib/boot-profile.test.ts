@@ -6,6 +6,28 @@ describe('boot profile', () => {
     expect(profileRequest('console=ttyS0 bronze.profile=machined,apid bronze.profile.seconds=30 quiet')).toEqual({ roles: ['machined', 'apid'], seconds: 30 });
     expect(profileRequest('console=ttyS0')).toEqual({ roles: [], seconds: 60 });
     expect(profileRequest('bronze.profile=udevd bronze.profile.seconds=x')).toEqual({ roles: ['udevd'], seconds: 60 });
+    expect(profileRequest('bronze.profile=apid bronze.profile.window=9-10.5')).toEqual({ roles: ['apid'], seconds: 60, window: { from: 9, to: 10.5 } });
+    // A window that is not two increasing numbers is no window: the whole profile counts.
+    for (const w of ['10-9', '9', 'x-10', '9-10s']) expect(profileRequest(`bronze.profile=apid bronze.profile.window=${w}`)).toEqual({ roles: ['apid'], seconds: 60 });
+  });
+
+  it('counts only the samples in the window, by their CLOCK_MONOTONIC stamps', () => {
+    const frame = (functionName: string) => ({ functionName, url: '/x/apid.cjs', lineNumber: 0, columnNumber: 0 });
+    const profile = {
+      nodes: [
+        { id: 1, callFrame: frame('(root)'), children: [2, 3] },
+        { id: 2, callFrame: frame('early') },
+        { id: 3, callFrame: frame('late') },
+      ],
+      // Started 9 s after the kernel; samples at 9.0, 9.5, 10.0 and 10.5 s.
+      startTime: 9_000_000,
+      endTime: 11_000_000,
+      samples: [2, 2, 3, 3],
+      timeDeltas: [0, 500_000, 500_000, 500_000],
+    };
+    const lines = topSelfTime(profile, 25, { from: 9.9, to: 11 });
+    expect(lines[0]).toBe('profile: 500 ms sampled from 9.9 to 11 s since the kernel started; self time per function (<- its heaviest callers):');
+    expect(lines.slice(1)).toEqual(['profile:     500 ms  late apid.cjs:1:1  <- (root) apid.cjs:1:1']);
   });
 
   it('adds up self time per function, most first', () => {

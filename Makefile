@@ -14,7 +14,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 
 FORCE:
-.PHONY: all deps kernel image test-images sign verify run stop test test-unit test-e2e typecheck wire-types bench bench-lifecycle bench-memory bench-fanout bench-cluster bench-verity bench-load clean
+.PHONY: all deps kernel image test-images sign verify run stop test test-unit test-e2e typecheck wire-types bench bench-lifecycle bench-memory bench-fanout bench-cluster bench-verity bench-load boot-functions clean
 
 all: image
 
@@ -47,7 +47,7 @@ $(OUT)/build/roles/SHA256SUMS: FORCE
 RUNTIME_LOCK_amd64 := package-lock.json
 RUNTIME_LOCK_arm64 := runtimes/arm64/package-lock.json
 
-$(B)/bronze: $(OUT)/build/roles/SHA256SUMS image-builder/sea.sh image-builder/code-cache.ts image-builder/arch.sh $(RUNTIME_LOCK_$(ARCH))
+$(B)/bronze: $(OUT)/build/roles/SHA256SUMS image-builder/sea.sh image-builder/code-cache.ts image-builder/arch.sh $(RUNTIME_LOCK_$(ARCH)) $(wildcard image-builder/boot-functions/*.txt)
 	@image-builder/sea.sh $(ARCH) $(OUT)/build/roles $@
 
 # GRUB for installed disks (BIOS and UEFI), built once and copied onto every disk: by disk.sh
@@ -191,6 +191,12 @@ bench-verity: image
 
 # Each role's bundle loading from its code cache under qemu-x86_64, one process at a time
 # (BENCH_AGAINST_ROLES=<dir>: another build's _out/build/roles in the same interleaved runs).
+# Records the functions each role runs while a node boots (a QEMU boot of this build), for the
+# next build's code caches: image-builder/boot-functions/<role>.txt, committed (see
+# src/lib/boot-functions.ts). Run it after changes that move much of the boot's code.
+boot-functions: image
+	@tsx image-builder/boot-functions.ts $(ARCH)
+
 bench-load: image
 	@node --disable-warning=ExperimentalWarning bench/role-load.ts
 

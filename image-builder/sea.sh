@@ -28,8 +28,9 @@ cp "$roles"/*.cjs "$work/"; cp "$koffi_native" "$work/koffi.node"
 sha256sum "$work/koffi.node" | cut -c1-16 > "$work/koffi.node.sha256"
 names=(); for f in "$work"/*.cjs; do n=$(basename "$f" .cjs); [ "$n" = main ] || names+=("$n"); done
 # (A main script alone, such as the broken test image's, has no role bundles and no caches.)
+# The functions a recorded boot ran are compiled into the caches as well (image-builder/boot-functions.ts).
 [ ${#names[@]} -eq 0 ] || "$host_node" --disable-warning=ExperimentalWarning "$ROOT/image-builder/code-cache.ts" \
-  --runtime "$node_bin" ${TARGET_RUN[@]:+--emulator "${TARGET_RUN[0]}"} "$work" "${names[@]}"
+  --runtime "$node_bin" ${TARGET_RUN[@]:+--emulator "${TARGET_RUN[0]}"} --boot-functions "$ROOT/image-builder/boot-functions" "$work" "${names[@]}"
 assets='"koffi.node": "koffi.node", "koffi.node.sha256": "koffi.node.sha256"'
 for n in "${names[@]}"; do assets+=", \"$n.cjs\": \"$n.cjs\", \"$n.cache\": \"$n.cache\", \"$n.builtins\": \"$n.builtins\""; done
 # useCodeCache stays off for main.cjs: it is a few KiB, and Node makes that cache with a random

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadBundle, optimizeFrom } from './lib/role-source.ts';
+import { maybeRecordBootFunctions } from './lib/boot-functions.ts';
 import { FIRST_SERVICES_START, FIRST_SERVICES_STARTED, ROLE_LOADED, ROLE_LOAD_START } from './lib/startup.ts';
 import { pickRole, roleNames, roleOf } from './roles.ts';
 import type { RoleHandoff } from './role-entry.ts';
@@ -32,7 +33,8 @@ async function run(): Promise<void> {
     performance.mark(FIRST_SERVICES_STARTED);
   }
   performance.mark(ROLE_LOAD_START);
-  const mod = loadBundle<RoleModule>(role, __dirname, require);
+  // bronze.debug.bootfunctions: the recording boot of `make boot-functions` (lib/boot-functions.ts).
+  const mod = loadBundle<RoleModule>(role, __dirname, require, (url, source) => maybeRecordBootFunctions(role, url, source));
   performance.mark(ROLE_LOADED);
   firstServicesAtFullPriority(handoff.firstServices);
   optimizeFrom(role, 'loaded');

@@ -113,7 +113,10 @@ export function assertAsciiBundle(text: string, name: string): void {
   throw new Error(`${name}: character ${at} (line ${line}) is not ASCII, U+${text.codePointAt(at)!.toString(16).toUpperCase().padStart(4, '0')} in ${context}: the single executable reads its bundles as Latin-1; write it as an escape (\\u...) in the source`);
 }
 
-function loadFromSea<T>(api: SeaApi, name: string, require: NodeJS.Require): T {
+/** Told the script's name and its exact source once a bundle from the single executable has loaded. */
+export type OnBundleLoaded = (url: string, source: string) => void;
+
+function loadFromSea<T>(api: SeaApi, name: string, require: NodeJS.Require, onLoaded?: OnBundleLoaded): T {
   // Latin-1, not UTF-8: the bundles are ASCII (assertAsciiBundle, checked when the caches are made).
   const source = wrapRoleSource(Buffer.from(api.getRawAsset(roleAsset(name))).toString('latin1'));
   let cachedData: Buffer | undefined;
@@ -133,6 +136,7 @@ function loadFromSea<T>(api: SeaApi, name: string, require: NodeJS.Require): T {
   const mod = { exports: {} as T };
   const dir = path.dirname(process.execPath);
   fn(mod.exports as object, require, mod as { exports: object }, path.join(dir, filename), dir);
+  onLoaded?.(filename, source);
   return mod.exports;
 }
 
@@ -140,7 +144,7 @@ function loadFromSea<T>(api: SeaApi, name: string, require: NodeJS.Require): T {
  * Loads the bundle `name`: from the single executable's assets, or from `<dir>/<name>.cjs`.
  * `require` is the caller's own (in the single executable it loads Node's built-in modules).
  */
-export function loadBundle<T>(name: string, dir: string, require: NodeJS.Require): T {
+export function loadBundle<T>(name: string, dir: string, require: NodeJS.Require, onLoaded?: OnBundleLoaded): T {
   const api = sea();
-  return api ? loadFromSea<T>(api, name, require) : (require(path.join(dir, roleAsset(name))) as T);
+  return api ? loadFromSea<T>(api, name, require, onLoaded) : (require(path.join(dir, roleAsset(name))) as T);
 }

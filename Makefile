@@ -189,14 +189,14 @@ bench-cluster: image
 bench-verity: image
 	@tsx bench/verity.ts
 
-# Each role's bundle loading from its code cache under qemu-x86_64, one process at a time
-# (BENCH_AGAINST_ROLES=<dir>: another build's _out/build/roles in the same interleaved runs).
 # Records the functions each role runs while a node boots (a QEMU boot of this build), for the
-# next build's code caches: image-builder/boot-functions/<role>.txt, committed (see
-# src/lib/boot-functions.ts). Run it after changes that move much of the boot's code.
+# next build's code caches: image-builder/boot-functions/<role>.txt (see
+# src/lib/boot-functions.ts; none committed yet, README "Boot functions").
 boot-functions: image
 	@tsx image-builder/boot-functions.ts $(ARCH)
 
+# Each role's bundle loading from its code cache under qemu-x86_64, one process at a time
+# (BENCH_AGAINST_ROLES=<dir>: another build's _out/build/roles in the same interleaved runs).
 bench-load: image
 	@node --disable-warning=ExperimentalWarning bench/role-load.ts
 

@@ -14,7 +14,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 
 FORCE:
-.PHONY: all deps kernel image test-images sign verify run stop test test-unit test-e2e typecheck wire-types bench bench-lifecycle bench-memory bench-fanout bench-cluster bench-verity bench-load boot-functions clean
+.PHONY: all deps kernel image test-images sign verify run stop test test-unit test-e2e typecheck wire-types bench bench-lifecycle bench-memory bench-fanout bench-cluster bench-verity bench-load bench-codecs boot-functions clean
 
 all: image
 
@@ -199,6 +199,11 @@ boot-functions: image
 # (BENCH_AGAINST_ROLES=<dir>: another build's _out/build/roles in the same interleaved runs).
 bench-load: image
 	@node --disable-warning=ExperimentalWarning bench/role-load.ts
+
+# The first calls of the messages every boot exchanges, their functions written at build time
+# against generated at first call, under qemu-x86_64 (bench/codecs.ts).
+bench-codecs: deps
+	@tsx bench/codecs.ts
 
 bench: image
 	@image-builder/bundle.sh bench/boot.ts $(OUT)/build/bench-boot.cjs >/dev/null && BENCH_ARCH=$(ARCH) node --no-deprecation $(OUT)/build/bench-boot.cjs

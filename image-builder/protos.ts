@@ -159,10 +159,98 @@ export function unitTexts(descriptor: protobuf.INamespace): Record<string, strin
 }
 
 /**
+ * The messages whose protobufjs functions (encode, decode, verify, fromObject, toObject) are
+ * written at build time instead of generated in every process at its first call: the messages
+ * of these methods (`pkg.Service/*`: every method of the service) and these messages, with
+ * what their fields name. They are what every boot exchanges: the COSI state calls between
+ * machined and the daemons, the health checks, Version, and the ResourceDefinitions the first
+ * API reads return. A boot under QEMU/TCG generated 184 functions at run time, all of these
+ * messages (78 in machined, 38 in networkd); the rest of the protos stay generated on first use.
+ */
+export const BUILD_TIME_CODECS = {
+  methods: ['cosi.resource.State/*', 'grpc.health.v1.Health/*', 'machine.MachineService/Version'],
+  messages: ['cosi.resource.meta.ResourceDefinitionSpec', 'google.protobuf.Empty'],
+} as const;
+
+/** The names of protobufjs's generated functions, in the order a codec factory returns them. */
+export const CODEC_FUNCTIONS = ['encode', 'decode', 'verify', 'fromObject', 'toObject'] as const;
+
+/**
+ * The source of each generated function of `type`, as protobufjs's Type.setup would generate
+ * it: its encoder, decoder, verifier and converters, each a function whose free names are the
+ * scope protobufjs gives it (Writer, Reader, types, util).
+ */
+export function codecSources(type: protobuf.Type): Record<(typeof CODEC_FUNCTIONS)[number], string> {
+  const pb = protobuf as unknown as {
+    encoder(t: protobuf.Type): { toString(): string };
+    decoder(t: protobuf.Type): { toString(): string };
+    verifier(t: protobuf.Type): { toString(): string };
+    converter: { fromObject(t: protobuf.Type): { toString(): string }; toObject(t: protobuf.Type): { toString(): string } };
+  };
+  return {
+    encode: pb.encoder(type).toString(),
+    decode: pb.decoder(type).toString(),
+    verify: pb.verifier(type).toString(),
+    fromObject: pb.converter.fromObject(type).toString(),
+    toObject: pb.converter.toObject(type).toString(),
+  };
+}
+
+/** Every message type (nested ones included) of the units BUILD_TIME_CODECS names, by full name without the leading dot. */
+export function buildTimeCodecTypes(descriptor: protobuf.INamespace, wanted: { methods: readonly string[]; messages: readonly string[] } = BUILD_TIME_CODECS): string[] {
+  const units = new Set<string>();
+  const byMethod = methodUnits(descriptor);
+  const deps = unitDeps(descriptor);
+  const visit = (u: string): void => {
+    if (units.has(u)) return;
+    if (!Object.hasOwn(deps, u)) throw new Error(`BUILD_TIME_CODECS: no message ${u}`);
+    units.add(u);
+    for (const d of deps[u]!) visit(d);
+  };
+  for (const m of wanted.methods) {
+    const [service, method] = m.split('/') as [string, string];
+    const found = Object.keys(byMethod).filter((k) => (method === '*' ? k.startsWith(`${service}/`) : k === m));
+    if (found.length === 0) throw new Error(`BUILD_TIME_CODECS: no method ${m}`);
+    for (const k of found) for (const u of byMethod[k]!) visit(u);
+  }
+  for (const u of wanted.messages) visit(u);
+  const root = protobuf.Root.fromJSON(descriptor);
+  root.resolveAll();
+  const out: string[] = [];
+  const walk = (o: protobuf.ReflectionObject): void => {
+    if (!(o instanceof protobuf.Type)) return;
+    out.push(o.fullName.replace(/^\./, ''));
+    for (const n of o.nestedArray) walk(n);
+  };
+  for (const u of [...units].sort()) walk(root.lookup(u)!);
+  return out;
+}
+
+/**
+ * The `codecs` export of the protos module: for each message of buildTimeCodecTypes, a factory
+ * taking protobufjs's scope (Writer, Reader, types, util) and returning its five functions,
+ * written out as protobufjs generates them (codecSources). In the bundle they are code like the
+ * rest: compiled when first called (from the code cache's lazy functions, without protobufjs
+ * building their source text and a Function of it in every process, which its boot profiles
+ * showed as machined's and networkd's largest self time).
+ */
+export function codecsModuleSource(descriptor: protobuf.INamespace): string {
+  const root = protobuf.Root.fromJSON(descriptor);
+  root.resolveAll();
+  const entries = buildTimeCodecTypes(descriptor).map((name) => {
+    const src = codecSources(root.lookupType(name));
+    const fns = CODEC_FUNCTIONS.map((f) => `${f}: ${src[f]}`).join(',\n');
+    return `${JSON.stringify(name)}: function (Writer, Reader, types, util) { return {\n${fns}\n}; }`;
+  });
+  return `export const codecs = {\n${entries.join(',\n')}\n};\n`;
+}
+
+/**
  * The descriptor as an ES module's source (a JSON.parse of a string is V8's fastest literal):
  * `unitText` each unit's JSON text (unitTexts), `methodUnits` what each method needs of them,
  * `unitDeps` what each top-level message and enum names directly, `methodInfo` each method's
- * streaming and reply shape.
+ * streaming and reply shape, `codecs` the functions of the messages every boot exchanges
+ * (codecsModuleSource).
  */
 export function protosModuleSource(dir = PROTOS_DIR): string {
   const descriptor = compileProtos(dir);
@@ -171,7 +259,8 @@ export function protosModuleSource(dir = PROTOS_DIR): string {
     `export const unitText = JSON.parse(${JSON.stringify(JSON.stringify(unitTexts(descriptor)))});\n` +
     `export const methodUnits = JSON.parse(${JSON.stringify(JSON.stringify(units))});\n` +
     `export const unitDeps = JSON.parse(${JSON.stringify(JSON.stringify(unitDeps(descriptor)))});\n` +
-    `export const methodInfo = JSON.parse(${JSON.stringify(JSON.stringify(methodInfoTable(descriptor)))});\n`
+    `export const methodInfo = JSON.parse(${JSON.stringify(JSON.stringify(methodInfoTable(descriptor)))});\n` +
+    codecsModuleSource(descriptor)
   );
 }
 

@@ -2,7 +2,9 @@
 // one the same as the one protobufjs generates (same bytes, same objects), the well-known types'
 // wrappers (google.protobuf.Any) included.
 import protobuf from 'protobufjs/light.js';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { codecs } from 'bronze:protos';
+import { buildTimeCodecTypes, codecSources, compileProtos } from '../../image-builder/protos.ts';
 import { GENERATED, protobufGenerateConstructor } from './lazy-codegen.ts';
 import { messageType, protoRoot } from './protos.ts';
 
@@ -93,5 +95,57 @@ describe('lazyCodegen', () => {
     const t = protoRoot().lookupType('machine.LoadAvg');
     t.setup();
     expect(own(t).sort()).toEqual([...GENERATED].sort());
+  });
+
+  describe('functions written at build time', () => {
+    const names = buildTimeCodecTypes(compileProtos());
+
+    it('are the messages every boot exchanges, and only those', () => {
+      expect(Object.keys(codecs).sort()).toEqual([...names].sort());
+      for (const n of ['cosi.resource.Metadata', 'cosi.resource.WatchResponse', 'grpc.health.v1.HealthCheckResponse', 'machine.VersionResponse', 'cosi.resource.meta.ResourceDefinitionSpec.PrintColumn', 'google.protobuf.Timestamp']) expect(names).toContain(n);
+      expect(names).not.toContain('machine.ServiceList');
+    });
+
+    it('are what protobufjs generates for the types a process builds at run time', () => {
+      // They are written from the root of every proto; a process builds its types in the root
+      // of only what it asked for (protos.ts). protobufjs must generate the same code from both.
+      const whole = protobuf.Root.fromJSON(compileProtos());
+      whole.resolveAll();
+      for (const n of names) {
+        const atBuild = codecSources(whole.lookupType(n) as never);
+        const atRun = codecSources(messageType(n) as never);
+        for (const f of GENERATED) expect(atRun[f], `${n} ${f}`).toBe(atBuild[f]);
+      }
+    });
+
+    it('are used instead of generated code, and encode and decode as protobufjs does', () => {
+      const encoder = vi.spyOn(protobuf, 'encoder');
+      const decoder = vi.spyOn(protobuf, 'decoder');
+      try {
+        const t = messageType('cosi.resource.Resource');
+        const value = {
+          metadata: { namespace: 'network', type: 'LinkStatuses.net.talos.dev', id: 'eth0', version: '3', owner: 'networkd', phase: 'running', created: { seconds: '1700000000', nanos: 7 }, labels: { a: 'b' }, finalizers: ['f'] },
+          spec: { yaml_spec: 'kind: ether\n', proto_spec: Buffer.from([1, 2]) },
+        };
+        const bytes = t.encode(t.fromObject(value)).finish();
+        const opts = { longs: String, enums: String, defaults: true, oneofs: true };
+        const back = t.toObject(t.decode(bytes), opts);
+        expect(encoder).not.toHaveBeenCalled();
+        expect(decoder).not.toHaveBeenCalled();
+        // protobufjs's own functions for the same type give the same bytes and object.
+        const util = protobuf.util;
+        const types = t.fieldsArray.map((f) => f.resolve().resolvedType);
+        const encode = protobuf.encoder(t)({ Writer: protobuf.Writer, types, util }) as (m: object) => protobuf.Writer;
+        const fromObject = protobuf.converter.fromObject(t)({ types, util }) as (o: object) => protobuf.Message;
+        const decode = protobuf.decoder(t)({ Reader: protobuf.Reader, types, util }) as (r: Uint8Array) => protobuf.Message;
+        const toObject = protobuf.converter.toObject(t)({ types, util }) as (m: object, o: object) => object;
+        expect(Buffer.from(bytes)).toEqual(Buffer.from(encode.call(t, fromObject.call(t, value)).finish()));
+        expect(back).toEqual(toObject.call(t, decode.call(t, bytes), opts));
+        expect((back as { metadata: { labels: object } }).metadata.labels).toEqual({ a: 'b' });
+      } finally {
+        encoder.mockRestore();
+        decoder.mockRestore();
+      }
+    });
   });
 });

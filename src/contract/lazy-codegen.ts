@@ -17,13 +17,26 @@ type Generated = (...args: unknown[]) => unknown;
 export const GENERATED = ['encode', 'decode', 'verify', 'fromObject', 'toObject'] as const;
 type Name = (typeof GENERATED)[number];
 
+/** A message's five functions written at build time (image-builder/protos.ts codecsModuleSource), by full name without the leading dot. */
+export type BuildTimeCodecs = Record<string, (Writer: unknown, Reader: unknown, types: unknown[], util: unknown) => Record<Name, (...args: unknown[]) => unknown>>;
+
+/** Each type's functions from its build-time factory, made once per type (the factory makes all five closures; each compiles when first called). */
+const madeAtBuild = new WeakMap<protobufLight.Type, Record<Name, Generated>>();
+
 /** The function protobufjs's setup would make for `name`, wrapped as setup wraps it. */
-function generate(pb: Protobuf, type: protobufLight.Type, name: Name): Generated {
+function generate(pb: Protobuf, type: protobufLight.Type, name: Name, codecs: BuildTimeCodecs): Generated {
   // As setup: resolving the fields on the way (fieldsArray initializes them).
   const types = type.fieldsArray.map((f) => f.resolve().resolvedType);
   const util = pb.util;
   let fn: Generated;
-  switch (name) {
+  let built = madeAtBuild.get(type);
+  const key = type.fullName.slice(1);
+  if (!built && Object.hasOwn(codecs, key)) {
+    built = codecs[key]!(pb.Writer, pb.Reader, types, util);
+    madeAtBuild.set(type, built);
+  }
+  if (built) fn = built[name];
+  else switch (name) {
     case 'encode':
       fn = pb.encoder(type)({ Writer: pb.Writer, types, util }) as Generated;
       break;
@@ -73,8 +86,12 @@ function closureConstructor(type: protobufLight.Type): () => unknown {
   };
 }
 
-/** Makes every protobufjs Type generate each of its functions on first use; once per process. */
-export function lazyCodegen(pb: Protobuf): void {
+/**
+ * Makes every protobufjs Type generate each of its functions on first use; once per process.
+ * A type `codecs` has (by full name) takes its functions from there instead of generating them:
+ * the same code, written at build time from the same descriptor.
+ */
+export function lazyCodegen(pb: Protobuf, codecs: BuildTimeCodecs = {}): void {
   const proto = pb.Type.prototype as unknown as Record<string, unknown> & { __bronzeLazyCodegen?: true };
   if (proto.__bronzeLazyCodegen) return;
   Object.defineProperty(proto, '__bronzeLazyCodegen', { value: true });
@@ -83,14 +100,14 @@ export function lazyCodegen(pb: Protobuf): void {
   TypeStatics.generateConstructor = closureConstructor;
   for (const name of GENERATED) {
     proto[name] = function lazyGenerated(this: protobufLight.Type, ...args: unknown[]): unknown {
-      const fn = generate(pb, this, name);
+      const fn = generate(pb, this, name, codecs);
       (this as unknown as Record<string, unknown>)[name] = fn;
       return fn.apply(this, args);
     };
   }
   // An explicit setup() still makes all five, as protobufjs's does.
   proto.setup = function setup(this: protobufLight.Type): protobufLight.Type {
-    for (const name of GENERATED) (this as unknown as Record<string, unknown>)[name] = generate(pb, this, name);
+    for (const name of GENERATED) (this as unknown as Record<string, unknown>)[name] = generate(pb, this, name, codecs);
     return this;
   };
 }

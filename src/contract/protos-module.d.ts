@@ -10,4 +10,9 @@ declare module 'bronze:protos' {
   export const unitDeps: Record<string, string[]>;
   /** `/pkg.Service/Method` → its streaming and reply shape, in proto order (image-builder/protos.ts). */
   export const methodInfo: Record<string, { requestStream: boolean; responseStream: boolean; reply: 'envelope' | 'stamped' | 'plain' }>;
+  /**
+   * A message (`cosi.resource.Metadata`) → a factory of its five protobufjs functions, written at
+   * build time for the messages every boot exchanges (image-builder/protos.ts codecsModuleSource).
+   */
+  export const codecs: Record<string, (Writer: unknown, Reader: unknown, types: unknown[], util: unknown) => Record<'encode' | 'decode' | 'verify' | 'fromObject' | 'toObject', (...args: unknown[]) => unknown>>;
 }

@@ -10,7 +10,7 @@
 // the options below to deserialize (src/contract/protos.test.ts checks both agree).
 import * as grpc from '@grpc/grpc-js';
 import protobuf from 'protobufjs/light.js';
-import { methodInfo as METHOD_INFO, methodUnits, unitDeps, unitText } from 'bronze:protos';
+import { codecs, methodInfo as METHOD_INFO, methodUnits, unitDeps, unitText } from 'bronze:protos';
 import { lazyCodegen } from './lazy-codegen.ts';
 import { type LongClass, fastLongToString } from './long-string.ts';
 
@@ -25,8 +25,9 @@ export const LOADER_OPTIONS = {
   oneofs: true,
 } as const;
 
-// Each message type generates each of its functions when first called, not all five at once.
-lazyCodegen(protobuf);
+// Each message type generates each of its functions when first called, not all five at once;
+// the messages every boot exchanges have theirs written at build time (`codecs`).
+lazyCodegen(protobuf, codecs);
 fastLongToString(protobuf.util.Long as unknown as LongClass | null);
 
 const CONVERSION: protobuf.IConversionOptions = { longs: String, enums: String, defaults: true, oneofs: true };

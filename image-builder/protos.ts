@@ -196,11 +196,24 @@ export function codecSources(type: protobuf.Type): Record<(typeof CODEC_FUNCTION
   };
 }
 
+/** What protosModuleSource has made from the descriptor already, so that the codecs do not make it again. */
+interface MadeFromDescriptor {
+  root: protobuf.Root;
+  methodUnits: Record<string, string[]>;
+  unitDeps: Record<string, string[]>;
+}
+
+function resolvedRoot(descriptor: protobuf.INamespace): protobuf.Root {
+  const root = protobuf.Root.fromJSON(descriptor);
+  root.resolveAll();
+  return root;
+}
+
 /** Every message type (nested ones included) of the units BUILD_TIME_CODECS names, by full name without the leading dot. */
-export function buildTimeCodecTypes(descriptor: protobuf.INamespace, wanted: { methods: readonly string[]; messages: readonly string[] } = BUILD_TIME_CODECS): string[] {
+export function buildTimeCodecTypes(descriptor: protobuf.INamespace, made: Partial<MadeFromDescriptor> = {}, wanted: { methods: readonly string[]; messages: readonly string[] } = BUILD_TIME_CODECS): string[] {
   const units = new Set<string>();
-  const byMethod = methodUnits(descriptor);
-  const deps = unitDeps(descriptor);
+  const byMethod = made.methodUnits ?? methodUnits(descriptor);
+  const deps = made.unitDeps ?? unitDeps(descriptor);
   const visit = (u: string): void => {
     if (units.has(u)) return;
     if (!Object.hasOwn(deps, u)) throw new Error(`BUILD_TIME_CODECS: no message ${u}`);
@@ -214,8 +227,7 @@ export function buildTimeCodecTypes(descriptor: protobuf.INamespace, wanted: { m
     for (const k of found) for (const u of byMethod[k]!) visit(u);
   }
   for (const u of wanted.messages) visit(u);
-  const root = protobuf.Root.fromJSON(descriptor);
-  root.resolveAll();
+  const root = made.root ?? resolvedRoot(descriptor);
   const out: string[] = [];
   const walk = (o: protobuf.ReflectionObject): void => {
     if (!(o instanceof protobuf.Type)) return;
@@ -234,10 +246,9 @@ export function buildTimeCodecTypes(descriptor: protobuf.INamespace, wanted: { m
  * building their source text and a Function of it in every process, which its boot profiles
  * showed as machined's and networkd's largest self time).
  */
-export function codecsModuleSource(descriptor: protobuf.INamespace): string {
-  const root = protobuf.Root.fromJSON(descriptor);
-  root.resolveAll();
-  const entries = buildTimeCodecTypes(descriptor).map((name) => {
+export function codecsModuleSource(descriptor: protobuf.INamespace, made: Partial<MadeFromDescriptor> = {}): string {
+  const root = made.root ?? resolvedRoot(descriptor);
+  const entries = buildTimeCodecTypes(descriptor, { ...made, root }).map((name) => {
     const src = codecSources(root.lookupType(name));
     const fns = CODEC_FUNCTIONS.map((f) => `${f}: ${src[f]}`).join(',\n');
     return `${JSON.stringify(name)}: function (Writer, Reader, types, util) { return {\n${fns}\n}; }`;
@@ -255,12 +266,13 @@ export function codecsModuleSource(descriptor: protobuf.INamespace): string {
 export function protosModuleSource(dir = PROTOS_DIR): string {
   const descriptor = compileProtos(dir);
   const units = methodUnits(descriptor);
+  const deps = unitDeps(descriptor);
   return (
     `export const unitText = JSON.parse(${JSON.stringify(JSON.stringify(unitTexts(descriptor)))});\n` +
     `export const methodUnits = JSON.parse(${JSON.stringify(JSON.stringify(units))});\n` +
-    `export const unitDeps = JSON.parse(${JSON.stringify(JSON.stringify(unitDeps(descriptor)))});\n` +
+    `export const unitDeps = JSON.parse(${JSON.stringify(JSON.stringify(deps))});\n` +
     `export const methodInfo = JSON.parse(${JSON.stringify(JSON.stringify(methodInfoTable(descriptor)))});\n` +
-    codecsModuleSource(descriptor)
+    codecsModuleSource(descriptor, { methodUnits: units, unitDeps: deps })
   );
 }
 

@@ -1,10 +1,11 @@
 // grpc-js's DNS resolver as bundle.ts bundles it: node:dns is not loaded with it, and the
 // resolver still resolves a name once it is asked to.
 import fs from 'node:fs';
+import net from 'node:net';
 import { createRequire } from 'node:module';
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { EAGER_DNS, GRPC_IS_IPV6_FILES, GRPC_IS_IPV6_USES, IPV6_LITERAL, grpcFastIsIPv6, grpcLazyDns } from './grpc-lazy-dns.ts';
+import { EAGER_DNS, GRPC_IS_IPV6_FILES, GRPC_IS_IPV6_USES, GRPC_SERVER, IPV6_LITERAL, grpcFastIsIPv6, grpcLazyDns, grpcServerListen } from './grpc-lazy-dns.ts';
 
 const require = createRequire(import.meta.url);
 const file = require.resolve('@grpc/grpc-js/build/src/resolver-dns.js');
@@ -82,5 +83,46 @@ describe('grpcLazyDns', () => {
     }
     expect(() => grpcFastIsIPv6('(0, net_1.isIPv6)(a); (0, net_1.isIPv6)(b);', '/x/resolver-ip.js')).toThrow(/resolver-ip\.js: expected .* 1 time\(s\), found 2/);
     expect(() => grpcFastIsIPv6('', '/x/other.js')).toThrow(/other\.js: not a module/);
+  });
+
+  it("has grpc-js's server listen on [::] without a lookup, and on any other address as before", async () => {
+    const at = require.resolve('@grpc/grpc-js/build/src/server.js');
+    expect(GRPC_SERVER.test(at)).toBe(true);
+    const real = createRequire(at);
+    const mod = { exports: {} as { Server: new () => { bindAsync(a: string, c: unknown, cb: (e: Error | null, port: number) => void): void; forceShutdown(): void } } };
+    vm.runInThisContext(`(function (exports, require, module) {${grpcServerListen(fs.readFileSync(at, 'utf8'), at)}\n})`)(mod.exports, real, mod);
+    const creds = (real('./server-credentials') as { ServerCredentials: { createInsecure(): unknown } }).ServerCredentials.createInsecure();
+    const listened: unknown[] = [];
+    const listen = net.Server.prototype.listen;
+    net.Server.prototype.listen = function (this: net.Server, ...args: unknown[]) {
+      listened.push(args[0]);
+      return (listen as (...a: unknown[]) => net.Server).apply(this, args);
+    } as typeof listen;
+    const servers: { forceShutdown(): void }[] = [];
+    const bind = (address: string) =>
+      new Promise<number>((resolve, reject) => {
+        const server = new mod.exports.Server();
+        servers.push(server);
+        server.bindAsync(address, creds, (err, port) => (err ? reject(err) : resolve(port)));
+      });
+    const reaches = (host: string, port: number) =>
+      new Promise<boolean>((resolve) => {
+        const s = net.connect({ host, port }, () => (s.destroy(), resolve(true)));
+        s.on('error', () => resolve(false));
+      });
+    try {
+      const any = await bind('[::]:0');
+      expect(listened[0]).toEqual({ port: 0 });
+      // The unspecified IPv6 address, dual stack: both loopbacks reach it.
+      expect(await reaches('127.0.0.1', any)).toBe(true);
+      expect(await reaches('::1', any)).toBe(true);
+      const v4 = await bind('127.0.0.1:0');
+      expect(listened[1]).toEqual({ host: '127.0.0.1', port: 0 });
+      expect(await reaches('127.0.0.1', v4)).toBe(true);
+    } finally {
+      net.Server.prototype.listen = listen;
+      for (const s of servers) s.forceShutdown();
+    }
+    expect(() => grpcServerListen('http2Server.listen(x, () => {', '/x/server.js')).toThrow(/server\.js: expected 'http2Server\.listen\(address, \(\) => \{' 1 time\(s\), found 0/);
   });
 });

@@ -73,10 +73,32 @@ export function grpcFastIsIPv6(source: string, file: string): string {
   return replaceCounted(source, file, IS_IPV6_CALL, 'bronzeIsIPv6(', count) + IPV6_LITERAL + '\n';
 }
 
+/**
+ * grpc-js's server hands Node's `listen` the address it resolved, `{ host: '::', port }` for
+ * apid's `[::]:50000`. With a host, Node looks it up first (`lookupAndListen`: it loads node:dns,
+ * which makes a c-ares channel, and `dns.lookup` asks `net.isIP`, whose IPv6 expression compiles
+ * at its first call: 159 ms of self time in apid's boot profile under QEMU/TCG, 42 ms more
+ * loading node:dns), though an IP literal needs no lookup. Node's listen without a host binds
+ * the same unspecified address, `::` (dual stack; IPv4's `0.0.0.0` only where the kernel has no
+ * IPv6, which `::` given as a host would refuse), so grpc-js's server leaves the host out for
+ * `::` alone. Any other address is listened on as before.
+ */
+export const GRPC_SERVER = /[\\/]@grpc[\\/]grpc-js[\\/]build[\\/]src[\\/]server\.js$/;
+const SERVER_LISTEN = 'http2Server.listen(address, () => {';
+export const UNSPECIFIED_LISTEN = `
+function bronzeListenAddress(address) {
+  return 'host' in address && address.host === '::' ? { port: address.port } : address;
+}`;
+
+export function grpcServerListen(source: string, file: string): string {
+  return replaceCounted(source, file, SERVER_LISTEN, 'http2Server.listen(bronzeListenAddress(address), () => {', 1) + UNSPECIFIED_LISTEN + '\n';
+}
+
 export const grpcLazyDnsPlugin: esbuild.Plugin = {
   name: 'grpc-lazy-dns',
   setup(build) {
     build.onLoad({ filter: GRPC_DNS_RESOLVER }, (args) => ({ contents: grpcLazyDns(fs.readFileSync(args.path, 'utf8'), args.path), loader: 'js' }));
     build.onLoad({ filter: GRPC_IS_IPV6_FILES }, (args) => ({ contents: grpcFastIsIPv6(fs.readFileSync(args.path, 'utf8'), args.path), loader: 'js' }));
+    build.onLoad({ filter: GRPC_SERVER }, (args) => ({ contents: grpcServerListen(fs.readFileSync(args.path, 'utf8'), args.path), loader: 'js' }));
   },
 };

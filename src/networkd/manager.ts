@@ -1,4 +1,5 @@
-// NetworkManager: networkd's controller. It observes links, addresses and routes through an
+// NetworkManager: networkd's reconciler (not a controller of machined's runtime: it runs in
+// networkd's own process and drives the kernel, not resources). It observes links, addresses and routes through an
 // rtnetlink subscription (after one full listing: kernel-view.ts) and publishes them as resources (publish.ts); it applies
 // its inputs (the NetworkConfig and the kernel arguments) to the links: MTU, up, VLANs, static
 // addresses and routes, and a DHCPv4 client where asked (by default on every physical link
@@ -20,7 +21,9 @@ import type { Link, RtnlEvent } from './netlink.ts';
 import { type LinkPlan, planNetwork } from './plan.ts';
 import { type SettingDefaults, effectiveConfig, hostnameOf, resolversOf, timeServersOf } from './precedence.ts';
 import { NetworkPublisher } from './publish.ts';
-import type { HostnameSpec, LinkSysInfo, ResolverSpec } from './resources.ts';
+import type { HostnameStatusSpec } from '../contract/resources/hostname-status.ts';
+import type { ResolverStatusSpec } from '../contract/resources/resolver-status.ts';
+import type { LinkSysInfo } from './resources.ts';
 import { Rtnl, type Subscription, type SubscriptionHandlers, subscribe } from './rtnl.ts';
 import type { InterfaceStatus, NetworkStatus, RtnlOps } from './types.ts';
 
@@ -242,7 +245,7 @@ export class NetworkManager {
       .map(([, h]) => h.lease!);
   }
 
-  #settings(): { config: NetworkConfig; hostname: HostnameSpec; resolvers: ResolverSpec; timeServers: string[] } {
+  #settings(): { config: NetworkConfig; hostname: HostnameStatusSpec; resolvers: ResolverStatusSpec; timeServers: string[] } {
     const config = this.#effective().config;
     const leases = this.#heldLeases();
     const defaults: SettingDefaults = {

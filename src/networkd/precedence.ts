@@ -6,7 +6,8 @@ import { networkOf } from '../lib/ip.ts';
 import { type KernelNetworkArgs, type NetworkConfig, kernelArgsToConfig, mergeConfigs } from './config.ts';
 import type { Lease } from './dhcp/client.ts';
 import { RT_SCOPE } from './netlink.ts';
-import type { HostnameSpec, ResolverSpec } from './resources.ts';
+import type { HostnameStatusSpec } from '../contract/resources/hostname-status.ts';
+import type { ResolverStatusSpec } from '../contract/resources/resolver-status.ts';
 
 /** What networkd applies: the kernel arguments under the configuration, and whether unconfigured links get DHCP. */
 export function effectiveConfig(kernel: KernelNetworkArgs, config: NetworkConfig): { config: NetworkConfig; defaultDhcp: boolean; errors: string[] } {
@@ -26,7 +27,7 @@ const splitFqdn = (fqdn: string) => {
   return { hostname: host!, domainname: rest.join('.') };
 };
 
-export function hostnameOf(cfg: NetworkConfig, leases: readonly Lease[], defaults: Pick<SettingDefaults, 'hostname'>): HostnameSpec {
+export function hostnameOf(cfg: NetworkConfig, leases: readonly Lease[], defaults: Pick<SettingDefaults, 'hostname'>): HostnameStatusSpec {
   if (cfg.hostname) return splitFqdn(cfg.hostname);
   for (const l of leases) {
     if (l.options.hostname) {
@@ -38,7 +39,7 @@ export function hostnameOf(cfg: NetworkConfig, leases: readonly Lease[], default
   return { hostname: defaults.hostname, domainname: domain };
 }
 
-export function resolversOf(cfg: NetworkConfig, leases: readonly Lease[], defaults: SettingDefaults): ResolverSpec {
+export function resolversOf(cfg: NetworkConfig, leases: readonly Lease[], defaults: SettingDefaults): ResolverStatusSpec {
   const fromDhcp = [...new Set(leases.flatMap((l) => l.options.dnsServers))];
   const dnsServers = cfg.nameservers?.length ? [...cfg.nameservers] : fromDhcp.length ? fromDhcp : [...defaults.nameservers];
   let searchDomains: string[];

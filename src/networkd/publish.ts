@@ -8,20 +8,20 @@ import type { Publisher } from '../daemon/publisher.ts';
 import { NETWORK_NAMESPACE } from '../contract/resources/hostname-status.ts';
 import type { ExtraHostEntry } from './config.ts';
 import type { Address, Link, Route } from './netlink.ts';
+import type { HostnameStatusSpec } from '../contract/resources/hostname-status.ts';
+import type { ResolverStatusSpec } from '../contract/resources/resolver-status.ts';
 import {
-  type HostnameSpec,
   type LinkSysInfo,
-  type ResolverSpec,
   RESOURCE_TYPES,
   addressId,
-  addressSpec,
-  linkSpec,
+  addressStatusSpec,
+  linkStatusSpec,
   nodeAddresses,
   publishedRoute,
   renderHosts,
   renderResolvConf,
   routeId,
-  routeSpec,
+  routeStatusSpec,
 } from './resources.ts';
 
 export interface NetworkPublisherOptions {
@@ -44,8 +44,8 @@ export interface NetworkSnapshot {
   links: ReadonlyMap<number, Link>;
   addresses: Iterable<Address>;
   routes: Iterable<Route>;
-  hostname: HostnameSpec;
-  resolvers: ResolverSpec;
+  hostname: HostnameStatusSpec;
+  resolvers: ResolverStatusSpec;
   timeServers: string[];
   extraHostEntries?: ExtraHostEntry[];
 }
@@ -63,15 +63,15 @@ export class NetworkPublisher {
   async publish(s: NetworkSnapshot): Promise<boolean> {
     const nameOf = (i: number | undefined) => (i === undefined ? '' : (s.links.get(i)?.name ?? ''));
     const links = new Map<string, unknown>();
-    for (const l of s.links.values()) links.set(l.name, linkSpec(l, this.o.linkInfo?.(l.name)));
+    for (const l of s.links.values()) links.set(l.name, linkStatusSpec(l, this.o.linkInfo?.(l.name)));
     const addresses = new Map<string, unknown>();
     const allAddresses = [...s.addresses];
     for (const a of allAddresses) {
       const n = nameOf(a.index);
-      if (n) addresses.set(addressId(a, n), addressSpec(a, n));
+      if (n) addresses.set(addressId(a, n), addressStatusSpec(a, n));
     }
     const routes = new Map<string, unknown>();
-    for (const r of s.routes) if (publishedRoute(r)) routes.set(routeId(r), routeSpec(r, nameOf(r.oif)));
+    for (const r of s.routes) if (publishedRoute(r)) routes.set(routeId(r), routeStatusSpec(r, nameOf(r.oif)));
     const current = nodeAddresses(allAddresses, s.links as Map<number, Link>);
     const nodeAddrs = new Map<string, unknown>([
       ['current', { addresses: current }],

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { printColumnValue } from '../contract/resources/columns.ts';
 import { routeStatusDefinition } from '../contract/resources/route-status.ts';
 import type { Address, Link, Route } from './netlink.ts';
-import { addressId, addressSpec, linkSpec, nodeAddresses, renderHosts, renderResolvConf, routeId, routeSpec } from './resources.ts';
+import { addressId, addressStatusSpec, linkStatusSpec, nodeAddresses, renderHosts, renderResolvConf, routeId, routeStatusSpec } from './resources.ts';
 
 const eth0: Link = {
   index: 2,
@@ -23,7 +23,7 @@ const lo: Link = { ...eth0, index: 1, name: 'lo', type: 772, typeName: 'loopback
 
 describe('resource specs', () => {
   it('links, with Talos\'s LinkStatus keys and names, what is not known left out', () => {
-    expect(linkSpec(eth0)).toEqual({
+    expect(linkStatusSpec(eth0)).toEqual({
       index: 2,
       type: 'ether',
       linkIndex: 0,
@@ -38,16 +38,16 @@ describe('resource specs', () => {
       slaveKind: '',
       linkState: true,
     });
-    const full = linkSpec({ ...eth0, permanentMac: '52:54:00:00:00:01', qdisc: 'fq_codel', alias: 'uplink', altNames: ['enp0s3'], master: 5 }, { driver: 'virtio_net', duplex: 'Unknown', speedMbit: 1000 });
+    const full = linkStatusSpec({ ...eth0, permanentMac: '52:54:00:00:00:01', qdisc: 'fq_codel', alias: 'uplink', altNames: ['enp0s3'], master: 5 }, { driver: 'virtio_net', duplex: 'Unknown', speedMbit: 1000 });
     expect(full).toMatchObject({ permanentAddr: '52:54:00:00:00:01', queueDisc: 'fq_codel', alias: 'uplink', altNames: ['enp0s3'], masterIndex: 5, driver: 'virtio_net', duplex: 'Unknown', speedMbit: 1000 });
-    expect(linkSpec({ ...eth0, kind: 'vlan', parent: 2, vlan: { id: 7, protocol: '802.1Q' } })).toMatchObject({ kind: 'vlan', linkIndex: 2, vlan: { vlanID: 7, vlanProtocol: '802.1q' } });
-    expect(linkSpec({ ...lo, type: 768 }).type).toBe('ipip');
+    expect(linkStatusSpec({ ...eth0, kind: 'vlan', parent: 2, vlan: { id: 7, protocol: '802.1Q' } })).toMatchObject({ kind: 'vlan', linkIndex: 2, vlan: { vlanID: 7, vlanProtocol: '802.1q' } });
+    expect(linkStatusSpec({ ...lo, type: 768 }).type).toBe('ipip');
   });
 
   it('addresses and routes, with Talos-style ids', () => {
     const a: Address = { family: 'inet4', index: 2, address: '10.0.0.2', local: '10.0.0.2', prefixLength: 24, scope: 0, flags: 0x80, broadcast: '10.0.0.255', validLifetime: 100, preferredLifetime: 100 };
     expect(addressId(a, 'eth0')).toBe('eth0/10.0.0.2/24');
-    expect(addressSpec(a, 'eth0')).toEqual({
+    expect(addressStatusSpec(a, 'eth0')).toEqual({
       address: '10.0.0.2/24',
       local: '10.0.0.2',
       broadcast: '10.0.0.255',
@@ -61,7 +61,7 @@ describe('resource specs', () => {
     const r: Route = { family: 'inet4', dst: '0.0.0.0/0', gateway: '10.0.0.1', oif: 2, priority: 1024, table: 254, protocol: 16, scope: 0, type: 1, flags: 0, prefsrc: '10.0.0.2', mtu: 1400 };
     expect(routeId(r)).toBe('inet4/10.0.0.1//1024');
     expect(routeId({ ...r, dst: '10.1.0.0/16', gateway: undefined, table: 100 })).toBe('inet4//10.1.0.0/16/1024/table100');
-    expect(routeSpec(r, 'eth0')).toEqual({
+    expect(routeStatusSpec(r, 'eth0')).toEqual({
       family: 'inet4',
       dst: '',
       src: '10.0.0.2',
@@ -76,7 +76,7 @@ describe('resource specs', () => {
       protocol: 'dhcp',
       mtu: 1400,
     });
-    expect(routeSpec({ ...r, dst: '10.1.0.0/16', table: 100, flags: 0x200, prefsrc: undefined, mtu: undefined }, 'eth0')).toMatchObject({ dst: '10.1.0.0/16', src: '', table: '100', flags: 'cloned' });
+    expect(routeStatusSpec({ ...r, dst: '10.1.0.0/16', table: 100, flags: 0x200, prefsrc: undefined, mtu: undefined }, 'eth0')).toMatchObject({ dst: '10.1.0.0/16', src: '', table: '100', flags: 'cloned' });
   });
 
   it('node addresses: global, not loopback or link-local, IPv4 first', () => {
@@ -106,7 +106,7 @@ describe('resource specs', () => {
 });
 
 describe('the route columns', () => {
-  it('read the keys routeSpec writes', () => {
+  it('read the keys routeStatusSpec writes', () => {
     expect(routeStatusDefinition.printColumns.map((c) => printColumnValue({ dst: '', gateway: '10.0.0.1', outLinkName: 'eth0', priority: 1024, table: 'main' }, c))).toEqual(['', '10.0.0.1', 'eth0', '1024', 'main']);
   });
 });

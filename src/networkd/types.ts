@@ -2,7 +2,8 @@
 // pass a fake) and what the manager reports of each interface.
 import type { DhcpCounters, DhcpState } from './dhcp/client.ts';
 import type { Address, Attr, Link, Route } from './netlink.ts';
-import type { HostnameSpec, ResolverSpec } from './resources.ts';
+import type { HostnameStatusSpec } from '../contract/resources/hostname-status.ts';
+import type { ResolverStatusSpec } from '../contract/resources/resolver-status.ts';
 import type { LinkRef, LinkSpec, Rtnl, RtnlCounters } from './rtnl.ts';
 
 /** The rtnetlink operations the manager uses (Rtnl has them; tests pass a fake). */
@@ -38,7 +39,7 @@ export interface NetworkStatus {
   ignored: string[];
   problems: Array<{ link: string; message: string }>;
   netlink: { events: number; overruns: number; malformedRequests: number; malformedEvents: number };
-  hostname: HostnameSpec;
-  resolvers: ResolverSpec;
+  hostname: HostnameStatusSpec;
+  resolvers: ResolverStatusSpec;
   timeServers: string[];
 }

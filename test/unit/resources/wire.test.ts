@@ -27,7 +27,7 @@ import { readSecurityState } from '../../../src/machined/security-state.ts';
 import { readRootfsStatus } from '../../../src/machined/rootfs-status.ts';
 import { fakeRootfsProbe } from '../../lib/rootfs-probe.ts';
 import { RTM, decodeAddress, decodeLink, decodeRoute, splitMessages, type Link } from '../../../src/networkd/netlink.ts';
-import { addressId, addressSpec, linkSpec, nodeAddresses, publishedRoute, routeId, routeSpec } from '../../../src/networkd/resources.ts';
+import { addressId, addressStatusSpec, linkStatusSpec, nodeAddresses, publishedRoute, routeId, routeStatusSpec } from '../../../src/networkd/resources.ts';
 import { MemoryState } from '../../../src/state/memory.ts';
 import { ClusterRegistry, memberFromWire, memberToWire } from '../../../src/machined/cluster/registry.ts';
 import { newResource, type Resource } from '../../../src/state/resource.ts';
@@ -61,11 +61,11 @@ beforeAll(async () => {
   // networkd: links, addresses, routes and node addresses of a real kernel, as networkd publishes them.
   const links = dump('rtm-getlink-dump.hex', RTM.NEWLINK, decodeLink);
   const byIndex = new Map<number, Link>(links.map((l) => [l.index, l]));
-  for (const l of links) put('network', 'LinkStatuses.net.talos.dev', l.name, linkSpec(l, l.name === 'eth0' ? { driver: 'virtio_net', duplex: 'Unknown', speedMbit: 1000 } : {}));
-  put('network', 'LinkStatuses.net.talos.dev', 'eth0.7', linkSpec({ ...links[1]!, name: 'eth0.7', kind: 'vlan', parent: 2, vlan: { id: 7, protocol: '802.1Q' }, alias: 'up', altNames: ['x'], master: 3 }));
+  for (const l of links) put('network', 'LinkStatuses.net.talos.dev', l.name, linkStatusSpec(l, l.name === 'eth0' ? { driver: 'virtio_net', duplex: 'Unknown', speedMbit: 1000 } : {}));
+  put('network', 'LinkStatuses.net.talos.dev', 'eth0.7', linkStatusSpec({ ...links[1]!, name: 'eth0.7', kind: 'vlan', parent: 2, vlan: { id: 7, protocol: '802.1Q' }, alias: 'up', altNames: ['x'], master: 3 }));
   const addrs = dump('rtm-getaddr-dump.hex', RTM.NEWADDR, decodeAddress);
-  for (const a of addrs) put('network', 'AddressStatuses.net.talos.dev', addressId(a, byIndex.get(a.index)?.name ?? ''), addressSpec(a, byIndex.get(a.index)?.name ?? ''));
-  for (const r of dump('rtm-getroute-dump.hex', RTM.NEWROUTE, decodeRoute).filter(publishedRoute)) put('network', 'RouteStatuses.net.talos.dev', routeId(r), routeSpec(r, byIndex.get(r.oif ?? 0)?.name ?? ''));
+  for (const a of addrs) put('network', 'AddressStatuses.net.talos.dev', addressId(a, byIndex.get(a.index)?.name ?? ''), addressStatusSpec(a, byIndex.get(a.index)?.name ?? ''));
+  for (const r of dump('rtm-getroute-dump.hex', RTM.NEWROUTE, decodeRoute).filter(publishedRoute)) put('network', 'RouteStatuses.net.talos.dev', routeId(r), routeStatusSpec(r, byIndex.get(r.oif ?? 0)?.name ?? ''));
   const current = nodeAddresses(addrs, byIndex);
   put('network', 'NodeAddresses.net.talos.dev', 'current', { addresses: current });
   put('network', 'ResolverStatuses.net.talos.dev', 'resolvers', { dnsServers: ['10.0.2.3', '2001:db8::53'], searchDomains: ['example.org'] });

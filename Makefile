@@ -67,8 +67,9 @@ $(A)/rootfs.sqsh: $(B)/bronze $(A)/bootloader/boot-uuid image-builder/rootfs.sh 
 	@image-builder/verity.sh $@ $(A)/roothash
 
 # The full kernel command line of this build, as a direct kernel boot (`make run`, PXE) gives it:
-# the kernel's default and bronze.roothash= (image-builder/cmdline.sh). Nothing in the image
-# reads it: the boot media take kernel.cmdline's arguments and the root hash the same way.
+# the kernel's default and bronze.roothash= (image-builder/cmdline.sh). The ISO, PXE, the UKI
+# and `make run` boot with it (the roothash file's hash wins over one in it); the installed
+# disks' GRUB takes kernel.cmdline, since each slot adds its own root hash.
 $(A)/cmdline: $(A)/kernel.cmdline $(A)/rootfs.sqsh image-builder/cmdline.sh
 	@image-builder/cmdline.sh $(A)/kernel.cmdline $(A)/roothash > $@.tmp && mv $@.tmp $@
 
@@ -183,7 +184,7 @@ test: deps typecheck
 bench-lifecycle: image test-images
 	@tsx bench/lifecycle.ts
 
-# The least memory that reaches Running within twice the 512 MiB time (README, Memory).
+# The least memory that reaches Running within twice the 512 MiB time (docs/performance.md, Memory).
 bench-memory: image
 	@tsx bench/memory.ts
 
@@ -201,7 +202,7 @@ bench-verity: image
 
 # Records the functions each role runs while a node boots (a QEMU boot of this build), for the
 # next build's code caches: image-builder/boot-functions/<role>.txt (see
-# src/lib/boot-functions.ts; none committed yet, README "Boot functions").
+# src/lib/boot-functions.ts; none committed yet, docs/decisions/0022-boot-functions.md).
 boot-functions: image
 	@tsx image-builder/boot-functions.ts $(ARCH)
 

@@ -28,7 +28,7 @@
 # BOOT's UUID is derived from the version, so that builds of one commit match; an upgrade
 # keeps the GRUB of the install (it only replaces the slots), so a new UUID does no harm.
 #
-# usage: image-builder/bootloader.sh <arch> <artifact dir (cmdline)> <out dir>
+# usage: image-builder/bootloader.sh <arch> <artifact dir (kernel.cmdline)> <out dir>
 #        BRONZE_DISK_TIMEOUT: GRUB menu seconds (default 2).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,14 +40,16 @@ case $arch in
   arm64) bios=; efi_target=arm64-efi; efi_name=BOOTAA64.EFI ;;
   *) echo "bootloader.sh: unsupported arch '$arch'" >&2; exit 2 ;;
 esac
-[ -f "$dir/cmdline" ] || { echo "bootloader.sh: $dir/cmdline missing" >&2; exit 1; }
+[ -f "$dir/kernel.cmdline" ] || { echo "bootloader.sh: $dir/kernel.cmdline missing" >&2; exit 1; }
 [ -d "/usr/lib/grub/$efi_target" ] || { echo "bootloader.sh: /usr/lib/grub/$efi_target missing (scripts/deps.sh installs GRUB for it)" >&2; exit 1; }
 for tool in sgdisk losetup mkfs.vfat mkfs.xfs mmd mcopy grub-install grub-mkimage; do
   command -v "$tool" >/dev/null || { echo "bootloader.sh: $tool missing (scripts/deps.sh installs it)" >&2; exit 1; }
 done
 [ "$(id -u)" = 0 ] || { echo "bootloader.sh: needs root (loop devices, mounts)" >&2; exit 1; }
 
-cmdline=$(tr -s ' \n' ' ' < "$dir/cmdline" | sed 's/ *$//')
+# The kernel's default command line, without a root hash: GRUB adds each slot's own
+# (A/roothash.env), so the disks' grub.cfg is the same whatever the rootfs.
+cmdline=$(tr -s ' \n' ' ' < "$dir/kernel.cmdline" | sed 's/ *$//')
 case $cmdline in *[\"\\\$\;\&\|\`]*) echo "bootloader.sh: the command line may not contain \" \\ \$ ; & | or \`" >&2; exit 1 ;; esac
 
 # What disk.cfg runs (serial, terminal_*, all_video, load_env/save_env, echo, [ ], menuentry,

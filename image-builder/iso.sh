@@ -5,7 +5,8 @@
 # grub-mkrescue puts in every GRUB platform installed under /usr/lib/grub (it takes one
 # --directory at most): when other platforms are installed (this host builds both arches), it
 # runs in a private mount namespace that shows it only the arch's own (needs root). GRUB's menu (image-builder/grub/iso.cfg)
-# has one entry: the kernel, the initramfs and the default command line (<dir>/cmdline), plus
+# has one entry: the kernel, the initramfs and the command line (<dir>/cmdline with <dir>/roothash:
+# image-builder/cmdline.sh), plus
 # $BRONZE_ISO_APPEND when set. Without bronze.config= the node comes up in maintenance mode;
 # grub/iso.cfg says how to add the argument at the menu.
 #
@@ -42,7 +43,7 @@ for d in /usr/lib/grub/*/; do
   [[ " ${platforms[*]} " == *" $p "* ]] || others+=("$p")
 done
 
-cmdline="$(tr -s ' \n' ' ' < "$dir/cmdline" | sed 's/ *$//') bronze.roothash=$(cat "$dir/roothash")"
+cmdline=$("$ROOT/image-builder/cmdline.sh" "$dir/cmdline" "$dir/roothash")
 [ -n "${BRONZE_ISO_APPEND:-}" ] && cmdline="$cmdline $BRONZE_ISO_APPEND"
 case $cmdline in *[\"\\\$\;\&\|\`]*) echo "iso.sh: the command line may not contain \" \\ \$ ; & | or \`" >&2; exit 1 ;; esac
 

@@ -31,7 +31,7 @@ esac
 for f in vmlinuz initramfs.xz cmdline roothash; do
   [ -f "$dir/$f" ] || { echo "pxe.sh: $dir/$f missing" >&2; exit 1; }
 done
-cmdline="$(tr -s ' \n' ' ' < "$dir/cmdline" | sed 's/ *$//') bronze.roothash=$(cat "$dir/roothash")"
+cmdline=$("$ROOT/image-builder/cmdline.sh" "$dir/cmdline" "$dir/roothash")
 case $cmdline in *[\$\;\&\|\`]*) echo "pxe.sh: the command line may not contain \$ ; & | or \`" >&2; exit 1 ;; esac
 
 tmp=$out.tmp

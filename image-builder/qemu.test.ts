@@ -85,6 +85,9 @@ describe('arm64 under QEMU: virt with -cpu max; a kernel boot has no firmware, t
     expect(c.args.join(' ')).not.toMatch(/pflash/);
     expect(flag(c.args, '-kernel')).toEqual([path.join(out(), 'arm64', 'vmlinuz')]);
     expect(flag(c.args, '-append')).toEqual([`console=ttyAMA0,115200 init_on_alloc=1 bronze.roothash=${'cd'.repeat(32)}`]);
+    // The full command line (_out/<arch>/cmdline since issue 49) has a root hash: still one, the roothash file's.
+    fs.writeFileSync(path.join(out(), 'arm64', 'cmdline'), `console=ttyAMA0,115200 bronze.roothash=${'ef'.repeat(32)} init_on_alloc=1\n`);
+    expect(flag(qemuCommand({ arch: 'arm64', outDir: out(), apiPort: 50124 }).args, '-append')).toEqual([`console=ttyAMA0,115200 init_on_alloc=1 bronze.roothash=${'cd'.repeat(32)}`]);
     expect(c.monitor).toBe(path.join(out(), 'arm64', 'qemu-monitor-50123.sock'));
     expect(c.tempDir).toBeUndefined();
   });

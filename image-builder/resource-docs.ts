@@ -1,11 +1,11 @@
-// Writes the README's table of resource types from the registry (src/contract/resources/docs.ts).
+// Writes docs/api.md's table of resource types from the registry (src/contract/resources/docs.ts).
 //   tsx image-builder/resource-docs.ts
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { withResourceTable } from '../src/contract/resources/docs.ts';
 
-const README = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'README.md');
-const before = fs.readFileSync(README, 'utf8');
+const DOC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'api.md');
+const before = fs.readFileSync(DOC, 'utf8');
 const after = withResourceTable(before);
-if (after !== before) fs.writeFileSync(README, after);
+if (after !== before) fs.writeFileSync(DOC, after);

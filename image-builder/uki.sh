@@ -34,7 +34,7 @@ keys=$("$ROOT/image-builder/secureboot-keys.sh")
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-printf '%s bronze.roothash=%s%s\n' "$(tr -s ' \n' ' ' < "$dir/cmdline" | sed 's/ *$//')" "$(cat "$dir/roothash")" \
+printf '%s%s\n' "$("$ROOT/image-builder/cmdline.sh" "$dir/cmdline" "$dir/roothash")" \
   "${BRONZE_UKI_APPEND:+ $BRONZE_UKI_APPEND}" > "$tmp/cmdline"
 sed "s/@VERSION@/$BRONZE_VERSION/g" "$ROOT/rootfs/etc/os-release" > "$tmp/os-release"
 

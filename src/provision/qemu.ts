@@ -13,7 +13,7 @@ import path from 'node:path';
 
 /**
  * What the VM boots from. `kernel` (the default): QEMU loads _out/<arch>/{vmlinuz,initramfs.xz}
- * itself with the default command line and the rootfs's root hash (bronze.roothash=, from
+ * itself with its command line (_out/<arch>/cmdline, its root hash, bronze.roothash=, taken from
  * _out/<arch>/roothash). The others go through firmware and a boot loader:
  * `iso` a CD-ROM, `disk` a virtio disk (`snapshot`: writes go to a temporary overlay, the
  * image is left as it was), `pxe` the network card's iPXE ROM with QEMU's DHCP/TFTP handing it
@@ -171,7 +171,10 @@ export function qemuCommand(o: QemuOptions = {}): { bin: string; args: string[];
     for (const f of [kernel, initrd, path.join(dir, 'cmdline'), path.join(dir, 'roothash')]) {
       if (!fs.existsSync(f)) throw new Error(`${f} is missing: run \`make image\` first`);
     }
-    const cmdline = `${fs.readFileSync(path.join(dir, 'cmdline'), 'utf8').trim()} bronze.roothash=${fs.readFileSync(path.join(dir, 'roothash'), 'utf8').trim()}`;
+    // _out/<arch>/cmdline holds the root hash already; the roothash file wins, as in
+    // image-builder/cmdline.sh, so an image directory of an older build (cmdline without it) boots too.
+    const kernelArgs = fs.readFileSync(path.join(dir, 'cmdline'), 'utf8').split(/\s+/).filter((a) => a && !a.startsWith('bronze.roothash='));
+    const cmdline = [...kernelArgs, `bronze.roothash=${fs.readFileSync(path.join(dir, 'roothash'), 'utf8').trim()}`].join(' ');
     args.push(
       '-kernel', kernel,
       '-initrd', initrd,

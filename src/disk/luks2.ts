@@ -1,19 +1,28 @@
 // LUKS2 headers, written and read in TypeScript: a volume Bronze formats here opens with
-// cryptsetup, and one cryptsetup formats with PBKDF2 keyslots opens here. By hand because no
-// npm library reads or writes LUKS2, and cryptsetup with its libraries (OpenSSL, json-c,
-// libdevmapper, argon2) would not fit in the initramfs; Node brings OpenSSL's PBKDF2, SHA-256 and
-// AES-XTS already. The format is cryptsetup's "LUKS2 On-Disk Format Specification":
+// cryptsetup, and one cryptsetup formats (argon2id, argon2i or PBKDF2 keyslots) opens here. By
+// hand because no npm library reads or writes LUKS2, and cryptsetup with its libraries (OpenSSL,
+// json-c, libdevmapper, argon2) would not fit in the initramfs; Node brings OpenSSL's PBKDF2,
+// Argon2 (crypto.argon2Sync, Node 24.7+), SHA-256 and AES-XTS already. The format is
+// cryptsetup's "LUKS2 On-Disk Format Specification":
 //
 //   0        binary header (4 KiB), then the JSON area          primary header, hdr_size bytes
 //   hdr_size the same again, magic "SKUL\xba\xbe"                 secondary header
-//   32 KiB   keyslot areas: each an AF-split master key, AES-XTS-encrypted with a key PBKDF2
-//            derives from a passphrase (slot N at 32 KiB + N × 252 KiB)
+//   32 KiB   keyslot areas: each an AF-split master key, AES-XTS-encrypted with a key the
+//            keyslot's KDF derives from a passphrase (slot N at 32 KiB + N × 252 KiB)
 //   16 MiB   the encrypted data (the dm-crypt segment)
 //
-// Keyslots are PBKDF2-SHA256 only. Talos lets cryptsetup pick argon2id, which Node 20 has no
-// function for; an argon2 keyslot is reported by name, not guessed at.
+// New keyslots use argon2id, cryptsetup's LUKS2 default, with the JSON cryptsetup writes
+// (`kdf: {type: "argon2id", time, memory (KiB), cpus, salt}`; Argon2 version 0x13, no secret, no
+// associated data, the output as long as the keyslot's key). Unlike cryptsetup (up to 1 GiB),
+// the memory cost is bounded for a 512 MiB node: 64 MiB and two lanes, with the number of
+// passes calibrated to about a second here (at least 4, cryptsetup's floor; a machine too slow
+// for that, such as QEMU's TCG, gets down to 32 MiB instead). Opening refuses, by name, a
+// keyslot asking for more than half the machine's memory. PBKDF2-SHA256
+// keyslots (what Bronze wrote before) still open; src/machined/encryption.ts re-writes them as
+// argon2id at the next key sync. The volume digest stays PBKDF2-SHA256, as in cryptsetup.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 
 export const LUKS2_MAGIC = Buffer.from('LUKS\xba\xbe', 'latin1');
 const SECONDARY_MAGIC = Buffer.from('SKUL\xba\xbe', 'latin1');
@@ -29,15 +38,36 @@ const SECTOR = 512;
 export const CIPHER = 'aes-xts-plain64';
 export type SectorSize = 512 | 4096;
 
-export interface Luks2FormatOptions {
+/** A keyslot's key derivation, as its JSON says (the salt apart). Argon2's memory is in KiB. */
+export type Luks2Kdf =
+  | { type: 'pbkdf2'; iterations: number }
+  | { type: 'argon2id' | 'argon2i'; time: number; memory: number; cpus: number };
+
+/** Argon2 memory cost of new keyslots, KiB: 64 MiB, what a 512 MiB node can spare at boot. */
+export const ARGON2_MEMORY_KIB = 64 * 1024;
+/** The least memory calibration goes down to on a machine too slow for 4 passes of 64 MiB in the time (QEMU TCG). */
+export const ARGON2_MIN_MEMORY_KIB = 32 * 1024;
+/** Argon2 lanes of new keyslots (cryptsetup: up to 4, bounded by the CPUs). */
+export const ARGON2_MAX_CPUS = 2;
+/** cryptsetup's floor for Argon2's time cost (passes). */
+export const ARGON2_MIN_TIME = 4;
+
+export interface KeyslotOptions {
+  /** The KDF of the new keyslots; default: argon2id calibrated to about a second here (calibrateArgon2). */
+  kdf?: Luks2Kdf;
+  /** PBKDF2 keyslots with this many iterations (what Bronze wrote before argon2id; tests). Ignored with `kdf`. */
+  iterations?: number;
+}
+
+export interface Luks2FormatOptions extends KeyslotOptions {
   /** Passphrases by keyslot number (0–31). */
   keys: Array<{ slot: number; passphrase: Buffer }>;
   /** Master key bytes: 64 (AES-256-XTS, the default) or 32 (AES-128-XTS). */
   keySize?: 32 | 64;
   /** The data segment's encryption sector size (512 default, or 4096). */
   sectorSize?: SectorSize;
-  /** PBKDF2 iterations for the keyslots; default: calibrated to about a second here. */
-  iterations?: number;
+  /** PBKDF2 iterations of the volume digest; default: an eighth of the keyslots' PBKDF2, else about 125 ms here (cryptsetup's). */
+  digestIterations?: number;
   /** For tests: the master key (default random). */
   masterKey?: Buffer;
 }
@@ -54,6 +84,8 @@ export interface Luks2Volume {
   dataSize?: number;
   /** The keyslot the passphrase opened. */
   slot: number;
+  /** That keyslot's KDF type (pbkdf2, argon2id, argon2i). */
+  kdf: string;
 }
 
 export class Luks2Error extends Error {
@@ -70,6 +102,65 @@ export function calibrateIterations(ms: number, keySize = 64): number {
   crypto.pbkdf2Sync('calibrate', 'salt', probe, keySize, 'sha256');
   const took = Number(process.hrtime.bigint() - t0) / 1e6;
   return Math.max(1000, Math.round((probe * ms) / Math.max(took, 0.001)));
+}
+
+type Argon2Sync = (algorithm: 'argon2id' | 'argon2i' | 'argon2d', p: { message: Buffer; nonce: Buffer; parallelism: number; tagLength: number; memory: number; passes: number }) => Buffer;
+
+/** Node's crypto.argon2Sync (24.7+; @types/node here is older), or a clear error naming the runtime. */
+function argon2Sync(): Argon2Sync {
+  const f = (crypto as unknown as { argon2Sync?: Argon2Sync }).argon2Sync;
+  if (typeof f !== 'function') throw new Luks2Error(`argon2 keyslots need Node 24.7 or later (crypto.argon2Sync); this is Node ${process.version}`);
+  return f;
+}
+
+/**
+ * Argon2id settings for new keyslots: ARGON2_MEMORY_KIB, up to ARGON2_MAX_CPUS lanes, and as many
+ * passes as take about `ms` here (at least ARGON2_MIN_TIME), measured with two passes (one would
+ * count the memory's allocation as a pass, and undershoot). Where even ARGON2_MIN_TIME passes
+ * take longer, the memory goes down instead (as cryptsetup's calibration does), to no less than
+ * ARGON2_MIN_MEMORY_KIB: under QEMU's TCG a boot then takes about as long as with PBKDF2.
+ */
+export function calibrateArgon2(ms: number, o: { memory?: number; cpus?: number } = {}): Luks2Kdf {
+  let memory = o.memory ?? ARGON2_MEMORY_KIB;
+  const cpus = o.cpus ?? Math.max(1, Math.min(ARGON2_MAX_CPUS, os.availableParallelism()));
+  const probe = 2;
+  const t0 = process.hrtime.bigint();
+  argon2Sync()('argon2id', { message: Buffer.from('calibrate'), nonce: Buffer.alloc(32), parallelism: cpus, tagLength: 32, memory, passes: probe });
+  const perPass = Math.max(Number(process.hrtime.bigint() - t0) / 1e6, 0.001) / probe;
+  const floor = perPass * ARGON2_MIN_TIME;
+  if (floor > ms && o.memory === undefined) {
+    memory = Math.max(ARGON2_MIN_MEMORY_KIB, Math.floor((memory * ms) / floor / 1024) * 1024);
+    return { type: 'argon2id', time: ARGON2_MIN_TIME, memory, cpus };
+  }
+  return { type: 'argon2id', time: Math.max(ARGON2_MIN_TIME, Math.round(ms / perPass)), memory, cpus };
+}
+
+const kdfOf = (o: KeyslotOptions): Luks2Kdf => o.kdf ?? (o.iterations ? { type: 'pbkdf2', iterations: o.iterations } : calibrateArgon2(1000));
+
+/** The most Argon2 memory a keyslot may ask for here, KiB: half the machine's memory (a larger one would take the node down). */
+const argon2MemoryLimit = (): number => Math.floor(os.totalmem() / 1024 / 2);
+
+/** The key a keyslot's KDF derives from `passphrase`; throws a Luks2Error naming a KDF or setting it will not run. */
+function deriveKek(kdf: { type: string; hash?: string; iterations?: number; time?: number; memory?: number; cpus?: number }, salt: Buffer, passphrase: Buffer, keySize: number, what: string): Buffer {
+  if (kdf.type === 'pbkdf2') {
+    if (!Number.isInteger(kdf.iterations) || kdf.iterations! < 1) throw new Luks2Error(`${what}: pbkdf2 iterations ${String(kdf.iterations)} is not a positive integer`);
+    return crypto.pbkdf2Sync(passphrase, salt, kdf.iterations!, keySize, kdf.hash ?? 'sha256');
+  }
+  if (kdf.type !== 'argon2id' && kdf.type !== 'argon2i') throw new Luks2Error(`${what} uses ${kdf.type}; Bronze reads pbkdf2, argon2id and argon2i keyslots`);
+  const { time, memory, cpus } = kdf;
+  const int = (v: unknown, min: number) => Number.isInteger(v) && (v as number) >= min;
+  if (!int(time, 1) || !int(cpus, 1) || (cpus as number) > 16 || !int(memory, 8 * (cpus ?? 1))) {
+    throw new Luks2Error(`${what}: ${kdf.type} settings time ${String(time)}, memory ${String(memory)} KiB, cpus ${String(cpus)} are not valid Argon2 ones`);
+  }
+  if (memory! > argon2MemoryLimit()) {
+    throw new Luks2Error(`${what}: its ${kdf.type} memory cost (${Math.round(memory! / 1024)} MiB) is more than half this machine's memory (${Math.round(os.totalmem() / 2 ** 20)} MiB); open it with cryptsetup on a larger machine and give it a key with a smaller --pbkdf-memory`);
+  }
+  const argon2 = argon2Sync();
+  try {
+    return argon2(kdf.type, { message: passphrase, nonce: salt, parallelism: cpus!, tagLength: keySize, memory: memory!, passes: time! });
+  } catch (err) {
+    throw new Luks2Error(`${what}: ${kdf.type} (time ${time}, memory ${memory} KiB, cpus ${cpus}) failed: ${(err as Error).message}`);
+  }
 }
 
 /** H(i || block) over each hash-sized block: the diffusion between AF stripes (LUKS1's AF, which LUKS2 keeps). */
@@ -134,7 +225,7 @@ interface Luks2Json {
     key_size: number;
     af: { type: string; stripes: number; hash: string };
     area: { type: string; offset: string; size: string; encryption: string; key_size: number };
-    kdf: { type: string; hash?: string; iterations?: number; salt: string };
+    kdf: { type: string; hash?: string; iterations?: number; time?: number; memory?: number; cpus?: number; salt: string };
   }>;
   tokens: Record<string, unknown>;
   segments: Record<string, { type: string; offset: string; size: string; iv_tweak: string; encryption: string; sector_size: number }>;
@@ -162,15 +253,22 @@ function header(json: string, uuid: string, secondary: boolean, seqid: bigint): 
 
 type Keyslot = Luks2Json['keyslots'][string];
 
-/** A keyslot holding `masterKey` under `passphrase`, for the area at `offset`: its metadata and its area's bytes. */
-function sealKeyslot(masterKey: Buffer, passphrase: Buffer, iterations: number, offset: number): { entry: Keyslot; data: Buffer } {
+/**
+ * A keyslot holding `masterKey` under `passphrase`, for the area at `offset`: its metadata and
+ * its area's bytes, checked to give the master key back before anything is written.
+ */
+function sealKeyslot(masterKey: Buffer, passphrase: Buffer, kdf: Luks2Kdf, offset: number): { entry: Keyslot; data: Buffer } {
   const keySize = masterKey.length;
   const salt = crypto.randomBytes(32);
-  const kek = crypto.pbkdf2Sync(passphrase, salt, iterations, keySize, 'sha256');
+  const json = kdf.type === 'pbkdf2' ? { type: 'pbkdf2', hash: 'sha256', iterations: kdf.iterations } : { type: kdf.type, time: kdf.time, memory: kdf.memory, cpus: kdf.cpus };
+  const kek = deriveKek(json, salt, passphrase, keySize, 'the new keyslot');
   const material = afSplit(masterKey, STRIPES, 'sha256');
   const data = xts(material, kek, SECTOR, true);
   material.fill(0);
+  const back = afMerge(xts(data, kek, SECTOR, false), keySize, STRIPES, 'sha256');
   kek.fill(0);
+  if (!back.equals(masterKey)) throw new Luks2Error('a new keyslot did not give the master key back: nothing written');
+  back.fill(0);
   return {
     data,
     entry: {
@@ -178,9 +276,20 @@ function sealKeyslot(masterKey: Buffer, passphrase: Buffer, iterations: number, 
       key_size: keySize,
       af: { type: 'luks1', stripes: STRIPES, hash: 'sha256' },
       area: { type: 'raw', offset: String(offset), size: String(areaSize(keySize)), encryption: CIPHER, key_size: keySize },
-      kdf: { type: 'pbkdf2', hash: 'sha256', iterations, salt: b64(salt) },
+      kdf: { ...json, salt: b64(salt) },
     },
   };
+}
+
+/** Writes keyslot areas, syncs them, and reads each back: a header never points at an area that is not as written. */
+function writeAreas(fd: number, areas: ReadonlyArray<{ offset: number; data: Buffer }>): void {
+  for (const a of areas) fs.writeSync(fd, a.data, 0, a.data.length, a.offset);
+  fs.fsyncSync(fd);
+  for (const a of areas) {
+    const back = Buffer.alloc(a.data.length);
+    fs.readSync(fd, back, 0, back.length, a.offset);
+    if (!back.equals(a.data)) throw new Luks2Error(`the keyslot area at ${a.offset} does not read back as written: the headers are left as they were`);
+  }
 }
 
 /** Both header copies, the secondary first: a write cut off midway leaves one valid copy. */
@@ -217,8 +326,8 @@ export function formatLuks2(fd: number, size: number, o: Luks2FormatOptions): Lu
   if (size <= DATA_OFFSET) throw new Luks2Error(`the device (${size} bytes) is too small for LUKS2's 16 MiB of header and keyslots`);
 
   const masterKey = o.masterKey ?? crypto.randomBytes(keySize);
-  const iterations = o.iterations ?? calibrateIterations(1000, keySize);
-  const digestIterations = Math.max(1000, Math.round(iterations / 8));
+  const kdf = kdfOf(o);
+  const digestIterations = o.digestIterations ?? (kdf.type === 'pbkdf2' ? Math.max(1000, Math.round(kdf.iterations / 8)) : calibrateIterations(125, 32));
   const uuid = crypto.randomUUID();
   const digestSalt = crypto.randomBytes(32);
   const json: Luks2Json = {
@@ -243,7 +352,7 @@ export function formatLuks2(fd: number, size: number, o: Luks2FormatOptions): Lu
   const areas: Array<{ offset: number; data: Buffer }> = [];
   for (const k of [...o.keys].sort((a, b) => a.slot - b.slot)) {
     const offset = KEYSLOTS_START + k.slot * areaSize(keySize);
-    const { entry, data } = sealKeyslot(masterKey, k.passphrase, iterations, offset);
+    const { entry, data } = sealKeyslot(masterKey, k.passphrase, kdf, offset);
     areas.push({ offset, data });
     json.keyslots[String(k.slot)] = entry;
     json.digests['0']!.keyslots.push(String(k.slot));
@@ -252,11 +361,10 @@ export function formatLuks2(fd: number, size: number, o: Luks2FormatOptions): Lu
   // rather than a header pointing at keyslots that are not there.
   const zero = Buffer.alloc(DATA_OFFSET - KEYSLOTS_START);
   fs.writeSync(fd, zero, 0, zero.length, KEYSLOTS_START);
-  for (const a of areas) fs.writeSync(fd, a.data, 0, a.data.length, a.offset);
-  fs.fsyncSync(fd);
+  writeAreas(fd, areas);
   writeHeaders(fd, json, uuid, 1n);
   const fixed = json.segments['0']!.size;
-  return { uuid, cipher: CIPHER, masterKey, dataOffset: DATA_OFFSET, sectorSize, ...(fixed !== 'dynamic' ? { dataSize: Number(fixed) } : {}), slot: Math.min(...o.keys.map((k) => k.slot)) };
+  return { uuid, cipher: CIPHER, masterKey, dataOffset: DATA_OFFSET, sectorSize, ...(fixed !== 'dynamic' ? { dataSize: Number(fixed) } : {}), slot: Math.min(...o.keys.map((k) => k.slot)), kdf: kdf.type };
 }
 
 /** Reads and checks one header copy at `offset`; undefined when it is not a valid LUKS2 header. */
@@ -334,15 +442,18 @@ export function unlockLuks2(fd: number, passphrase: Buffer, slot?: number): Luks
     const ks = json.keyslots[id]!;
     const digest = Object.values(json.digests).find((d) => d.keyslots.includes(id) && d.segments.includes('0'));
     if (!digest) continue;
-    if (ks.kdf.type !== 'pbkdf2') {
-      skipped.push(`keyslot ${id} uses ${ks.kdf.type}, and Bronze reads pbkdf2 keyslots only`);
-      continue;
-    }
     if (ks.area.encryption !== CIPHER || ks.af.type !== 'luks1') {
       skipped.push(`keyslot ${id} is encrypted with ${ks.area.encryption}, af ${ks.af.type}`);
       continue;
     }
-    const kek = crypto.pbkdf2Sync(passphrase, Buffer.from(ks.kdf.salt, 'base64'), ks.kdf.iterations ?? 0, ks.area.key_size, ks.kdf.hash ?? 'sha256');
+    let kek: Buffer;
+    try {
+      kek = deriveKek(ks.kdf, Buffer.from(ks.kdf.salt, 'base64'), passphrase, ks.area.key_size, `keyslot ${id}`);
+    } catch (err) {
+      if (!(err instanceof Luks2Error)) throw err;
+      skipped.push(err.message);
+      continue;
+    }
     const length = Math.ceil((ks.key_size * ks.af.stripes) / SECTOR) * SECTOR;
     const sealed = Buffer.alloc(length);
     fs.readSync(fd, sealed, 0, length, Number(ks.area.offset));
@@ -353,7 +464,7 @@ export function unlockLuks2(fd: number, passphrase: Buffer, slot?: number): Luks
     const check = crypto.pbkdf2Sync(masterKey, Buffer.from(digest.salt, 'base64'), digest.iterations, Buffer.from(digest.digest, 'base64').length, digest.hash);
     if (crypto.timingSafeEqual(check, Buffer.from(digest.digest, 'base64'))) {
       const dataSize = segment.size === 'dynamic' ? {} : { dataSize: Number(segment.size) };
-      return { uuid, cipher: segment.encryption, masterKey, dataOffset: Number(segment.offset), sectorSize: segment.sector_size as SectorSize, ...dataSize, slot: Number(id) };
+      return { uuid, cipher: segment.encryption, masterKey, dataOffset: Number(segment.offset), sectorSize: segment.sector_size as SectorSize, ...dataSize, slot: Number(id), kdf: ks.kdf.type };
     }
   }
   throw new Luks2Error(['no keyslot opens with this key', ...skipped].join('; '));
@@ -362,12 +473,14 @@ export function unlockLuks2(fd: number, passphrase: Buffer, slot?: number): Luks
 /**
  * Rewrites the volume's keyslots (cryptsetup's luksAddKey, luksChangeKey and luksKillSlot in
  * one): the slots in `keep` stay as they are, each of `add` gets a new keyslot holding
- * `masterKey` (replacing one of the same number), and every other slot goes. The new keyslots
- * are written to areas no keyslot uses, then the headers (secondary first), and only then are
- * the areas of the slots gone zeroed: a write cut off at any point leaves a header whose
- * keyslots all work. `masterKey` must be the volume's (checked against its digest first).
+ * `masterKey` (replacing one of the same number: how a PBKDF2 keyslot is re-written as argon2id),
+ * and every other slot goes. The new keyslots are checked to give the master key back, written
+ * to areas no keyslot uses, synced and read back; then the headers (secondary first, sequence
+ * number one up), and only then are the areas of the slots gone zeroed: a write cut off at any
+ * point leaves a header whose keyslots all work (the old one, whose areas are untouched, until
+ * a new copy is whole). `masterKey` must be the volume's (checked against its digest first).
  */
-export function rewriteKeyslots(fd: number, masterKey: Buffer, keep: readonly number[], add: ReadonlyArray<{ slot: number; passphrase: Buffer }>, o: { iterations?: number } = {}): void {
+export function rewriteKeyslots(fd: number, masterKey: Buffer, keep: readonly number[], add: ReadonlyArray<{ slot: number; passphrase: Buffer }>, o: KeyslotOptions = {}): void {
   const { json, uuid, seqid, size: hdrSize } = readLuks2(fd);
   // The headers are rewritten where Bronze puts them: a volume with another metadata size
   // (cryptsetup --luks2-metadata-size) keeps its keyslots as they are.
@@ -396,11 +509,11 @@ export function rewriteKeyslots(fd: number, masterKey: Buffer, keep: readonly nu
     }
     throw new Luks2Error('no room left in the keyslots area');
   };
-  const iterations = o.iterations ?? calibrateIterations(1000, masterKey.length);
+  const kdf = add.length ? kdfOf(o) : undefined;
   const writes: Array<{ offset: number; data: Buffer }> = [];
   for (const k of add) {
     const offset = freeArea();
-    const { entry, data } = sealKeyslot(masterKey, k.passphrase, iterations, offset);
+    const { entry, data } = sealKeyslot(masterKey, k.passphrase, kdf!, offset);
     busy.push([offset, offset + size]);
     next[String(k.slot)] = entry;
     writes.push({ offset, data });
@@ -408,8 +521,7 @@ export function rewriteKeyslots(fd: number, masterKey: Buffer, keep: readonly nu
   const ids = Object.keys(next).sort((a, b) => Number(a) - Number(b));
   json.keyslots = Object.fromEntries(ids.map((id) => [id, next[id]!]));
   for (const d of Object.values(json.digests)) if (d.segments.includes('0')) d.keyslots = ids;
-  for (const w of writes) fs.writeSync(fd, w.data, 0, w.data.length, w.offset);
-  fs.fsyncSync(fd);
+  writeAreas(fd, writes);
   writeHeaders(fd, json, uuid, seqid + 1n);
   for (const [id, k] of Object.entries(old)) {
     if (next[id] === k) continue;

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { machineId, machineIdentity, physicalLinks, readIdentity, smbiosUuid, stableHostname, writeIdentityFile } from './hostname.ts';
+import { describeIdentity, machineId, machineIdentity, physicalLinks, readIdentity, smbiosUuid, stableHostname, writeIdentityFile } from './hostname.ts';
 
 let root: string;
 let sys: string;
@@ -41,6 +41,16 @@ describe('machine identity', () => {
     uuid('4C4C4544-0042-3510-8052-B4C04F4B4E31');
     link('eth0', '52:54:00:12:34:56', true);
     expect(machineIdentity({ sysRoot: sys, stateDir: state })).toEqual({ source: 'smbios-uuid', value: '4c4c4544-0042-3510-8052-b4c04f4b4e31' });
+  });
+
+  it('is described for the log by its source, never by the SMBIOS UUID (a nodeID disk key is made of it)', () => {
+    uuid('4C4C4544-0042-3510-8052-B4C04F4B4E31');
+    const id = machineIdentity({ sysRoot: sys, stateDir: state });
+    expect(describeIdentity(id)).toBe('the SMBIOS UUID');
+    expect(describeIdentity(id).toLowerCase()).not.toContain('4c4c4544');
+    // The hostname derived from it shows a hash, not the UUID.
+    expect(stableHostname(id?.value)).toMatch(/^bronze-[0-9a-f]{6}$/);
+    expect(describeIdentity({ source: 'mac', value: '52:54:00:12:34:56', link: 'eth0' })).toBe('the MAC address 52:54:00:12:34:56 of eth0 (no SMBIOS UUID)');
   });
 
   it('ignores placeholder UUIDs (all zero, all F)', () => {

@@ -13,6 +13,8 @@
 //
 // machined decides it once at boot (before the daemons start, while the links still have their
 // own addresses) and leaves it in the run directory (identityFile), where networkd reads it.
+// The UUID itself is never logged nor handed out (describeIdentity names only its source): a
+// nodeID disk key is made of it. The hostname shows 24 bits of a SHA-256 of it, not the UUID.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -95,9 +97,13 @@ export function machineIdentity(o: { sysRoot?: string; stateDir?: string } = {})
   return undefined;
 }
 
+/**
+ * Where the identity came from, for the log. Never the SMBIOS UUID's value: it is what a nodeID
+ * disk key is made of (src/machined/encryption.ts), and os:reader reads the logs.
+ */
 export function describeIdentity(id: MachineIdentity | undefined): string {
   if (!id) return 'no SMBIOS UUID, no physical link and no STATE: the plain default';
-  if (id.source === 'smbios-uuid') return `the SMBIOS UUID ${id.value}`;
+  if (id.source === 'smbios-uuid') return 'the SMBIOS UUID';
   if (id.source === 'mac') return `the MAC address ${id.value} of ${id.link} (no SMBIOS UUID)`;
   return `the machine id in STATE (no SMBIOS UUID, no physical link)`;
 }
@@ -109,7 +115,8 @@ export function identityFile(): string {
 
 export function writeIdentityFile(id: MachineIdentity | undefined, file = identityFile()): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(`${file}.tmp`, JSON.stringify(id ?? null));
+  // 0600: machined's directory is traversable by the daemons under their own users (its socket).
+  fs.writeFileSync(`${file}.tmp`, JSON.stringify(id ?? null), { mode: 0o600 });
   fs.renameSync(`${file}.tmp`, file);
 }
 

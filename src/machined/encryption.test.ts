@@ -1,11 +1,14 @@
 // machine.systemDiskEncryption's pieces that run without device-mapper (this host has none):
 // Talos's nodeID key, dm-crypt's table line, the settings read from a configuration and kept in
-// META, and what a volume starts with. Opening and mapping run under QEMU (test/e2e/encryption.test.ts).
+// META, what a volume starts with, and the keyslot sync (with PBKDF2 keyslots re-written as
+// argon2id, checked with Debian's cryptsetup). Opening and mapping run under QEMU
+// (test/e2e/encryption.test.ts).
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { formatLuks2, unlockLuks2 } from '../disk/luks2.ts';
+import { formatLuks2, readLuks2, unlockLuks2, type Luks2Kdf } from '../disk/luks2.ts';
 import { META_SIZE, MetaStore } from '../install/meta.ts';
 import {
   cryptTarget,
@@ -36,6 +39,11 @@ function sysWithUuid(uuid: string | undefined): string {
 }
 
 const UUID = '4C4C4544-0031-3510-8052-B3C04F4C4332';
+/** Argon2id cheap enough for tests (cryptsetup's floor of 4 passes, 1 MiB). */
+const FAST: Luks2Kdf = { type: 'argon2id', time: 4, memory: 1024, cpus: 1 };
+const CRYPTSETUP = ['/usr/sbin/cryptsetup', '/sbin/cryptsetup'].find((p) => fs.existsSync(p));
+// scripts/deps.sh installs it: a missing one is a setup error, not a reason to skip.
+if (!CRYPTSETUP) throw new Error('cryptsetup is missing: run scripts/deps.sh (package cryptsetup-bin)');
 
 describe('nodeID keys (Talos: the SMBIOS UUID, then the label)', () => {
   it('is the lower-case UUID followed by the label', () => {
@@ -47,6 +55,15 @@ describe('nodeID keys (Talos: the SMBIOS UUID, then the label)', () => {
     expect(() => nodeIdPassphrase('STATE', sysWithUuid(undefined))).toThrow(/machine UUID is not populated.*-uuid/);
     expect(() => nodeIdPassphrase('STATE', sysWithUuid('00000000-0000-0000-0000-000000000000'))).toThrow(/not populated/);
     expect(() => nodeIdPassphrase('STATE', sysWithUuid('11111111-1111-1111-1111-111111111112'))).toThrow(/entropy check failed/);
+    // The UUID is the key's only secret-looking ingredient: never in a message that gets logged.
+    let message = '';
+    try {
+      nodeIdPassphrase('STATE', sysWithUuid('11111111-1111-1111-1111-111111111112'));
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/the SMBIOS UUID repeats one character too often/);
+    expect(message).not.toMatch(/1111-1111/);
   });
 
   it('gives each key its passphrase, in slot order', () => {
@@ -195,7 +212,7 @@ describe('keyslot sync (what Talos does at each open)', () => {
     const vol = path.join(dir, 'vol');
     fs.writeFileSync(vol, Buffer.alloc(20 << 20));
     const fd = fs.openSync(vol, 'r+');
-    const made = formatLuks2(fd, 20 << 20, { keys: [{ slot: 0, passphrase: nodeIdPassphrase('EPHEMERAL', sys) }], iterations: 1000 });
+    const made = formatLuks2(fd, 20 << 20, { keys: [{ slot: 0, passphrase: nodeIdPassphrase('EPHEMERAL', sys) }], kdf: FAST, digestIterations: 1000 });
     fs.closeSync(fd);
     const key = made.masterKey.toString('hex');
     const opens = (pass: string, slot?: number) => {
@@ -209,21 +226,69 @@ describe('keyslot sync (what Talos does at each open)', () => {
       }
     };
     const nodeId = { slot: 0, nodeID: {} };
-    expect(syncEncryptedKeys(vol, 'EPHEMERAL', { keys: [nodeId] }, { keys: [nodeId] }, { sysRoot: sys, iterations: 1000 })).toEqual({ synced: [], failedSyncs: [] });
-    expect(syncEncryptedKeys(vol, 'EPHEMERAL', { keys: [nodeId] }, { keys: [nodeId, { slot: 1, static: { passphrase: 'pw' } }] }, { sysRoot: sys, iterations: 1000 })).toEqual({ synced: ['slot 1 (static) added'], failedSyncs: [] });
+    expect(syncEncryptedKeys(vol, 'EPHEMERAL', { keys: [nodeId] }, { keys: [nodeId] }, { sysRoot: sys, kdf: FAST })).toEqual({ synced: [], failedSyncs: [] });
+    expect(syncEncryptedKeys(vol, 'EPHEMERAL', { keys: [nodeId] }, { keys: [nodeId, { slot: 1, static: { passphrase: 'pw' } }] }, { sysRoot: sys, kdf: FAST })).toEqual({ synced: ['slot 1 (static) added'], failedSyncs: [] });
     expect(opens('pw', 1)).toBe(true);
-    expect(syncEncryptedKeys(vol, 'EPHEMERAL', { keys: [nodeId] }, { keys: [nodeId, { slot: 1, static: { passphrase: 'pw2' } }] }, { sysRoot: sys, iterations: 1000 })).toEqual({ synced: ['slot 1 (static) replaced'], failedSyncs: [] });
+    expect(syncEncryptedKeys(vol, 'EPHEMERAL', { keys: [nodeId] }, { keys: [nodeId, { slot: 1, static: { passphrase: 'pw2' } }] }, { sysRoot: sys, kdf: FAST })).toEqual({ synced: ['slot 1 (static) replaced'], failedSyncs: [] });
     expect(opens('pw', 1)).toBe(false);
     expect(opens('pw2', 1)).toBe(true);
     // Opened with the static key, the nodeID key goes: only the configured key is left.
-    expect(syncEncryptedKeys(vol, 'EPHEMERAL', { keys: [{ slot: 1, static: { passphrase: 'pw2' } }] }, { keys: [{ slot: 1, static: { passphrase: 'pw2' } }] }, { sysRoot: sys, iterations: 1000 })).toEqual({ synced: ['slot 0 removed'], failedSyncs: [] });
+    expect(syncEncryptedKeys(vol, 'EPHEMERAL', { keys: [{ slot: 1, static: { passphrase: 'pw2' } }] }, { keys: [{ slot: 1, static: { passphrase: 'pw2' } }] }, { sysRoot: sys, kdf: FAST })).toEqual({ synced: ['slot 0 removed'], failedSyncs: [] });
     expect(opens(`${UUID.toLowerCase()}EPHEMERAL`)).toBe(false);
     // A nodeID key on a machine without a UUID cannot be made: reported, nothing removed for it.
-    const r = syncEncryptedKeys(vol, 'EPHEMERAL', { keys: [{ slot: 1, static: { passphrase: 'pw2' } }] }, { keys: [{ slot: 1, static: { passphrase: 'pw2' } }, nodeId] }, { sysRoot: sysWithUuid(undefined), iterations: 1000 });
+    const r = syncEncryptedKeys(vol, 'EPHEMERAL', { keys: [{ slot: 1, static: { passphrase: 'pw2' } }] }, { keys: [{ slot: 1, static: { passphrase: 'pw2' } }, nodeId] }, { sysRoot: sysWithUuid(undefined), kdf: FAST });
     expect(r.synced).toEqual([]);
     expect(r.failedSyncs).toEqual([expect.stringMatching(/^slot 0: machine UUID is not populated/)]);
     // Keys that open nothing: refused, the volume as it was.
-    expect(() => syncEncryptedKeys(vol, 'EPHEMERAL', { keys: [{ slot: 1, static: { passphrase: 'wrong' } }] }, { keys: [nodeId] }, { sysRoot: sys, iterations: 1000 })).toThrow(/failed to open encrypted EPHEMERAL .*slot 1 \(static\): no keyslot opens with this key/);
+    expect(() => syncEncryptedKeys(vol, 'EPHEMERAL', { keys: [{ slot: 1, static: { passphrase: 'wrong' } }] }, { keys: [nodeId] }, { sysRoot: sys, kdf: FAST })).toThrow(/failed to open encrypted EPHEMERAL .*slot 1 \(static\): no keyslot opens with this key/);
     expect(opens('pw2', 1)).toBe(true);
+  });
+});
+
+describe('PBKDF2 keyslots upgraded at the key sync (a volume cryptsetup or an older Bronze made)', () => {
+  it("re-writes each configured key's PBKDF2 slot as argon2id; cryptsetup opens them; the next sync leaves them", () => {
+    const sys = sysWithUuid(UUID);
+    const vol = path.join(dir, 'vol');
+    fs.writeFileSync(vol, Buffer.alloc(20 << 20));
+    const nodeIdPass = nodeIdPassphrase('STATE', sys).toString();
+    const keyFile = path.join(dir, 'key');
+    fs.writeFileSync(keyFile, nodeIdPass);
+    execFileSync(CRYPTSETUP!, ['luksFormat', '-q', '--type', 'luks2', '--pbkdf', 'pbkdf2', '--pbkdf-force-iterations', '1000', '--key-slot', '0', '--key-file', keyFile, vol]);
+    const fd = fs.openSync(vol, 'r+');
+    const masterKey = unlockLuks2(fd, Buffer.from(nodeIdPass)).masterKey.toString('hex');
+    fs.closeSync(fd);
+    // A static key in slot 1, PBKDF2 too, added the way cryptsetup does.
+    fs.writeFileSync(path.join(dir, 'new'), 'pw');
+    execFileSync(CRYPTSETUP!, ['luksAddKey', '-q', '--pbkdf', 'pbkdf2', '--pbkdf-force-iterations', '1000', '--key-slot', '1', '--key-file', keyFile, vol, path.join(dir, 'new')]);
+    const kdfs = () => {
+      const f = fs.openSync(vol, 'r');
+      try {
+        return Object.fromEntries(Object.entries(readLuks2(f).json.keyslots).map(([id, k]) => [id, k.kdf.type]));
+      } finally {
+        fs.closeSync(f);
+      }
+    };
+    expect(kdfs()).toEqual({ '0': 'pbkdf2', '1': 'pbkdf2' });
+    const cfg = { keys: [{ slot: 0, nodeID: {} }, { slot: 1, static: { passphrase: 'pw' } }] };
+    expect(syncEncryptedKeys(vol, 'STATE', cfg, cfg, { sysRoot: sys, kdf: FAST })).toEqual({
+      synced: ['slot 0 (nodeID) upgraded from pbkdf2 to argon2id', 'slot 1 (static) upgraded from pbkdf2 to argon2id'],
+      failedSyncs: [],
+    });
+    expect(kdfs()).toEqual({ '0': 'argon2id', '1': 'argon2id' });
+    const opens = (pass: string) => spawnSync(CRYPTSETUP!, ['open', '--test-passphrase', '--key-file', '-', vol], { input: pass }).status === 0;
+    expect(opens(nodeIdPass), 'cryptsetup opens the upgraded nodeID slot').toBe(true);
+    expect(opens('pw'), 'and the upgraded static one').toBe(true);
+    expect(opens('not-it')).toBe(false);
+    const dumped = execFileSync(CRYPTSETUP!, ['luksDump', '-q', '--dump-volume-key', '--key-file', '-', vol], { input: 'pw', encoding: 'utf8' });
+    expect(dumped.slice(dumped.indexOf('MK dump:') + 8).replace(/[^0-9a-f]/g, '')).toBe(masterKey);
+    // Already argon2id: nothing to do.
+    expect(syncEncryptedKeys(vol, 'STATE', cfg, cfg, { sysRoot: sys, kdf: FAST })).toEqual({ synced: [], failedSyncs: [] });
+    // A PBKDF2 slot whose key is not configured any more is removed, not upgraded; one whose key
+    // cannot be made here (no UUID) is left as it is.
+    execFileSync(CRYPTSETUP!, ['luksAddKey', '-q', '--pbkdf', 'pbkdf2', '--pbkdf-force-iterations', '1000', '--key-slot', '2', '--key-file', keyFile, vol, path.join(dir, 'new')]);
+    const r = syncEncryptedKeys(vol, 'STATE', { keys: [{ slot: 1, static: { passphrase: 'pw' } }] }, cfg, { sysRoot: sysWithUuid(undefined), kdf: FAST });
+    expect(r.synced).toEqual(['slot 2 removed']);
+    expect(r.failedSyncs).toEqual([expect.stringMatching(/^slot 0: machine UUID is not populated/)]);
+    expect(kdfs()).toEqual({ '0': 'argon2id', '1': 'argon2id' });
   });
 });

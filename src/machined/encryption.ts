@@ -3,7 +3,14 @@
 //
 // Keys are Talos's: `static` is the passphrase as written; `nodeID` is the SMBIOS system UUID
 // followed by the volume's label ("<uuid>STATE"), so that the disk opens only in the machine it
-// was formatted in. kms and tpm are refused when the configuration is validated.
+// was formatted in. The UUID is not a secret (anyone who reads the machine's SMBIOS, or was
+// told the UUID, can make the key), so it is never logged nor put in an error message here.
+// kms and tpm are refused when the configuration is validated.
+//
+// Keyslots are argon2id (src/disk/luks2.ts). A PBKDF2 keyslot (Bronze wrote those before) whose
+// key is configured is re-written as argon2id at the next key sync, in the same slot: the new
+// keyslot goes to a free area first, the headers follow, and the old area is zeroed last, so a
+// power cut at any point leaves a header whose keyslots all open (rewriteKeyslots).
 //
 // Where each volume's settings come from at boot: STATE's from META (`state.encryption`, written
 // when STATE is formatted and whenever a loaded configuration changes them), since the
@@ -14,7 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { encryptionSchemas, type EncryptionConfig, type SystemDiskEncryptionConfig } from '../config/schema.ts';
-import { DATA_OFFSET, formatLuks2, isLuks, readLuks2, rewriteKeyslots, unlockLuks2, type Luks2Volume } from '../disk/luks2.ts';
+import { DATA_OFFSET, formatLuks2, isLuks, readLuks2, rewriteKeyslots, unlockLuks2, type Luks2Kdf, type Luks2Volume } from '../disk/luks2.ts';
 import { dmCreate, dmRemove } from '../lib/devmapper.ts';
 import { smbiosUuid } from '../lib/hostname.ts';
 import { MetaStore } from '../install/meta.ts';
@@ -42,7 +49,8 @@ export function nodeIdPassphrase(label: string, sysRoot = '/sys'): Buffer {
   for (const c of uuid) {
     const n = (counts.get(c) ?? 0) + 1;
     counts.set(c, n);
-    if (n > uuid.length / 2) throw new Error(`machine UUID ${uuid} entropy check failed: a nodeID key made from it would be guessable`);
+    // Not the UUID itself: it is the key's only ingredient besides the label.
+    if (n > uuid.length / 2) throw new Error('machine UUID entropy check failed: the SMBIOS UUID repeats one character too often, and a nodeID key made from it would be guessable');
   }
   return Buffer.from(uuid + label, 'utf8');
 }
@@ -140,25 +148,37 @@ function unlockWith(fd: number, device: string, label: string, cfg: EncryptionCo
   throw new Error(`failed to open encrypted ${label} (${device}): ${why.join('; ') || 'no keys configured'}`);
 }
 
+/** The keyslot KDFs Bronze reads (src/disk/luks2.ts); argon2id is what it writes. */
+const READABLE_KDFS = new Set(['pbkdf2', 'argon2id', 'argon2i']);
+
+/** Options for writing keyslots: the KDF of new ones (default: argon2id calibrated here; tests pass a cheap one). */
+export interface KeyslotWriteOptions {
+  sysRoot?: string;
+  kdf?: Luks2Kdf;
+}
+
 /**
  * Makes the volume's keyslots the configured keys, as Talos does at each open: a configured key
  * whose slot it does not open is written to it, and a slot no key is configured for is removed.
- * Each configured key is tried once (one PBKDF2 each, besides the key that opened the volume).
- * A key that cannot be made (nodeID without a UUID) leaves its slot as it is, and is reported.
+ * A configured key whose PBKDF2 slot opens is re-written as argon2id in the same slot (reported
+ * as "upgraded"). Each configured key is tried once (one KDF each, besides the key that opened
+ * the volume). A key that cannot be made (nodeID without a UUID) leaves its slot as it is, and
+ * is reported.
  */
-function syncKeyslots(fd: number, vol: Luks2Volume, opener: KeyMaterial, cfg: EncryptionConfig, label: string, o: { sysRoot?: string; iterations?: number }, made = makeKeys(cfg, label, o.sysRoot)): { synced: string[]; failedSyncs: string[] } {
+function syncKeyslots(fd: number, vol: Luks2Volume, opener: KeyMaterial, cfg: EncryptionConfig, label: string, o: KeyslotWriteOptions, made = makeKeys(cfg, label, o.sysRoot)): { synced: string[]; failedSyncs: string[] } {
   const keys = made.keys;
   const failures = [...made.failures];
   const slots = readLuks2(fd).json.keyslots;
   const inHeader = Object.keys(slots).map(Number);
+  const kdfOf = (slot: number) => slots[String(slot)]?.kdf.type;
   const keep = failures.map((f) => f.slot).filter((slot) => inHeader.includes(slot));
-  // A keyslot Bronze cannot read (cryptsetup's argon2) is not replaced as if its key were wrong.
-  const unreadable = inHeader.filter((slot) => slots[String(slot)]!.kdf.type !== 'pbkdf2');
+  // A keyslot Bronze cannot read (a KDF it has no function for) is not replaced as if its key were wrong.
+  const unreadable = inHeader.filter((slot) => !READABLE_KDFS.has(kdfOf(slot)!));
   for (const slot of unreadable) {
     keep.push(slot);
-    failures.push({ slot, why: `keyslot ${slot} uses ${slots[String(slot)]!.kdf.type}, which Bronze does not read: left as it is` });
+    failures.push({ slot, why: `keyslot ${slot} uses ${kdfOf(slot)}, which Bronze does not read: left as it is` });
   }
-  const add: KeyMaterial[] = [];
+  const add: Array<KeyMaterial & { how: 'added' | 'replaced' | 'upgraded' }> = [];
   for (const k of keys.filter((key) => !unreadable.includes(key.slot))) {
     const same = k.slot === opener.slot && k.passphrase.equals(opener.passphrase);
     let opens = same;
@@ -170,15 +190,16 @@ function syncKeyslots(fd: number, vol: Luks2Volume, opener: KeyMaterial, cfg: En
         opens = false;
       }
     }
-    if (opens) keep.push(k.slot);
-    else add.push(k);
+    if (opens && kdfOf(k.slot) === 'pbkdf2') add.push({ ...k, how: 'upgraded' });
+    else if (opens) keep.push(k.slot);
+    else add.push({ ...k, how: inHeader.includes(k.slot) ? 'replaced' : 'added' });
   }
   const removed = inHeader.filter((slot) => !keep.includes(slot) && !add.some((a) => a.slot === slot));
   const failedSyncs = failures.map((f) => `slot ${f.slot}: ${f.why}`);
   if (add.length === 0 && removed.length === 0) return { synced: [], failedSyncs };
-  rewriteKeyslots(fd, vol.masterKey, keep, add, o.iterations ? { iterations: o.iterations } : {});
+  rewriteKeyslots(fd, vol.masterKey, keep, add, o.kdf ? { kdf: o.kdf } : {});
   return {
-    synced: [...add.map((a) => `slot ${a.slot} (${a.kind}) ${inHeader.includes(a.slot) ? 'replaced' : 'added'}`), ...removed.map((slot) => `slot ${slot} removed`)],
+    synced: [...add.map((a) => `slot ${a.slot} (${a.kind}) ${a.how === 'upgraded' ? 'upgraded from pbkdf2 to argon2id' : a.how}`), ...removed.map((slot) => `slot ${slot} removed`)],
     failedSyncs,
   };
 }
@@ -188,7 +209,7 @@ function syncKeyslots(fd: number, vol: Luks2Volume, opener: KeyMaterial, cfg: En
  * those of `sync` (default `cfg`; false: leave them), and maps it. Throws naming each key's
  * failure when none opens it; nothing is written to the volume then.
  */
-export function openEncrypted(device: string, size: number, label: string, cfg: EncryptionConfig, o: { sysRoot?: string; sync?: EncryptionConfig | false; mapper?: string } = {}): OpenedVolume {
+export function openEncrypted(device: string, size: number, label: string, cfg: EncryptionConfig, o: KeyslotWriteOptions & { sync?: EncryptionConfig | false; mapper?: string } = {}): OpenedVolume {
   const sync = o.sync ?? cfg;
   const { vol, key, synced, failedSyncs } = withFd(device, sync ? 'r+' : 'r', (fd) => {
     const opened = unlockWith(fd, device, label, cfg, o.sysRoot);
@@ -209,7 +230,7 @@ export function openEncrypted(device: string, size: number, label: string, cfg: 
  * unlocking its header again with the keys of `have` (STATE: opened at boot with META's record,
  * before the configuration on it was read). Returns what changed.
  */
-export function syncEncryptedKeys(device: string, label: string, have: EncryptionConfig, want: EncryptionConfig, o: { sysRoot?: string; iterations?: number } = {}): { synced: string[]; failedSyncs: string[] } {
+export function syncEncryptedKeys(device: string, label: string, have: EncryptionConfig, want: EncryptionConfig, o: KeyslotWriteOptions = {}): { synced: string[]; failedSyncs: string[] } {
   return withFd(device, 'r+', (fd) => {
     const { vol, key } = unlockWith(fd, device, label, have, o.sysRoot);
     try {
@@ -221,14 +242,14 @@ export function syncEncryptedKeys(device: string, label: string, have: Encryptio
 }
 
 /** Formats `device` as a new LUKS2 volume with the configured keys (all it held is lost) and maps it. */
-export function formatEncrypted(device: string, size: number, label: string, cfg: EncryptionConfig, o: { sysRoot?: string; iterations?: number; mapper?: string } = {}): OpenedVolume {
+export function formatEncrypted(device: string, size: number, label: string, cfg: EncryptionConfig, o: KeyslotWriteOptions & { mapper?: string } = {}): OpenedVolume {
   const keys = keyMaterial(cfg, label, o.sysRoot);
   const vol = withFd(device, 'r+', (fd) =>
     formatLuks2(fd, size, {
       keys: keys.map((k) => ({ slot: k.slot, passphrase: k.passphrase })),
       keySize: cfg.keySize === 256 ? 32 : 64,
       sectorSize: cfg.blockSize === 4096 ? 4096 : 512,
-      ...(o.iterations ? { iterations: o.iterations } : {}),
+      ...(o.kdf ? { kdf: o.kdf } : {}),
     }),
   );
   return { device: mapVolume(vol, device, size, label, cfg.options ?? [], o.mapper), slot: vol.slot };
@@ -409,7 +430,7 @@ export function syncStateEncryption(
 
 /**
  * At boot, before STATE is opened: a pending record left by a sync the power cut short is
- * settled. Whichever settings open STATE become the record (one PBKDF2 per key tried); if
+ * settled. Whichever settings open STATE become the record (one key derivation per key tried); if
  * neither does, both stay, and the open says why.
  */
 export function settlePendingStateEncryption(metaDevice: string | undefined, device: string | undefined, o: { sysRoot?: string } = {}): void {

@@ -6,7 +6,9 @@
 //      both are LUKS2 that cryptsetup opens with Talos's nodeID passphrase (the SMBIOS UUID
 //      followed by the label) and STATE also with the static one; no xfs is visible in them.
 //   2. The disk boots in the same machine (same SMBIOS UUID): both volumes open, mount, and
-//      VolumeStatus says luks2; the configuration on STATE is read.
+//      VolumeStatus says luks2 (argon2id keyslots); the configuration on STATE is read. The
+//      SMBIOS UUID, which the nodeID keys are made of, is in none of what os:reader can read:
+//      `logs machined`, `dmesg`, `get members -o yaml` (nor on the console).
 //   3. A new static passphrase for STATE (apply-config, reboot) is synced into its keyslots: the
 //      old one no longer opens it, the new one does.
 //   4. `bronzectl reset --system-labels-to-wipe EPHEMERAL --reboot` erases EPHEMERAL's header
@@ -26,7 +28,7 @@ import { newClientConfig, save } from '../../src/contract/clientconfig.ts';
 import { generateConfigs } from '../../src/contract/genconfig.ts';
 import { generateSecrets } from '../../src/contract/secrets.ts';
 import { partitionByName, planLayout } from '../../src/disk/layout.ts';
-import { bronzectl, bronzectlUntilOk } from '../lib/bronzectl.ts';
+import { bronzectl, bronzectlUntilOk, until } from '../lib/bronzectl.ts';
 import { consoleFile } from '../lib/console-log.ts';
 import { freePort } from '../lib/ports.ts';
 
@@ -129,6 +131,10 @@ describe('system disk encryption: install, boot, wipe, another machine', () => {
     expect(dump).toMatch(/Version:\s+2/);
     expect(dump).toMatch(/\n {2}0: luks2/);
     expect(dump).toMatch(/\n {2}1: luks2/);
+    // Issue 50: argon2id keyslots, cryptsetup's LUKS2 default, with the memory cost bounded
+    // (64 MiB; down to 32 MiB where 4 passes of 64 MiB take over a second, as under TCG).
+    expect(dump.match(/PBKDF:\s+argon2id/g), dump).toHaveLength(2);
+    expect(dump.match(/Memory:\s+(\d+)\n/g)?.map((m) => Number(/\d+/.exec(m)![0])).every((kib) => kib >= 32768 && kib <= 65536), dump).toBe(true);
     const key = volumeKey(state, `${uuid}STATE`);
     expect(key, "Talos's nodeID passphrase opens STATE").toMatch(/^[0-9a-f]{128}$/);
     expect(volumeKey(state, STATIC), 'the static passphrase opens it to the same key').toBe(key);
@@ -166,6 +172,26 @@ describe('system disk encryption: install, boot, wipe, another machine', () => {
     expect(h.stdout).toMatch(/encrypted-node/);
     ephemeralUuid = luksUuid(header('EPHEMERAL'));
     expect(ephemeralUuid).toMatch(/^[0-9a-f-]{36}$/);
+
+    // Issue 50: this node's volumes open with nodeID keys, made of its SMBIOS UUID; that UUID is
+    // not a secret, but it is not handed out either: not in machined's log, the kernel's, or the
+    // member registry (all three readable by os:reader), nor on the console.
+    const secret = (out: string) => {
+      const low = out.toLowerCase();
+      return [uuid, uuid.replace(/-/g, '')].map((u) => u.toLowerCase()).filter((u) => low.includes(u));
+    };
+    expect(text, 'the hostname is derived from the SMBIOS UUID, which is named, not quoted').toMatch(/hostname set to bronze-[0-9a-f]{6} \(derived from the SMBIOS UUID\)/);
+    expect(secret(text), 'the console').toEqual([]);
+    const members = await until('this node in get members', () => ctl(['get', 'members', '-o', 'yaml']), (r) => r.code === 0 && r.stdout.includes('hostname: encrypted-node'), 120_000);
+    const logs = await ctl(['logs', 'machined']);
+    expect(logs.code, logs.stderr).toBe(0);
+    expect(logs.stdout).toMatch(/derived from the SMBIOS UUID\)/);
+    const dmesg = await ctl(['dmesg']);
+    expect(dmesg.code, dmesg.stderr).toBe(0);
+    expect(dmesg.stdout).toMatch(/machined/);
+    for (const [what, out] of [['bronzectl get members -o yaml', members.stdout], ['bronzectl logs machined', logs.stdout], ['bronzectl dmesg', dmesg.stdout]] as const) {
+      expect(secret(out), `${what} gives the SMBIOS UUID away`).toEqual([]);
+    }
   }, 2 * BOOT);
 
   it("a new static passphrase for STATE is synced to its keyslots at the next boot, and META's record follows", async () => {

@@ -254,7 +254,7 @@ describe('the README, command by command', () => {
       const boots = names.filter((_, i) => i % 2 === 0);
       expect.soft(boots.length, 'boots of the installed node').toBeGreaterThanOrEqual(5);
       expect.soft(new Set(boots).size, `one name across boots: ${boots.join(', ')}`).toBe(1);
-      expect.soft(names.filter((_, i) => i % 2 === 1).every((why) => /^derived from the SMBIOS UUID [0-9a-f-]{36}$/.test(why)), names.join('; ')).toBe(true);
+      expect.soft(names.filter((_, i) => i % 2 === 1).every((why) => /^derived from the SMBIOS UUID$/.test(why)), names.join('; ')).toBe(true);
       expect(failed, `README commands that failed:\n  ${failed.join('\n  ')}`).toEqual([]);
     },
     5 * BOOT + 15 * 60_000,

@@ -57,6 +57,9 @@ export async function serveDaemon(
   await new Promise<void>((resolve, reject) =>
     server.bindAsync(`unix:${socket}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())),
   );
+  // Its owner and the directory's group may connect: a daemon under its own user has a
+  // directory of group apid, made by machined (lib/daemon-users.ts), so apid reaches it.
+  fs.chmodSync(socket, 0o660);
   log.info(`serving on ${socket} (${startupTimes()})`);
   // Health says SERVING from here on: tell the supervisor, if it asked (lib/ready.ts).
   notifyReady();

@@ -1,8 +1,13 @@
 // Atomic file replacement: a temporary file beside the target, fsync, rename over the target,
 // fsync of the directory. A crash or power cut leaves either the old file or the new one,
 // never a half-written one. On failure the temporary file is removed.
+//
+// Written by root into a directory another user owns (a daemon's secrets directory, made by
+// machined: lib/daemon-users.ts), the file takes that directory's owner and group, and is
+// group-readable when the directory is shared with its group (setgid and group-readable):
+// the daemon reads what machined writes for it.
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, unlink } from 'node:fs/promises';
+import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 
 export interface AtomicWriteOptions {
@@ -22,7 +27,9 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
     const fh = await open(tmp, 'wx', mode);
     created = true;
     try {
-      await fh.chmod(mode);
+      const owner = await directoryOwner(dir);
+      if (owner) await fh.chown(owner.uid, owner.gid);
+      await fh.chmod(owner?.groupRead ? mode | 0o040 : mode);
       await fh.writeFile(data);
       await fh.sync();
     } finally {
@@ -41,4 +48,11 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
   } finally {
     await d.close();
   }
+}
+
+/** The directory's owner, when this process is root and the directory belongs to another user. */
+async function directoryOwner(dir: string): Promise<{ uid: number; gid: number; groupRead: boolean } | undefined> {
+  if (process.geteuid?.() !== 0) return undefined;
+  const st = await stat(dir);
+  return st.uid === 0 ? undefined : { uid: st.uid, gid: st.gid, groupRead: (st.mode & 0o2040) === 0o2040 };
 }

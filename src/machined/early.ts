@@ -11,6 +11,8 @@ import fs from 'node:fs';
 import { READY_STDIO, withReadyFd } from '../lib/ready.ts';
 import { selfInvocation } from '../lib/self.ts';
 import { setNice } from '../lib/nice.ts';
+import { type UnprivilegedDaemon, daemonUser, ensureDaemonDirs } from '../lib/daemon-users.ts';
+import { runDir, secretsDir } from '../contract/paths.ts';
 import { FIRST_SERVICES_LOAD_NICE, SERVICE_ENV, baseServiceEnv, daemonEnv, firstServices } from './service-graph.ts';
 
 /**
@@ -45,7 +47,12 @@ export function startFirstServices(): EarlyChildren {
     const inv = selfInvocation(id);
     let child: ChildProcess;
     try {
-      child = spawn(inv.command, inv.args, { argv0: inv.argv0, env: withReadyFd(daemonEnv(id, baseServiceEnv({ ...SERVICE_ENV }))), detached: false, stdio: READY_STDIO });
+      // apid under its own user, as the supervisor would start it (services.ts); it needs no capability.
+      const user = daemonUser(id);
+      if (user) ensureDaemonDirs(id as UnprivilegedDaemon, { runDir: runDir(), secretsDir: secretsDir() });
+      const ids = user && user.capabilities.length === 0 ? { uid: user.uid, gid: user.gid } : {};
+      if (user && !('uid' in ids)) continue; // one with capabilities: the supervisor starts it
+      child = spawn(inv.command, inv.args, { argv0: inv.argv0, env: withReadyFd(daemonEnv(id, baseServiceEnv({ ...SERVICE_ENV }))), detached: false, stdio: READY_STDIO, ...ids });
     } catch {
       continue;
     }

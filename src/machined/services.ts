@@ -1,15 +1,18 @@
 // The supervisor's specs of the daemons, from the service graph (service-graph.ts).
 import fs from 'node:fs';
-import { socketPath } from '../contract/paths.ts';
+import { runDir, secretsDir, socketPath } from '../contract/paths.ts';
 import { healthChecker } from '../daemon/health-client.ts';
 import { selfInvocation } from '../lib/self.ts';
+import { type UnprivilegedDaemon, daemonUser, ensureDaemonDirs } from '../lib/daemon-users.ts';
 import type { ServiceSpec } from './supervisor/types.ts';
 import { SERVICE_GRAPH, baseServiceEnv, daemonEnv } from './service-graph.ts';
 
 export { SERVICE_ENV, SERVICE_GRAPH, DAEMON_V8_FLAGS, baseServiceEnv, daemonEnv, firstServices, type ServiceNode } from './service-graph.ts';
 
 /** Turns the graph into supervisor specs: every daemon is this binary under another name,
- * with machined's environment plus `extraEnv`; `only` picks a subset (host runs and tests). */
+ * with machined's environment plus `extraEnv`; `only` picks a subset (host runs and tests).
+ * apid, trustd and timed run under their own users where daemon users are enabled
+ * (lib/daemon-users.ts). */
 export function serviceSpecs(extraEnv: Record<string, string> = {}, only?: readonly string[]): ServiceSpec[] {
   const env = baseServiceEnv(extraEnv);
   const chosen = only ? SERVICE_GRAPH.filter((n) => only.includes(n.id)) : SERVICE_GRAPH;
@@ -17,15 +20,23 @@ export function serviceSpecs(extraEnv: Record<string, string> = {}, only?: reado
   return chosen.map((node) => {
     const inv = selfInvocation(node.id);
     const health = healthChecker(socketPath(node.id));
+    const user = daemonUser(node.id);
+    let serviceEnv = daemonEnv(node.id, env);
+    // timed cannot tell by itself that it runs on a node once it is not root (/proc/1/exe is
+    // not readable to it): machined as PID 1 says so.
+    if (user && node.id === 'timed' && process.pid === 1 && serviceEnv.BRONZE_TIMED_CLOCK === undefined) serviceEnv = { ...serviceEnv, BRONZE_TIMED_CLOCK: 'adjust' };
     return {
       id: node.id,
+      ...(user
+        ? { user, beforeStart: () => ensureDaemonDirs(node.id as UnprivilegedDaemon, { runDir: runDir(), secretsDir: secretsDir() }) }
+        : {}),
       // A subset (host runs) keeps only the dependencies it includes.
       dependsOn: node.dependsOn.filter((d) => chosen.some((n) => n.id === d)),
       stopAfter: (node.stopAfter ?? []).filter((d) => chosen.some((n) => n.id === d)),
       command: inv.command,
       args: inv.args,
       argv0: inv.argv0,
-      env: daemonEnv(node.id, env),
+      env: serviceEnv,
       healthCheck: health.check,
       healthInterval: 2000,
       // Every daemon serves through daemon/serve.ts, which says READY=1 once its socket serves

@@ -98,6 +98,29 @@ describe('bronzectl cluster create: 3 control planes and a worker', () => {
     }
   }, 200_000);
 
+  it('apid, trustd, timed and etcd run under their own users, with only their capabilities (read /proc/<pid>/status)', async () => {
+    const ps = await cli(['-n', '10.5.0.2', 'processes']);
+    expect(ps.code, ps.stderr).toBe(0);
+    // COMMAND is the last column: the daemons' argv[0] (their role), etcd's path and flags.
+    const pidOf = (re: RegExp) => rows(ps.stdout).filter((l) => re.test(l)).map((l) => Number(/^\s*\S+\s+(\d+)\s/.exec(l)?.[1]));
+    const want: Record<string, { re: RegExp; uid: number; capEff: string }> = {
+      apid: { re: /\sapid\s*$/, uid: 50, capEff: '0000000000000000' },
+      trustd: { re: /\strustd\s*$/, uid: 51, capEff: '0000000000000000' },
+      timed: { re: /\stimed\s*$/, uid: 52, capEff: '0000000002000000' }, // CAP_SYS_TIME alone
+      etcd: { re: /\s\/usr\/sbin\/etcd\s/, uid: 60, capEff: '0000000000000000' },
+    };
+    for (const [name, w] of Object.entries(want)) {
+      const pids = pidOf(w.re);
+      expect(pids, `${name} in\n${ps.stdout}`).toHaveLength(1);
+      const st = await cli(['-n', '10.5.0.2', 'read', `/proc/${pids[0]}/status`]);
+      expect(st.code, st.stderr).toBe(0);
+      expect(st.stdout, name).toMatch(new RegExp(`^Uid:\\s+${w.uid}\\s+${w.uid}\\s+${w.uid}\\s+${w.uid}$`, 'm'));
+      expect(st.stdout, name).toMatch(new RegExp(`^Gid:\\s+${w.uid}\\s+${w.uid}\\s+${w.uid}\\s+${w.uid}$`, 'm'));
+      expect(st.stdout, name).toMatch(new RegExp(`^CapEff:\\s+${w.capEff}$`, 'm'));
+      expect(st.stdout, name).toMatch(new RegExp(`^CapPrm:\\s+${w.capEff}$`, 'm'));
+    }
+  }, 120_000);
+
   it('cluster show lists the nodes and that they run', async () => {
     const s = await cli(['cluster', 'show', '--name', NAME, '--state', stateDir]);
     expect(s.code).toBe(0);

@@ -6,13 +6,19 @@
 // The read API (Copy, DiskUsage, CPUFreqStats, Netstat, PacketCapture, Containers, Stats) has
 // a file each. Bootstrap and the Etcd* RPCs are ./etcd.ts, on the etcd service machined passes
 // in (none: a node without etcd, which answers as Talos's workers do).
+// machined accepts the socket's connections itself and tells its callers apart by their uid
+// (SO_PEERCRED): ./callers.ts says what each may call.
 
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { serviceDefinition } from '../../contract/protos.ts';
 import { socketPath } from '../../contract/paths.ts';
 import { versionReply } from '../../daemon/serve.ts';
+import { initNative } from '../../lib/native.ts';
+import { peerCredentials } from '../../lib/socket-peer.ts';
+import { type CallerClass, callerClass, callerInterceptor, offers } from './callers.ts';
 import type { DefinitionRegistry } from '../../contract/resources/registry.ts';
 import type { State } from '../../state/state.ts';
 import { unary, unavailable } from './common.ts';
@@ -89,73 +95,121 @@ export interface MachinedApi {
 
 export async function startMachinedApi(deps: MachinedApiDeps): Promise<MachinedApi> {
   const socket = deps.socket ?? socketPath('machined');
-  fs.mkdirSync(path.dirname(socket), { recursive: true, mode: 0o700 });
+  // Traversable by the daemons that run under their own users; who may call what is decided
+  // per connection by the caller's uid (./callers.ts), so the socket is open to connect to.
+  fs.mkdirSync(path.dirname(socket), { recursive: true, mode: 0o711 });
+  fs.chmodSync(path.dirname(socket), 0o711);
   fs.rmSync(socket, { force: true }); // stale from a previous run
+  await initNative(); // SO_PEERCRED is read through koffi
 
-  const server = new grpc.Server();
-  server.addService(serviceDefinition('grpc.health.v1.Health'), {
-    Check: (_call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) => cb(null, { status: 'SERVING' }),
-    Watch: (call: grpc.ServerWritableStream<unknown, unknown>) => {
-      call.write({ status: 'SERVING' });
+  const services: Array<{ name: string; impl: grpc.UntypedServiceImplementation }> = [];
+  services.push({
+    name: 'grpc.health.v1.Health',
+    impl: {
+      Check: (_call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) => cb(null, { status: 'SERVING' }),
+      Watch: (call: grpc.ServerWritableStream<unknown, unknown>) => {
+        call.write({ status: 'SERVING' });
+      },
     },
   });
 
   const { metadata: _stamped, ...version } = versionReply().messages[0]!;
-  server.addService(serviceDefinition('machine.MachineService'), {
-    Version: unary(() => ({ messages: [version] })),
-    ApplyConfiguration: unary(async (req: unknown) => {
-      if (!deps.applyConfiguration) throw unavailable('this node does not take configurations');
-      return deps.applyConfiguration(req);
-    }),
-    GenerateClientConfiguration: unary(async (req: GenerateClientConfigurationRequest) => {
-      if (!deps.generateClientConfiguration) throw unavailable('no machine configuration yet');
-      return { messages: [await deps.generateClientConfiguration(req)] };
-    }),
-    ...sysinfoHandlers({ procRoot: deps.procRoot }),
-    ...serviceHandlers(deps.supervisor, {
-      afterReplyMs: deps.powerDelayMs,
-      onError: (err) => deps.onError?.(`service request failed: ${err instanceof Error ? err.message : String(err)}`),
-    }),
-    ...logsHandlers({ supervisor: deps.supervisor, log: deps.log }),
-    ...dmesgHandlers({ kmsgPath: deps.kmsgPath }),
-    ...eventsHandlers(deps.events),
-    ...filesHandlers(),
-    ...copyHandlers({ warn: (msg) => deps.onError?.(msg) }),
-    ...diskUsageHandlers(),
-    ...cpuFreqHandlers(),
-    ...netstatHandlers({ procRoot: deps.procRoot }),
-    ...containersHandlers(),
-    ...pcapHandlers(),
-    ...etcdHandlers(deps.etcd),
-    ...powerHandlers({
-      requestSequence: deps.requestSequence,
-      check: deps.powerCheck,
-      afterReplyMs: deps.powerDelayMs,
-      onError: (err) => deps.onError?.(`power request failed: ${err instanceof Error ? err.message : String(err)}`),
-    }),
-    ...lifecycleHandlers({
-      lifecycle: deps.lifecycle,
-      afterReplyMs: deps.powerDelayMs,
-      onError: (err) => deps.onError?.(`lifecycle request failed: ${err instanceof Error ? err.message : String(err)}`),
-    }),
+  services.push({
+    name: 'machine.MachineService',
+    impl: {
+      Version: unary(() => ({ messages: [version] })),
+      ApplyConfiguration: unary(async (req: unknown) => {
+        if (!deps.applyConfiguration) throw unavailable('this node does not take configurations');
+        return deps.applyConfiguration(req);
+      }),
+      GenerateClientConfiguration: unary(async (req: GenerateClientConfigurationRequest) => {
+        if (!deps.generateClientConfiguration) throw unavailable('no machine configuration yet');
+        return { messages: [await deps.generateClientConfiguration(req)] };
+      }),
+      ...sysinfoHandlers({ procRoot: deps.procRoot }),
+      ...serviceHandlers(deps.supervisor, {
+        afterReplyMs: deps.powerDelayMs,
+        onError: (err) => deps.onError?.(`service request failed: ${err instanceof Error ? err.message : String(err)}`),
+      }),
+      ...logsHandlers({ supervisor: deps.supervisor, log: deps.log }),
+      ...dmesgHandlers({ kmsgPath: deps.kmsgPath }),
+      ...eventsHandlers(deps.events),
+      ...filesHandlers(),
+      ...copyHandlers({ warn: (msg) => deps.onError?.(msg) }),
+      ...diskUsageHandlers(),
+      ...cpuFreqHandlers(),
+      ...netstatHandlers({ procRoot: deps.procRoot }),
+      ...containersHandlers(),
+      ...pcapHandlers(),
+      ...etcdHandlers(deps.etcd),
+      ...powerHandlers({
+        requestSequence: deps.requestSequence,
+        check: deps.powerCheck,
+        afterReplyMs: deps.powerDelayMs,
+        onError: (err) => deps.onError?.(`power request failed: ${err instanceof Error ? err.message : String(err)}`),
+      }),
+      ...lifecycleHandlers({
+        lifecycle: deps.lifecycle,
+        afterReplyMs: deps.powerDelayMs,
+        onError: (err) => deps.onError?.(`lifecycle request failed: ${err instanceof Error ? err.message : String(err)}`),
+      }),
+    },
   });
-  server.addService(serviceDefinition('cosi.resource.State'), resourceHandlers({ state: deps.state, registry: deps.registry }));
-  if (deps.clusterRegistry) server.addService(serviceDefinition('bronze.cluster.Registry'), deps.clusterRegistry);
+  services.push({ name: 'cosi.resource.State', impl: resourceHandlers({ state: deps.state, registry: deps.registry }) });
+  if (deps.clusterRegistry) services.push({ name: 'bronze.cluster.Registry', impl: deps.clusterRegistry });
 
-  await new Promise<void>((resolve, reject) =>
-    server.bindAsync(`unix:${socket}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())),
-  );
-  fs.chmodSync(socket, 0o600);
+  // One grpc-js server per class of caller (made at its first connection), each offering what
+  // that class may call; machined accepts the connections itself and hands each to its class's
+  // server by the peer's uid (SO_PEERCRED).
+  const servers = new Map<CallerClass, { server: grpc.Server; injector: grpc.ConnectionInjector }>();
+  const serverFor = (cls: CallerClass) => {
+    let s = servers.get(cls);
+    if (!s) {
+      const server = new grpc.Server(cls === 'local' ? {} : { interceptors: [callerInterceptor(cls)] });
+      for (const { name, impl } of services) if (offers(cls, name)) server.addService(serviceDefinition(name), impl);
+      s = { server, injector: server.createConnectionInjector(grpc.ServerCredentials.createInsecure()) };
+      servers.set(cls, s);
+    }
+    return s;
+  };
+  serverFor('local');
+  const listener = net.createServer((conn) => {
+    let cls: CallerClass | undefined;
+    let who = 'an unknown peer';
+    try {
+      const peer = peerCredentials(conn);
+      who = `pid ${peer.pid} (uid ${peer.uid})`;
+      cls = callerClass(peer.uid);
+    } catch (err) {
+      who = `a peer whose credentials cannot be read (${(err as Error).message})`;
+    }
+    if (!cls) {
+      deps.onError?.(`machined's socket: refused a connection from ${who}`);
+      conn.destroy();
+      return;
+    }
+    serverFor(cls).injector.injectConnection(conn);
+  });
+  await new Promise<void>((resolve, reject) => {
+    listener.once('error', reject);
+    listener.listen(socket, () => {
+      listener.off('error', reject);
+      resolve();
+    });
+  });
+  fs.chmodSync(socket, 0o666);
 
   let closing: Promise<void> | undefined;
   return {
     socket,
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
+        listener.close();
+        const all = [...servers.values()].map((s) => s.server);
         // Streams that follow (logs, events, watches) never end by themselves: give the
         // others a moment, then cut them.
-        const timer = setTimeout(() => server.forceShutdown(), 1000);
-        server.tryShutdown(() => {
+        const timer = setTimeout(() => all.forEach((s) => s.forceShutdown()), 1000);
+        void Promise.all(all.map((s) => new Promise<void>((r) => s.tryShutdown(() => r())))).then(() => {
           clearTimeout(timer);
           fs.rmSync(socket, { force: true });
           resolve();

@@ -7,6 +7,7 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
+import { withAmbientCapabilities } from '../../lib/capabilities.ts';
 import { setNice } from '../../lib/nice.ts';
 import { READY_LINE, READY_STDIO, withReadyFd } from '../../lib/ready.ts';
 import { captureLines } from './output.ts';
@@ -45,14 +46,18 @@ export function startProcess(
       return;
     }
   } else {
-    hooks.record(svc, 'Preparing', `Starting ${command}`);
+    const user = svc.spec.user;
+    hooks.record(svc, 'Preparing', `Starting ${command}${user ? ` as uid ${user.uid}, gid ${user.gid}${user.capabilities?.length ? ` with ${user.capabilities.join(', ')}` : ', no capabilities'}` : ''}`);
     try {
-      if (svc.spec.notifiesReady) {
-        child = spawn(command, args, { argv0, env: withReadyFd(env ?? inheritedEnv()), detached: false, stdio: READY_STDIO });
-        ready = child.stdio[3] as Readable | null;
-      } else {
-        child = spawn(command, args, { argv0, env, detached: false, stdio: ['ignore', 'pipe', 'pipe'] });
-      }
+      svc.spec.beforeStart?.();
+      const ids = user ? { uid: user.uid, gid: user.gid } : {};
+      // The spawn is synchronous: the capabilities are passed on to this child alone.
+      child = withAmbientCapabilities(user?.capabilities ?? [], () =>
+        svc.spec.notifiesReady
+          ? spawn(command, args, { argv0, env: withReadyFd(env ?? inheritedEnv()), detached: false, stdio: READY_STDIO, ...ids })
+          : spawn(command, args, { argv0, env, detached: false, stdio: ['ignore', 'pipe', 'pipe'], ...ids }),
+      );
+      if (svc.spec.notifiesReady) ready = child.stdio[3] as Readable | null;
       ({ stdout, stderr } = child);
     } catch (err) {
       hooks.exited(svc, { error: toError(err) });

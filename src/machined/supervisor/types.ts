@@ -29,6 +29,13 @@ export interface ServiceSpec {
   argv0?: string;
   /** The child's whole environment; when absent the child inherits machined's. */
   env?: Record<string, string>;
+  /**
+   * The user and group it runs as (no supplementary groups), and the only capabilities it
+   * keeps (ambient, lib/capabilities.ts); absent: as machined (root).
+   */
+  user?: { uid: number; gid: number; capabilities?: readonly string[] };
+  /** Runs right before every spawn (e.g. the directories its user must reach); a throw is a failed start. */
+  beforeStart?: () => void;
   /** Rejects when unhealthy; polled every healthInterval while the process runs. */
   healthCheck?: () => Promise<void>;
   /** ms, default 1000. */

@@ -1,7 +1,8 @@
 // apid's bidirectional streams (UpgradeStream) through the real ApiProxy: a fake machined on
 // a unix socket in a temporary run directory, the proxy served by a grpc-js server on
 // loopback (authentication stubbed: TLS is the integration test's business), a second proxy
-// as "another node", and a real typed client. What must hold: bytes arrive intact and in
+// as "another node" on another loopback address and the same port (apid dials every node on
+// the API port: node metadata names no port), and a real typed client. What must hold: bytes arrive intact and in
 // order, the upload is paced by the far end (backpressure, not buffering in apid), progress
 // comes back stamped when a node was named, errors and cancellation pass both ways, and a
 // bidi stream never fans out.
@@ -47,6 +48,8 @@ describe('apid proxies bidirectional streams to one node', () => {
   let proxies: ApiProxy[] = [];
   let endpoint: string;
   let peerName: string;
+  /** The API port both "nodes" serve on, and the one apid dials other nodes on. */
+  let apiPort = 0;
   let maintenance = false;
   const seen: Seen[] = [];
   /** Set by a test: the fake machined does not read until this resolves. */
@@ -120,7 +123,9 @@ describe('apid proxies bidirectional streams to one node', () => {
     const proxy = (name: string) => {
       const p = new ApiProxy({
         self: new SelfIdentity(),
-        peerPort: 1,
+        get peerPort() {
+          return apiPort;
+        },
         peerCredentials: () => grpc.credentials.createInsecure(),
         log: quiet,
         authenticate: () => ['os:admin'],
@@ -132,10 +137,13 @@ describe('apid proxies bidirectional streams to one node', () => {
       return server;
     };
     apid = proxy('apid');
-    endpoint = `127.0.0.1:${await bind(apid, '127.0.0.1:0')}`;
-    // "another node": a second apid on another loopback address, relaying to the same machined.
+    apiPort = await bind(apid, '127.0.0.1:0');
+    endpoint = `127.0.0.1:${apiPort}`;
+    // "another node": a second apid on another loopback address and the same port, relaying to
+    // the same machined.
     peer = proxy('peer');
-    peerName = `127.0.0.2:${await bind(peer, '127.0.0.2:0')}`;
+    await bind(peer, `127.0.0.2:${apiPort}`);
+    peerName = '127.0.0.2';
   });
 
   afterAll(async () => {

@@ -30,7 +30,7 @@ import { LOCAL_BACKENDS, localSocketFor } from './backends.ts';
 import { ConnectionRoles, ROLES_METADATA, authorize, type AuthError } from './authz.ts';
 import { LocalChannel } from './local.ts';
 import { MAINTENANCE_ROLE, maintenanceAuthorize } from './maintenance.ts';
-import { RouteError, routeOf, splitHostPort, type SelfIdentity } from './router.ts';
+import { RouteError, peerTarget, routeOf, type Route, type SelfIdentity } from './router.ts';
 import { errorEnvelope, errorMessage, stampEnvelope, stampMessage } from './wire.ts';
 
 const raw = (b: Buffer) => b;
@@ -42,7 +42,10 @@ export type SurfaceCall = Pick<grpc.ServerUnaryCall<unknown, unknown>, 'metadata
 
 export interface ProxyOptions {
   self: SelfIdentity;
-  /** apid port on other nodes when a target names no port. */
+  /**
+   * The API port every other node is dialled on (50000; host tests, whose nodes share one
+   * host, set another for the whole apid). `node` metadata never names a port.
+   */
   peerPort: number;
   /** TLS credentials towards other nodes' apid (apid's own client certificate). */
   peerCredentials: () => grpc.ChannelCredentials | undefined;
@@ -158,7 +161,8 @@ export class ApiProxy {
     if (this.o.maintenance?.()) {
       const refused = maintenanceAuthorize(path);
       if (refused) return refused;
-      const route = routeOf(call.metadata);
+      const route = this.route(call);
+      if ('code' in route) return route;
       if (route.kind === 'many' || (route.kind === 'one' && !this.o.self.isSelf(route.target))) {
         return { code: grpc.status.FAILED_PRECONDITION, details: 'in maintenance mode a node answers only for itself' };
       }
@@ -168,13 +172,8 @@ export class ApiProxy {
     if ('code' in roles) return roles;
     const denied = authorize(path, roles);
     if (denied) return denied;
-    let route;
-    try {
-      route = routeOf(call.metadata);
-    } catch (err) {
-      if (err instanceof RouteError) return { code: grpc.status.INVALID_ARGUMENT, details: err.message };
-      throw err;
-    }
+    const route = this.route(call);
+    if ('code' in route) return route;
     if (route.kind === 'local') return { roles, mode: 'local', targets: [this.target('', true)] };
     if (route.kind === 'one') return { roles, mode: 'one', targets: [this.target(route.target)] };
     if (single || shape === 'plain') {
@@ -189,11 +188,20 @@ export class ApiProxy {
     return { roles, mode: 'many', targets: route.targets.map((t) => this.target(t)) };
   }
 
+  /** The call's route, or INVALID_ARGUMENT for routing metadata that names no node (router.ts). */
+  private route(call: SurfaceCall): Route | AuthError {
+    try {
+      return routeOf(call.metadata);
+    } catch (err) {
+      if (err instanceof RouteError) return { code: grpc.status.INVALID_ARGUMENT, details: err.message };
+      throw err;
+    }
+  }
+
+  /** A named node: this one, or another dialled on the API port (names carry no port: routeOf). */
   private target(name: string, forceLocal = false): Target {
     if (forceLocal || this.o.self.isSelf(name)) return { name, local: true, address: '' };
-    const { host, port } = splitHostPort(name);
-    const h = host.includes(':') ? `[${host}]` : host;
-    return { name, local: false, address: `${h}:${port ?? this.o.peerPort}` };
+    return { name, local: false, address: peerTarget(name, this.o.peerPort) };
   }
 
   private localSocket(path: string): string {

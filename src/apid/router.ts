@@ -3,9 +3,13 @@
 //   `node: X`              → X only (this node when X names it: its hostname, one of its
 //                            addresses, or loopback), reply stamped with X
 //   `nodes: X, Y, ...`     → every listed node in parallel, replies stamped and merged
+// Every value names a node (a hostname or an IP address), never a port: other nodes are always
+// dialled on the API port (src/lib/node-name.ts), and a value with a port is refused before
+// any connection is made.
 import os from 'node:os';
 import type * as grpc from '@grpc/grpc-js';
 import { splitHostPort } from '../lib/hostport.ts';
+import { NodeNameError, nodeAddress, nodeHost } from '../lib/node-name.ts';
 
 export { splitHostPort };
 
@@ -22,9 +26,32 @@ function values(md: grpc.Metadata, key: string): string[] {
     .filter(Boolean);
 }
 
+/** Refuses a value that does not name a node (one with a port, or no hostname or IP). */
+function checked(names: string[]): string[] {
+  for (const n of names) {
+    try {
+      nodeHost(n);
+    } catch (err) {
+      if (err instanceof NodeNameError) throw new RouteError(err.message);
+      throw err;
+    }
+  }
+  return names;
+}
+
+/**
+ * Where another node's apid is dialled: its host on the API port, as a grpc-js target with the
+ * `dns:` scheme spelled out, so that a node named like a grpc-js scheme (`unix`: the target
+ * "unix:50000" is the socket ./50000) is still a host name and never a socket path.
+ */
+export function peerTarget(name: string, port: number): string {
+  return `dns:${nodeAddress(nodeHost(name), port)}`;
+}
+
+/** The route of a call; throws RouteError (the caller's mistake) for bad routing metadata. */
 export function routeOf(md: grpc.Metadata): Route {
-  const nodes = values(md, 'nodes');
-  const node = values(md, 'node');
+  const nodes = checked(values(md, 'nodes'));
+  const node = checked(values(md, 'node'));
   if (nodes.length && node.length) throw new RouteError('both "node" and "nodes" metadata given; use one');
   if (node.length > 1) throw new RouteError(`"node" names ${node.length} nodes; use "nodes" for several`);
   if (node.length === 1) return { kind: 'one', target: node[0]! };
@@ -42,8 +69,14 @@ export class SelfIdentity {
     return out;
   }
 
+  /** Whether a node name (as routeOf passes it: no port) names this node. */
   isSelf(target: string): boolean {
-    const { host } = splitHostPort(target);
+    let host: string;
+    try {
+      host = nodeHost(target);
+    } catch {
+      return false;
+    }
     return this.names().has(host);
   }
 }

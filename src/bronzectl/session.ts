@@ -125,11 +125,27 @@ export class Session {
     return { name, context };
   }
 
-  /** -n/--nodes, else the context's nodes (none: the endpoint answers for itself). */
+  /**
+   * -n/--nodes, else the context's nodes (none: the endpoint answers for itself). They go into
+   * the routing metadata, so each must name a node, without a port (apid always dials the API
+   * port); with --insecure, -n names the endpoint itself and may carry one.
+   */
   async nodes(): Promise<string[]> {
-    if (this.globals.nodes.length > 0) return this.globals.nodes;
-    if (this.insecure) return [];
-    return (await this.context()).context.nodes;
+    if (this.insecure) return this.globals.nodes;
+    const given = this.globals.nodes.length > 0;
+    const names = given ? this.globals.nodes : (await this.context()).context.nodes;
+    if (names.length === 0) return names;
+    const { NodeNameError, nodeHost } = await clientLib();
+    for (const n of names) {
+      try {
+        nodeHost(n);
+      } catch (e) {
+        if (!(e instanceof NodeNameError)) throw e;
+        const where = given ? '-n/--nodes' : `the context's nodes (${await this.configPath()})`;
+        throw new UserError(`${e.message} (${where} name nodes, which are always reached on their API port; an address with a port is an endpoint: -e/--endpoints)`);
+      }
+    }
+    return names;
   }
 
   async client(): Promise<Client> {

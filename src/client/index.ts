@@ -3,4 +3,5 @@ export { Client, MachineAPI, StateAPI, TimeAPI, connect, type CallOptions, type 
 export { DEFAULT_API_PORT, parseEndpoint, type Endpoint } from './endpoint.ts';
 export { RpcError, codeName, isServiceError, toRpcError } from './errors.ts';
 export { node, nodes } from './metadata.ts';
+export { NodeNameError, nodeHost } from '../lib/node-name.ts';
 export * from './types.ts';

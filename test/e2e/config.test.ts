@@ -48,7 +48,7 @@ describe('configuration: maintenance mode, apply, live patches', () => {
     expect(g.code, g.stderr).toBe(0);
     const v = await bronzectl(['version', '--insecure', '-n', target]);
     expect(v.stderr).toMatch(/API is not implemented in maintenance mode/);
-    const reboot = await bronzectl(['--bronzeconfig', '/nonexistent', 'reboot', '-n', target], {});
+    const reboot = await bronzectl(['--bronzeconfig', '/nonexistent', 'reboot', '-e', target], {});
     expect(reboot.code).not.toBe(0);
   });
 

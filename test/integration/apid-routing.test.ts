@@ -6,6 +6,7 @@
 // sends them to a direct caller. Every reply is checked strictly against the project's protos
 // (an unknown field or a wrong wire type fails), which is how a Talos client reads it.
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
@@ -177,6 +178,31 @@ describe('node routing through two real apids', () => {
     expect(w1.map((x) => x.toString('base64'))).toEqual(w2.map((x) => x.toString('base64')));
     for (const m of w1) strictDecode(T('cosi.resource.WatchResponse'), m);
     expect(dec(T('cosi.resource.WatchResponse'), w1.at(-1)!).event[0].event_type).toBe('BOOTSTRAPPED');
+  });
+
+  it('refuses `node` and `nodes` naming a port (INVALID_ARGUMENT, before dialling it): a node is reached on its API port only', async () => {
+    // An os:reader probing a port of B through A: a listener there counts what reaches it.
+    const reader = await issueClientCert(secrets.certs.os, { commonName: 'reader', roles: ['os:reader'], ttlMs: 3600_000 });
+    const rc = new grpc.Client(a.endpoint, grpc.credentials.createSsl(Buffer.from(secrets.certs.os.crt), Buffer.from(reader.key), Buffer.from(reader.crt)));
+    const probe = net.createServer((s) => s.destroy());
+    let reached = 0;
+    probe.on('connection', () => reached++);
+    const probePort = await new Promise<number>((resolve) => probe.listen(0, b.o.address, () => resolve((probe.address() as net.AddressInfo).port)));
+    try {
+      for (const [key, value] of [['node', `${b.o.address}:${probePort}`], ['nodes', `${b.o.address}, ${b.o.address}:${probePort}`], ['node', `${b.o.address}:${b.o.apiPort}`]] as const) {
+        await expect(unary(rc, '/machine.MachineService/Version', Buffer.alloc(0), md(key, [value]))).rejects.toMatchObject({
+          code: grpc.status.INVALID_ARGUMENT,
+          details: expect.stringMatching(/^node metadata names a node, not an address with a port: 127\.0\.0\.41:\d+$/),
+        });
+      }
+      expect(reached).toBe(0);
+      // The same caller naming B by its address reaches B.
+      const ok = await unary(rc, '/machine.MachineService/Version', Buffer.alloc(0), md('node', [b.o.address]));
+      expect(dec(T('machine.VersionResponse'), ok).messages.map((m: any) => m.metadata.hostname)).toEqual([b.o.address]);
+    } finally {
+      rc.close();
+      probe.close();
+    }
   });
 
   it('apid sends no TLS ServerName to a node named by its address: no DEP0123 in its log', async () => {

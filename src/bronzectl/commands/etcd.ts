@@ -5,10 +5,12 @@ import type { Command } from 'commander';
 import type { Ctx } from '../session.ts';
 import { UserError } from '../session.ts';
 import { table } from '../output.ts';
+import type { EtcdMemberStatus__Output } from '../../contract/wire/machine/EtcdMemberStatus.ts';
 
 const hex = (id: string | undefined) => BigInt(id || '0').toString(16);
 
-function bytes(n: number): string {
+/** Sizes as talosctl prints them (go-humanize's Bytes: SI units, 3 significant digits at most). */
+export function bytes(n: number): string {
   const units = ['B', 'kB', 'MB', 'GB', 'TB'];
   let i = 0;
   let v = n;
@@ -17,6 +19,28 @@ function bytes(n: number): string {
     i++;
   }
   return i === 0 ? `${v} B` : `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
+}
+
+export const STATUS_HEADER = ['NODE', 'MEMBER', 'DB SIZE', 'IN USE', 'LEADER', 'RAFT INDEX', 'RAFT TERM', 'RAFT APPLIED INDEX', 'LEARNER', 'PROTOCOL', 'STORAGE', 'ERRORS'];
+
+/** One row of `etcd status` (talosctl's columns): the DB size, and the part of it in use. */
+export function statusRow(node: string, st: EtcdMemberStatus__Output): string[] {
+  const size = Number(st.db_size);
+  const inUse = Number(st.db_size_in_use);
+  return [
+    node,
+    hex(st.member_id),
+    bytes(size),
+    `${bytes(inUse)} (${size ? ((inUse / size) * 100).toFixed(2) : '0.00'}%)`,
+    hex(st.leader),
+    st.raft_index,
+    st.raft_term,
+    st.raft_applied_index,
+    String(st.is_learner),
+    st.protocol_version,
+    st.storage_version,
+    st.errors.join(', '),
+  ];
 }
 
 export function register(program: Command, ctx: Ctx): void {
@@ -41,25 +65,8 @@ export function register(program: Command, ctx: Ctx): void {
     .action(async () => {
       const s = ctx.session();
       const replies = await s.fanOut((c, o) => c.machine.etcdStatus(o));
-      const rows = [['NODE', 'MEMBER', 'DB SIZE', 'IN USE', 'LEADER', 'RAFT INDEX', 'RAFT TERM', 'RAFT APPLIED INDEX', 'LEARNER', 'ERRORS']];
-      for (const { node, msg } of replies) {
-        const st = msg.member_status;
-        if (!st) continue;
-        const size = Number(st.db_size);
-        const inUse = Number(st.db_size_in_use);
-        rows.push([
-          node,
-          hex(st.member_id),
-          bytes(size),
-          `${bytes(inUse)} (${size ? ((inUse / size) * 100).toFixed(2) : '0.00'}%)`,
-          hex(st.leader),
-          st.raft_index,
-          st.raft_term,
-          st.raft_applied_index,
-          String(st.is_learner),
-          st.errors.join(', '),
-        ]);
-      }
+      const rows = [STATUS_HEADER];
+      for (const { node, msg } of replies) if (msg.member_status) rows.push(statusRow(node, msg.member_status));
       if (rows.length > 1) s.out(table(rows));
     });
 

@@ -1,23 +1,88 @@
-// Which of the node's addresses etcd advertises: as Talos, the first address that is not
-// loopback or link-local (IPv4 first), within cluster.etcd.advertisedSubnets when given ("!" in
-// front excludes a subnet).
+// Which of the node's addresses etcd advertises and listens on, as Talos's etcd SpecController
+// chooses them from cluster.etcd.advertisedSubnets and listenSubnets:
+//
+// - advertised: without advertisedSubnets, the node's first routable address (not loopback, not
+//   link-local; IPv4 first); with them, every address they select.
+// - listen: listenSubnets, or advertisedSubnets when listenSubnets is not set; without either,
+//   every address (0.0.0.0). When set, peers are served on the addresses they select and
+//   clients on those and 127.0.0.1 (machined's own calls).
+//
+// A subnet list is applied in order (Talos's FilterIPs): each subnet adds the addresses it
+// holds, each "!subnet" takes away those it holds from what was added before it (so exclusions
+// go last, and a list of exclusions alone selects nothing).
 import net from 'node:net';
 import os from 'node:os';
-import { familyOf, isLinkLocal, networkOf, parseCidr } from '../../lib/ip.ts';
+import { familyOf, isLinkLocal, networkOf, parseCidr, type Prefix } from '../../lib/ip.ts';
 
-function matches(addr: string, subnet: string): boolean {
-  const cidr = subnet.includes('/') ? subnet : `${subnet}/${familyOf(subnet) === 'inet6' ? 128 : 32}`;
-  const p = parseCidr(cidr);
-  if (familyOf(addr) !== familyOf(p.address)) return false;
-  return networkOf({ address: addr, prefixLength: p.prefixLength }) === networkOf(p);
+function contains(p: Prefix, addr: string): boolean {
+  return familyOf(addr) === p.family && networkOf({ address: addr, prefixLength: p.prefixLength }) === networkOf(p);
 }
 
-/** Whether `addr` passes the subnet filter (an empty filter passes everything). */
-export function inSubnets(addr: string, subnets: readonly string[]): boolean {
-  const include = subnets.filter((s) => !s.startsWith('!'));
-  const exclude = subnets.filter((s) => s.startsWith('!')).map((s) => s.slice(1));
-  if (exclude.some((s) => matches(addr, s))) return false;
-  return include.length === 0 || include.some((s) => matches(addr, s));
+function matches(addr: string, subnet: string): boolean {
+  return contains(parseCidr(subnet), addr);
+}
+
+/**
+ * The addresses of `addrs` that `subnets` select, in the order the subnets add them (Talos's
+ * FilterIPs). Throws, naming it, on a subnet that is neither a CIDR nor an address.
+ */
+export function filterAddresses(addrs: readonly string[], subnets: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const entry of subnets) {
+    const negative = entry.startsWith('!');
+    let p: Prefix;
+    try {
+      p = parseCidr(negative ? entry.slice(1) : entry);
+    } catch (err) {
+      throw new Error(`etcd subnet ${JSON.stringify(entry)} is not a CIDR or an IP address (${(err as Error).message})`);
+    }
+    for (const a of addrs) {
+      if (!contains(p, a)) continue;
+      const at = out.indexOf(a);
+      if (!negative && at < 0) out.push(a);
+      if (negative && at >= 0) out.splice(at, 1);
+    }
+  }
+  return out;
+}
+
+/** Where etcd listens and what it advertises. */
+export interface EtcdAddressPlan {
+  /** Its peer and client URLs' hosts (the first is the node's etcd address). */
+  advertised: string[];
+  listenPeer: string[];
+  listenClient: string[];
+}
+
+export const UNSPECIFIED_LISTEN = '0.0.0.0';
+export const LOOPBACK_LISTEN = '127.0.0.1';
+
+/**
+ * Talos's choice of etcd addresses among the node's routable `addrs` (see the top of this file);
+ * undefined while there is nothing to advertise or listen on (the node waits for an address).
+ * `advertiseExclude`: addresses never advertised (Talos: the shared virtual IPs).
+ */
+export function etcdAddresses(
+  addrs: readonly string[],
+  o: { advertisedSubnets: readonly string[]; listenSubnets: readonly string[]; advertiseExclude?: readonly string[] },
+): EtcdAddressPlan | undefined {
+  const exclude = (o.advertiseExclude ?? []).map((a) => `!${a}`);
+  const advertised =
+    o.advertisedSubnets.length === 0
+      ? filterAddresses(addrs, ['0.0.0.0/0', '::/0', ...exclude]).slice(0, 1)
+      : filterAddresses(addrs, [...o.advertisedSubnets, ...exclude]);
+  const listenSubnets = o.listenSubnets.length > 0 ? o.listenSubnets : o.advertisedSubnets;
+  let listenPeer: string[];
+  let listenClient: string[];
+  if (listenSubnets.length > 0) {
+    listenPeer = filterAddresses(addrs, listenSubnets);
+    listenClient = [LOOPBACK_LISTEN, ...listenPeer.filter((a) => a !== LOOPBACK_LISTEN)];
+  } else {
+    listenPeer = [UNSPECIFIED_LISTEN];
+    listenClient = [UNSPECIFIED_LISTEN];
+  }
+  if (advertised.length === 0 || listenPeer.length === 0) return undefined;
+  return { advertised, listenPeer, listenClient };
 }
 
 /** The node's routable addresses, IPv4 first, in interface order. */
@@ -43,11 +108,6 @@ export function addressTowards(host: string | undefined, interfaces = os.network
     }
   }
   return undefined;
-}
-
-/** The address etcd advertises, or undefined while the node has none (yet). */
-export function advertiseAddress(subnets: readonly string[], interfaces = os.networkInterfaces()): string | undefined {
-  return nodeAddresses(interfaces).find((a) => inSubnets(a, subnets));
 }
 
 /** host:port, with brackets for IPv6. */

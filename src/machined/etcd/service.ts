@@ -20,15 +20,15 @@ import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../../lib/log.ts';
 import type { ServiceSpec } from '../supervisor/types.ts';
 import { writeFileAtomic } from '../../lib/atomic.ts';
+import { daemonUser, ensureEtcdDirs } from '../../lib/daemon-users.ts';
 import type { CertAndKey } from '../../pki/ca.ts';
 import { ApiError } from '../api/common.ts';
 import { EtcdClient, EtcdError, type EtcdMember, type EtcdTls } from '../../etcd/client.ts';
-import { advertiseAddress, hostPort, nodeAddresses } from './addresses.ts';
+import { etcdAddresses, hostPort, nodeAddresses, type EtcdAddressPlan } from './addresses.ts';
+import { ETCD_CLIENT_PORT, ETCD_METRICS_PORT, ETCD_PEER_PORT, etcdArgs, peerURLs } from './args.ts';
 import type { EtcdSettings } from './config.ts';
 
-export const ETCD_CLIENT_PORT = 2379;
-export const ETCD_PEER_PORT = 2380;
-export const ETCD_METRICS_PORT = 2381;
+export { ETCD_CLIENT_PORT, ETCD_PEER_PORT, ETCD_METRICS_PORT };
 
 export interface EtcdServiceOptions {
   log: Logger;
@@ -56,7 +56,7 @@ export interface EtcdServiceOptions {
   promoteEveryMs?: number;
   /**
    * Host runs (several nodes on one host's loopback): etcd advertises this address and listens on
-   * it alone, its metrics too, instead of every address on the standard ports.
+   * it alone, its metrics too, instead of the addresses cluster.etcd's subnets choose.
    */
   pinnedAddress?: string;
 }
@@ -76,7 +76,8 @@ export class EtcdService {
   private phase: 'idle' | 'waiting' | 'starting' = 'idle';
   private promoting: NodeJS.Timeout | undefined;
   private tlsCache: EtcdTls | undefined;
-  private advertised: string | undefined;
+  /** What etcd advertises and listens on (after the pre state). */
+  private plan: EtcdAddressPlan | undefined;
   /** The member id of this node, once known. */
   memberId: string | undefined;
 
@@ -123,13 +124,20 @@ export class EtcdService {
 
   /** The supervisor's spec. */
   spec(env: Record<string, string>): ServiceSpec {
+    const user = daemonUser('etcd');
     return {
       id: 'etcd',
       dependsOn: ['apid', 'networkd'],
       command: this.o.etcdBin ?? '/usr/sbin/etcd',
       env: { ...env, ETCD_UNSUPPORTED_ARCH: process.arch === 'arm64' ? 'arm64' : '' },
       condition: () => this.o.isControlPlane() && this.o.settings()?.ca !== undefined,
-      prepare: (signal, report) => this.prepare(signal, report),
+      // Under its own user (Talos's EtcdUserID), with no capability, where daemon users are on.
+      ...(user ? { user } : {}),
+      prepare: async (signal, report) => {
+        const got = await this.prepare(signal, report);
+        if (user) ensureEtcdDirs({ dataDir: this.dataDir, pkiDir: this.o.pkiDir });
+        return got;
+      },
       healthCheck: () => this.health(),
       healthInterval: 5000,
       stopTimeout: 20_000,
@@ -140,10 +148,10 @@ export class EtcdService {
   // --- certificates ---
 
   /** The node's etcd certificate (peer, server and client: etcd's and machined's), written for etcd. */
-  private async pki(ca: CertAndKey, address: string): Promise<EtcdTls> {
+  private async pki(ca: CertAndKey, advertised: readonly string[]): Promise<EtcdTls> {
     const { issuePeerCert } = await import('../../pki/certs.ts');
     const ifaces = this.o.interfaces?.();
-    const ips = [...new Set([address, ...(this.o.pinnedAddress ? [] : nodeAddresses(ifaces)), '127.0.0.1', '::1'])];
+    const ips = [...new Set([...advertised, ...(this.o.pinnedAddress ? [] : nodeAddresses(ifaces)), '127.0.0.1', '::1'])];
     const cert = await issuePeerCert(ca, { commonName: this.hostname, dnsNames: [this.hostname, 'localhost'], ipAddresses: ips, ttlMs: 365 * 24 * 3600_000 });
     fs.mkdirSync(this.o.pkiDir, { recursive: true, mode: 0o700 });
     await writeFileAtomic(path.join(this.o.pkiDir, 'ca.crt'), ca.crt);
@@ -167,33 +175,23 @@ export class EtcdService {
 
   // --- the pre state ---
 
-  private args(name: string, address: string, settings: EtcdSettings, cluster: { state: 'new' | 'existing'; initial?: string }): string[] {
-    const peer = `https://${hostPort(address, ETCD_PEER_PORT)}`;
-    const client = `https://${hostPort(address, ETCD_CLIENT_PORT)}`;
-    const pki = (f: string) => path.join(this.o.pkiDir, f);
-    const listen = this.o.pinnedAddress ?? '0.0.0.0';
-    const base: Record<string, string> = {
+  private args(name: string, plan: EtcdAddressPlan, settings: EtcdSettings, cluster: { state: 'new' | 'existing'; initial?: string }): string[] {
+    return etcdArgs({
       name,
-      'data-dir': this.dataDir,
-      'listen-peer-urls': `https://${hostPort(listen, ETCD_PEER_PORT)}`,
-      'listen-client-urls': `https://${hostPort(listen, ETCD_CLIENT_PORT)}`,
-      'listen-metrics-urls': `http://${hostPort(this.localHost, ETCD_METRICS_PORT)}`,
-      'advertise-client-urls': client,
-      'initial-advertise-peer-urls': peer,
-      'client-cert-auth': 'true',
-      'cert-file': pki('peer.crt'),
-      'key-file': pki('peer.key'),
-      'trusted-ca-file': pki('ca.crt'),
-      'peer-client-cert-auth': 'true',
-      'peer-cert-file': pki('peer.crt'),
-      'peer-key-file': pki('peer.key'),
-      'peer-trusted-ca-file': pki('ca.crt'),
-      'initial-cluster-state': cluster.state,
-      'experimental-initial-corrupt-check': 'true',
-    };
-    if (cluster.initial) base['initial-cluster'] = cluster.initial;
-    const all = { ...settings.extraArgs, ...base };
-    return Object.entries(all).map(([k, v]) => `--${k}=${v}`);
+      dataDir: this.dataDir,
+      pkiDir: this.o.pkiDir,
+      ...plan,
+      metricsHost: this.localHost,
+      cluster,
+      extraArgs: settings.extraArgs,
+    });
+  }
+
+  /** Where etcd listens and what it advertises: cluster.etcd's subnets, or the pinned address. */
+  private addressPlan(settings: EtcdSettings): EtcdAddressPlan | undefined {
+    const pinned = this.o.pinnedAddress;
+    if (pinned) return { advertised: [pinned], listenPeer: [pinned], listenClient: [pinned] };
+    return etcdAddresses(nodeAddresses(this.o.interfaces?.()), settings);
   }
 
   private async prepare(signal: AbortSignal, report: (m: string) => void): Promise<{ args: string[] }> {
@@ -202,21 +200,24 @@ export class EtcdService {
     fs.mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
     fs.chmodSync(this.dataDir, 0o700);
 
-    // An address to advertise (DHCP may still be on its way).
-    let address: string | undefined;
-    while (!(address = this.o.pinnedAddress ?? advertiseAddress(settings.advertisedSubnets, this.o.interfaces?.()))) {
-      report('Waiting for an address to advertise');
+    // Addresses to advertise and listen on (DHCP may still be on its way).
+    let plan: EtcdAddressPlan | undefined;
+    while (!(plan = this.addressPlan(settings))) {
+      if (signal.aborted) throw new Error('stopped');
+      const subnets = [...settings.advertisedSubnets, ...settings.listenSubnets];
+      report(`Waiting for an address to advertise and listen on${subnets.length ? ` (within cluster.etcd subnets ${subnets.join(', ')})` : ''}`);
       await this.sleep(1000, signal);
     }
-    this.advertised = address;
-    await this.pki(settings.ca, address);
+    this.plan = plan;
+    await this.pki(settings.ca, plan.advertised);
     const name = this.hostname;
+    const initialSelf = peerURLs(plan.advertised).map((u) => `${name}=${u}`).join(',');
 
     if (this.hasData()) {
       this.phase = 'starting';
       this.o.log.info(`etcd: starting with the data in ${this.dataDir}`);
       this.promoteIfLearner();
-      return { args: this.args(name, address, settings, { state: 'existing' }) };
+      return { args: this.args(name, plan, settings, { state: 'existing' }) };
     }
 
     this.phase = 'waiting';
@@ -227,22 +228,21 @@ export class EtcdService {
         this.pending = undefined;
         if (pending?.kind === 'bootstrap') {
           this.o.log.info('etcd: bootstrapping a new cluster on this node');
-          return { args: this.args(name, address, settings, { state: 'new', initial: `${name}=https://${hostPort(address, ETCD_PEER_PORT)}` }) };
+          return { args: this.args(name, plan, settings, { state: 'new', initial: initialSelf }) };
         }
         if (pending?.kind === 'recover') {
-          const initial = `${name}=https://${hostPort(address, ETCD_PEER_PORT)}`;
-          await this.restore(name, address, initial, pending.skipHashCheck);
+          await this.restore(name, plan.advertised, initialSelf, pending.skipHashCheck);
           this.o.log.info('etcd: recovered a new cluster from the uploaded snapshot');
-          return { args: this.args(name, address, settings, { state: 'new', initial }) };
+          return { args: this.args(name, plan, settings, { state: 'new', initial: initialSelf }) };
         }
         const candidates = this.candidates();
         if (candidates.length === 0) {
           report('Waiting for bootstrap (no control-plane endpoint to join through)');
         } else {
           try {
-            const initial = await this.join(name, address, candidates);
+            const initial = await this.join(name, plan.advertised, candidates);
             this.promoteIfLearner();
-            return { args: this.args(name, address, settings, { state: 'existing', initial }) };
+            return { args: this.args(name, plan, settings, { state: 'existing', initial }) };
           } catch (err) {
             report(`Waiting for bootstrap or to join the cluster at ${candidates.join(', ')}: ${(err as Error).message}`);
           }
@@ -262,22 +262,23 @@ export class EtcdService {
   }
 
   /** Adds this node to the cluster at `candidates` as a learner; the initial-cluster to start with. */
-  private async join(name: string, address: string, candidates: string[]): Promise<string> {
+  private async join(name: string, advertised: readonly string[], candidates: string[]): Promise<string> {
     const client = new EtcdClient(candidates, this.tls()!, { timeoutMs: 5000 });
     try {
-      const peerURL = `https://${hostPort(address, ETCD_PEER_PORT)}`;
+      const urls = peerURLs(advertised);
+      const atMyURL = (m: EtcdMember) => m.peerURLs.some((u) => urls.includes(u));
       let members = await client.memberList();
       // The data directory is empty: a member under this name, or at this peer URL, that has
       // started is this node before (a reset or a wiped EPHEMERAL), and must go first (Talos).
-      let mine = members.find((m) => m.peerURLs.includes(peerURL) && m.name === '');
+      let mine = members.find((m) => atMyURL(m) && m.name === '');
       for (const m of members) {
-        if (m !== mine && (m.name === name || m.peerURLs.includes(peerURL))) {
+        if (m !== mine && (m.name === name || atMyURL(m))) {
           this.o.log.info(`etcd: removing the stale member ${m.id} (${m.name || m.peerURLs.join(',')}) before joining`);
           await client.memberRemove(m.id);
         }
       }
       if (!mine) {
-        const added = await client.memberAdd([peerURL], true);
+        const added = await client.memberAdd(urls, true);
         mine = added.added;
         members = added.members;
         this.o.log.info(`etcd: added this node as learner ${mine.id} through ${candidates.join(', ')}`);
@@ -292,11 +293,11 @@ export class EtcdService {
   }
 
   /** etcdctl snapshot restore of the uploaded snapshot into the (empty) data directory. */
-  private async restore(name: string, address: string, initial: string, skipHashCheck: boolean): Promise<void> {
+  private async restore(name: string, advertised: readonly string[], initial: string, skipHashCheck: boolean): Promise<void> {
     const snapshot = recoverySnapshotPath(this.dataDir);
     const bin = this.etcdctl;
     fs.rmSync(this.dataDir, { recursive: true, force: true });
-    const args = ['snapshot', 'restore', snapshot, `--name=${name}`, `--initial-cluster=${initial}`, `--initial-advertise-peer-urls=https://${hostPort(address, ETCD_PEER_PORT)}`, `--data-dir=${this.dataDir}`];
+    const args = ['snapshot', 'restore', snapshot, `--name=${name}`, `--initial-cluster=${initial}`, `--initial-advertise-peer-urls=${peerURLs(advertised).join(',')}`, `--data-dir=${this.dataDir}`];
     if (skipHashCheck) args.push('--skip-hash-check=true');
     await new Promise<void>((resolve, reject) => {
       const child = spawn(bin, args, { env: { ETCDCTL_API: '3' }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -443,7 +444,7 @@ export class EtcdService {
 
   /** The advertised address (after the pre state). */
   get address(): string | undefined {
-    return this.advertised;
+    return this.plan?.advertised[0];
   }
 
   private sleep(ms: number, signal: AbortSignal): Promise<void> {

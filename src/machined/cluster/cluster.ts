@@ -2,6 +2,7 @@
 // API's Bootstrap/Etcd* dependencies, the quorum check of Reboot and Shutdown, and the cluster
 // registry that publishes the Member resources. main.ts passes the configuration, the
 // supervisor's view of etcd, and the state; nothing else.
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
@@ -25,7 +26,7 @@ export interface ClusterPartsOptions {
   configText: () => string | undefined;
   /** Where the node's etcd certificate is written (tmpfs). */
   secretsDir: string;
-  /** The node's stable id (SMBIOS UUID, MAC, machine id); default the hostname. */
+  /** The node's member id: random, kept in STATE (member-id.ts), never an id of the hardware; default the hostname. */
   nodeId: () => string | undefined;
   osVersion: string;
   /** The etcd service's state in the supervisor ('Running', 'Preparing', ...), undefined when absent. */
@@ -33,7 +34,7 @@ export interface ClusterPartsOptions {
   stopEtcd: () => Promise<void>;
   /** The host apid listens on: a specific address (host runs) is the node's address. */
   listenHost?: string;
-  /** Environment (host runs): BRONZE_ETCD_DIR, BRONZE_ETCD_ADDRESS, BRONZE_HOSTNAME, BRONZE_NODE_ID, BRONZE_ETCD_BIN. */
+  /** Environment (host runs): BRONZE_ETCD_DIR, BRONZE_ETCD_ADDRESS, BRONZE_HOSTNAME, BRONZE_NODE_ID, BRONZE_ETCD_BIN, BRONZE_REGISTRY_MAX_WORKERS. */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -127,11 +128,20 @@ export function clusterParts(o: ClusterPartsOptions): ClusterParts {
     state: o.state,
     self,
     etcd: async () => (running() ? etcd.cluster().catch(() => undefined) : undefined),
-    // Workers run no etcd: they ask trustd on the control-plane endpoint, with the join token.
+    // Workers run no etcd: they ask trustd on the control-plane endpoint, with the join token,
+    // presenting the API certificate trustd issued them (none yet: not until it has).
     worker: () => {
       const s = settings();
       if (s.machineType !== 'worker' || !s.controlPlaneHost || !s.token || !s.osCaCrt) return undefined;
-      return { host: s.controlPlaneHost, port: Number(env.BRONZE_TRUSTD_PORT) || 50001, token: s.token, ca: s.osCaCrt };
+      let cert: string;
+      let key: string;
+      try {
+        key = fs.readFileSync(path.join(o.secretsDir, 'apid', 'server.key'), 'utf8');
+        cert = fs.readFileSync(path.join(o.secretsDir, 'apid', 'server.crt'), 'utf8');
+      } catch {
+        return undefined;
+      }
+      return { host: s.controlPlaneHost, port: Number(env.BRONZE_TRUSTD_PORT) || 50001, token: s.token, ca: s.osCaCrt, cert, key };
     },
     intervalMs: Number(env.BRONZE_REGISTRY_INTERVAL_MS) || undefined,
   });
@@ -144,6 +154,10 @@ export function clusterParts(o: ClusterPartsOptions): ClusterParts {
     quorumCheck,
     isMember: () => running() && etcd.hasData(),
     registry,
-    registryService: registryHandlers({ registry, etcd: async () => (running() ? etcd.cluster().catch(() => undefined) : undefined) }),
+    registryService: registryHandlers({
+      registry,
+      etcd: async () => (running() ? etcd.cluster().catch(() => undefined) : undefined),
+      maxWorkers: Number(env.BRONZE_REGISTRY_MAX_WORKERS) || undefined,
+    }),
   };
 }

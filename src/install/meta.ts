@@ -26,6 +26,15 @@ export const META_MAGIC = 'BRONZEMETA';
 export const META_VERSION = 1;
 export const META_HEADER_SIZE = 32;
 
+/**
+ * Keys of the node's configuration record (src/machined/recovery.ts): that a configuration was
+ * activated on this disk (an ISO time), and the recovery identity its API serves with when that
+ * configuration cannot be used at boot (JSON: the OS CA certificate, a server certificate and
+ * its key; never the CA's key). A reset that wipes STATE removes both.
+ */
+export const META_CONFIGURED = 'config.configured';
+export const META_RECOVERY = 'config.recovery';
+
 /** Positional access to the region's device (a partition, an image, a file in a test). */
 export interface MetaDevice {
   /** Up to length bytes at offset (fewer past the end). */

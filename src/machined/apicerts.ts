@@ -26,6 +26,8 @@ export interface ApiCertificatesOptions {
   hostname?: () => string;
   /** How often to check addresses and expiry. */
   checkEveryMs?: number;
+  /** Called with apid's serving certificate each time one is issued (META's recovery identity follows it). */
+  onIssued?: (issued: { names: { ips: string[]; dns: string[] }; ca: string; crt: string; key: string }) => void;
 }
 
 export function nodeAddresses(): string[] {
@@ -106,11 +108,14 @@ export class ApiCertificates {
       await writeFileAtomic(path.join(tdir, 'ca.key'), ca.key);
       await writeFileAtomic(path.join(tdir, 'token'), this.id.token);
       await this.writeApid(dir, ca.crt, server.crt, server.key, client);
+      this.o.onIssued?.({ names, ca: ca.crt, crt: server.crt, key: server.key });
     } else {
       const keys = await generateKeyPair();
       const csr = await newCSR(keys, { commonName, dnsNames: names.dns, ipAddresses: names.ips });
       const { ca, crt } = await this.askTrustd(csr);
-      await this.writeApid(dir, ca, crt, await privateKeyToPem(keys.privateKey));
+      const key = await privateKeyToPem(keys.privateKey);
+      await this.writeApid(dir, ca, crt, key);
+      this.o.onIssued?.({ names, ca, crt, key });
     }
     this.log.info(`API certificates issued for ${[...names.ips, ...names.dns].join(', ')}`);
   }

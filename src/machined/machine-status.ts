@@ -1,6 +1,7 @@
 // The MachineStatus resource (runtime, id 'machine'): the machine's stage and whether it is
 // ready, with every condition that keeps it from being so. Several parts of machined report
-// conditions under their own name (config: no or an invalid configuration; volumes: STATE or
+// conditions under their own name (config: no or an invalid configuration, and on a configured
+// node left without its configuration what its API serves and what to do; volumes: STATE or
 // EPHEMERAL cannot be mounted; install: the last install failed; memory: less than Bronze
 // needs); each report replaces that name's conditions, and the resource is written again.
 import { StatePublisher } from '../daemon/publisher.ts';

@@ -38,6 +38,7 @@ import { DefinitionRegistry } from '../contract/resources/registry.ts';
 import { NAMESPACES } from '../contract/resources/namespace.ts';
 import { publishDefinitions, publishNamespaces } from './meta.ts';
 import { NodeConfig } from './node-config.ts';
+import { metaRecordStore } from './recovery.ts';
 import { mountNodeVolumes, type MountedVolumes } from './volumes.ts';
 import { closeVolumes, ephemeralEncryptionOnState, stateEncryptionAtBoot, syncStateEncryption } from './encryption.ts';
 import { NodeLifecycle, wipeRecordedVolumes } from './lifecycle/lifecycle.ts';
@@ -47,6 +48,7 @@ import { validateMachineConfig } from './config/validation.ts';
 import { apidListenAddress, secretsDir } from '../contract/paths.ts';
 import { splitHostPort } from '../lib/hostport.ts';
 import { clusterParts } from './cluster/cluster.ts';
+import { memberIdReader } from './cluster/member-id.ts';
 import { quorumGuardedLifecycle } from './cluster/guard.ts';
 import { leaveCluster } from './api/etcd.ts';
 import { optimizeFrom } from '../lib/role-source.ts';
@@ -76,7 +78,7 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
     state,
     configText: () => configText,
     secretsDir: secretsDir(),
-    nodeId: () => readIdentity()?.value,
+    nodeId: memberIdReader(process.env.BRONZE_STATE_DIR ?? '/system/state', log),
     osVersion: VERSION.tag,
     etcdState: () => supervisor.get('etcd')?.state,
     stopEtcd: () => supervisor.stopService('etcd'),
@@ -170,10 +172,14 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
     configText: () => configText,
     requestSequence: (seq, reason, actorId) => request(seq, reason, actorId),
     status: machineStatus,
+    // A tried slot that could not use the configuration is not committed (recovery.ts).
+    holdCommit: (): string | undefined => (nodeConfig.locked ? `the configuration could not be used at boot (${nodeConfig.locked[0]})` : undefined),
   });
   // Only a node installs: a host run must never write to the host's disks.
   const activated = (text: string) => {
     configText = text;
+    // A tried slot held back because the configuration could not be used: commit it now.
+    if (allRunningLogged) void lifecycle.running();
     if (pid1 && servicesStarted) void lifecycle.maybeInstall(text);
     // A configuration applied later may make this node a control plane: etcd's condition again.
     if (servicesStarted && withEtcd && supervisor.get('etcd')?.state === 'Skipped') void supervisor.startService('etcd');
@@ -199,6 +205,12 @@ export async function main(handoff: RoleHandoff = {}): Promise<void> {
     stateVolume: () => volumes?.statuses.STATE,
     // Only a node installs (see activated).
     installNotice: pid1 ? (text) => lifecycle.installNotice(text) : undefined,
+    // META: the configuration record and recovery identity (a host run may name a file for it).
+    meta: () => {
+      const dev = pid1 ? volumes?.disk?.partitions.META?.device : process.env.BRONZE_META_FILE;
+      return dev ? metaRecordStore(dev) : undefined;
+    },
+    event: (type, error) => void events.publish(type, { error }),
   });
   if (pid1) {
     // VolumeConfig (EPHEMERAL's mount options) and FilesystemTrimConfig: the volumes of the node's disk.

@@ -1,11 +1,13 @@
 // The node's configuration and the identity that follows from it, from boot to live changes:
-//   boot:   STATE (a configuration applied before) → kernel arguments → maintenance mode
+//   boot:   STATE (a configuration applied before) → kernel arguments → maintenance mode, but
+//           only for a node never configured (recovery.ts: a configured node reports the
+//           failure and keeps its API authenticated, with its recovery identity)
 //   apply:  ApplyConfiguration (validated; modes auto/no-reboot/reboot/staged/try; dry run)
 // Activating a configuration publishes it as the MachineConfig resource (controllers
 // reconcile it into the system) and its typed form as ParsedMachineConfig (which networkd and
 // timed read), gives apid and trustd their certificates, and ends
-// maintenance mode. A configuration that fails validation at boot leaves the node in
-// maintenance mode, its errors on the console and in the machinestatus resource.
+// maintenance mode. A configuration that fails validation at boot is reported (console,
+// the machinestatus resource, an event) and the node waits, its API authenticated.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,6 +31,8 @@ import { ConfigManager, ConfigRejected, VOLATILE_NOTE, type ApplyMode, type Vali
 import { acquireConfig } from './config/source.ts';
 import { parsedConfig, validated } from './config/parsed.ts';
 import type { Cmdline } from './cmdline.ts';
+import { RecoveryRecorder, isConfigured, kernelArgumentsAllowed, recoveryIdentityAtBoot, type ConfiguredRecord, type RecordStore } from './recovery.ts';
+import type { EventType } from './api/events.ts';
 
 export interface NodeConfigOptions {
   state: State;
@@ -52,7 +56,16 @@ export interface NodeConfigOptions {
   stateVolume?: () => VolumeStatusSpec | undefined;
   /** What ApplyConfiguration's reply adds about an install the configuration starts. */
   installNotice?: (text: string) => string | undefined;
+  /** META, where the node's configuration record and recovery identity are kept (undefined: none). */
+  meta?: () => RecordStore | undefined;
+  /** Publishes an event on the machine's event stream (a configuration that cannot be used at boot). */
+  event?: (type: Extract<EventType, 'machine.ConfigLoadErrorEvent' | 'machine.ConfigValidationErrorEvent'>, error: string) => void;
 }
+
+/** What the console and the 'config' condition tell the operator of a configured node left without its configuration. */
+export const LOCKED_ADVICE =
+  'the node was configured, so its API stays authenticated (no maintenance mode): with your client configuration, repair STATE (`bronzectl repair STATE`), ' +
+  'erase it and start over (`bronzectl reset --system-labels-to-wipe STATE --reboot`), or apply a configuration (`bronzectl apply-config -f <config.yaml>`)';
 
 /** Why a configuration written to the STATE directory would not be kept: STATE failed to mount. */
 export function stateNotKept(v: VolumeStatusSpec | undefined): string | undefined {
@@ -72,11 +85,21 @@ export class NodeConfig {
   identity: NodeIdentity | undefined;
   private apiCerts: ApiCertificates | undefined;
   readonly manager: ConfigManager;
+  /** META's configuration record and recovery identity. */
+  readonly recovery: RecoveryRecorder;
+  /** Why the node, configured, has no usable configuration (undefined: it has one, or it is open). */
+  locked: string[] | undefined;
   /** machined's own resource MachineConfig, written as "machined". */
   private readonly publisher: StatePublisher;
 
   constructor(private readonly o: NodeConfigOptions) {
     this.publisher = new StatePublisher(o.state, OWNER);
+    this.recovery = new RecoveryRecorder({
+      store: () => o.meta?.(),
+      persistent: () => (o.statePersistent ? o.statePersistent() : true) && stateNotKept(o.stateVolume?.()) === undefined,
+      log: o.log,
+      hostname: () => os.hostname(),
+    });
     this.manager = new ConfigManager({
       stateDir: o.stateDir,
       validate: (text) => {
@@ -86,7 +109,7 @@ export class NodeConfig {
         // alone is valid: it is applied, and the node stays in maintenance mode.
         if (v.errors.length) return v;
         if (!hasV1Alpha1(text)) {
-          if (this.identity) return { errors: ['no v1alpha1 document: a configured node keeps its identity (machine.type, token, ca); include the v1alpha1 document'], warnings: v.warnings };
+          if (this.identity || this.locked) return { errors: ['no v1alpha1 document: a configured node keeps its identity (machine.type, token, ca); include the v1alpha1 document'], warnings: v.warnings };
           return v;
         }
         try {
@@ -108,35 +131,95 @@ export class NodeConfig {
     return this.identity === undefined;
   }
 
-  /** Finds the configuration at boot; without a valid one the node enters maintenance mode. */
+  /**
+   * Finds the configuration at boot. Without a usable one, a node never configured enters
+   * maintenance mode; a configured one (recovery.ts) reports why and waits, its API
+   * authenticated with its recovery identity.
+   */
   async boot(cmdline: Cmdline, hostRunFile?: string): Promise<void> {
     const { log } = this.o;
     let text: string | undefined;
     let source = '';
     let persist = false;
-    const stored = this.manager.persisted();
-    try {
-      if (hostRunFile) [text, source] = [fs.readFileSync(hostRunFile, 'utf8'), hostRunFile];
-      else if (stored !== undefined) [text, source] = [stored, `STATE (${this.manager.file})`];
-      else {
+    // A host run's file stands in for STATE.
+    let stored: string | undefined;
+    if (hostRunFile) {
+      try {
+        stored = fs.readFileSync(hostRunFile, 'utf8');
+      } catch (err) {
+        log.error(`machine configuration: ${(err as Error).message}`);
+      }
+    } else stored = this.manager.persisted();
+    const record = this.recovery.read();
+    const broken = stateNotKept(this.o.stateVolume?.());
+    if (stored !== undefined) [text, source] = [stored, hostRunFile ?? `STATE (${this.manager.file})`];
+    else if (!hostRunFile && kernelArgumentsAllowed(record, false, broken !== undefined)) {
+      try {
         const got = await acquireConfig(cmdline, log);
         if (got) [text, source, persist] = [got.text, got.source, true];
+      } catch (err) {
+        log.error(`machine configuration: ${(err as Error).message}`);
       }
-    } catch (err) {
-      log.error(`machine configuration: ${(err as Error).message}`);
     }
+    const configured = isConfigured(record, stored !== undefined);
     if (text === undefined) {
-      const broken = stateNotKept(this.o.stateVolume?.());
+      if (configured) {
+        const why = broken ? `the machine configuration cannot be read: ${broken}` : `no machine configuration on STATE (${this.manager.file}), although META records that this node was configured`;
+        return this.lock([why], 'machine.ConfigLoadErrorEvent', record, undefined);
+      }
       return this.enterMaintenance([broken ? `no machine configuration: ${broken}` : 'no machine configuration (STATE, bronze.config=, bronze.config.inline=)']);
     }
     const v = this.manager.validate(text);
     if (v.errors.length) {
       log.error(`machine configuration from ${source} is invalid:\n${v.errors.join('\n')}`);
-      return this.enterMaintenance(v.errors.map((e) => `invalid configuration from ${source}: ${e}`));
+      const reasons = v.errors.map((e) => `invalid configuration from ${source}: ${e}`);
+      if (configured) return this.lock(reasons, 'machine.ConfigLoadErrorEvent', record, stored);
+      return this.enterMaintenance(reasons);
     }
     await this.manager.adopt(text, persist);
     for (const w of v.warnings) log.warn(`machine configuration: ${w}`);
     if (this.identity) log.info(`configuration from ${source}: ${this.identity.type}${this.identity.clusterName ? ` of cluster ${this.identity.clusterName}` : ''}`);
+    else if (record?.configured) {
+      // Typed documents alone: no identity. A configured node still does not open its API.
+      return this.lock([`the configuration from ${source} has no v1alpha1 document (machine.type, token, ca)`], 'machine.ConfigLoadErrorEvent', record, undefined);
+    } else return this.enterMaintenance([`the configuration from ${source} has typed documents only: the node needs the v1alpha1 document (machine.type, token, ca) to leave maintenance mode`]);
+  }
+
+  /**
+   * A configured node without a usable configuration: reported on the console, in the 'config'
+   * condition and as an event (Talos's ConfigLoadErrorEvent, which Talos also sends for a
+   * configuration on STATE that does not validate); apid serves the recovery identity (client certificates from
+   * the OS CA required), or nothing when there is none. Never maintenance mode.
+   */
+  private async lock(reasons: string[], event: 'machine.ConfigLoadErrorEvent', record: ConfiguredRecord | undefined, invalidConfig: string | undefined): Promise<void> {
+    const { log, secretsDir } = this.o;
+    const dir = path.join(secretsDir, 'apid');
+    let served: string;
+    try {
+      const names = certificateNames({ type: 'worker', ca: { crt: '' }, token: '', certSANs: [] }, [...nodeAddresses(), ...this.o.extraAddresses()], os.hostname());
+      const id = await recoveryIdentityAtBoot(record, invalidConfig, { names, hostname: os.hostname(), ttlMs: this.o.certTtlMs });
+      if ('why' in id) {
+        served = `the API serves nothing: no recovery identity (${id.why}); without one the node cannot prove who it is, and it never serves an unauthenticated API: repair or erase the disk from other media (the ISO)`;
+      } else {
+        fs.rmSync(path.join(dir, MAINTENANCE_MARKER), { force: true });
+        await writeFileAtomic(path.join(dir, 'ca.crt'), id.ca);
+        await writeFileAtomic(path.join(dir, 'server.key'), id.key);
+        await writeFileAtomic(path.join(dir, 'server.crt'), id.crt);
+        served = `the API serves ${id.from}: it requires client certificates signed by the OS CA`;
+      }
+    } catch (err) {
+      served = `the API serves nothing: the recovery identity could not be written (${(err as Error).message})`;
+    }
+    this.locked = [...reasons, served];
+    await this.o.status.report('config', [...reasons, `${served}; ${LOCKED_ADVICE}`]);
+    // Not maintenance (Talos has no stage for this): the boot did not get further.
+    if (this.o.status.stage === 'maintenance') await this.o.status.setStage('booting');
+    for (const r of reasons) {
+      log.error(`configuration unavailable: ${r}`);
+      this.o.event?.(event, r);
+    }
+    (served.startsWith('the API serves nothing') ? log.error : log.warn).call(log, `configuration unavailable: ${served}`);
+    log.error(`configuration unavailable: ${LOCKED_ADVICE}`);
   }
 
   private async enterMaintenance(reasons: string[]): Promise<void> {
@@ -183,10 +266,16 @@ export class NodeConfig {
         ttlMs: this.o.certTtlMs,
         checkEveryMs: this.o.certCheckMs,
         trustdPort: this.o.trustdPort,
+        // META's recovery identity follows apid's certificate (recovery.ts).
+        onIssued: (issued) => void this.recovery.issued(identity, issued),
       });
       await this.apiCerts.start();
     }
-    if (wasMaintenance) {
+    this.recovery.activated();
+    if (this.locked) {
+      this.locked = undefined;
+      this.o.log.info('configuration applied: the node has its configuration again');
+    } else if (wasMaintenance) {
       fs.rmSync(path.join(this.o.secretsDir, 'apid', MAINTENANCE_MARKER), { force: true });
       this.o.log.info('left maintenance mode: the API now requires client certificates');
     }

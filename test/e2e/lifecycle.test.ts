@@ -14,8 +14,11 @@
 //   5. Power cut (QEMU killed) right after an upgrade without --preserve armed GRUB, before the
 //      reboot: the new slot boots, carries out the EPHEMERAL wipe recorded in META, and commits.
 //   6. STATE with a garbage superblock: the node does not hide it (console, volumestatus,
-//      machinestatus), an apply runs in memory only and says so, `bronzectl repair STATE`
-//      (xfs_repair) brings back the configuration on STATE, and what is applied then persists.
+//      machinestatus, an event), and, configured, never opens its API (issue 50): an insecure
+//      apply-config is refused while the admin's client configuration is served (the recovery
+//      identity in META); an authenticated apply runs in memory only and says so, `bronzectl
+//      repair STATE` (xfs_repair) brings back the configuration on STATE, and what is applied
+//      then persists.
 // `bronzectl reset --reboot` (STATE and EPHEMERAL wiped, new filesystems, back in maintenance
 // mode) is the README's last step: readme.test.ts runs it on the installed node and checks that.
 // Each flow's time is printed (the closing note and bench/ quote them).
@@ -279,7 +282,7 @@ describe('lifecycle: install from the ISO, upgrade, rollback, fallback, power cu
     expect(await bootStatus()).toMatchObject({ booted: 'B', default: 'B', next: '', upgrade: { state: 'committed' } });
   }, 3 * BOOT);
 
-  it('a STATE that does not mount is reported, not hidden; an apply runs in memory only; repair brings the configuration back, and it persists', async () => {
+  it('a STATE that does not mount is reported, not hidden, and never opens the API: insecure apply-config is refused; an authenticated apply runs in memory only; repair brings the configuration back, and it persists', async () => {
     // An orderly power-off, then garbage over STATE's superblock and allocation-group headers.
     let r = await ctl(['shutdown']);
     expect(r.code, r.stderr).toBe(0);
@@ -292,28 +295,49 @@ describe('lifecycle: install from the ISO, upgrade, rollback, fallback, power cu
     vm = new QemuVM({ apiPort: port, boot: { kind: 'disk', path: disk }, drives: [`file=${other},format=raw,if=virtio`] }, consoleFile('lifecycle-state')).start();
     await vm.waitFor(/machined\[1\]: mount STATE \(\/dev\/vda5\) at \/system\/state \(xfs\): .*stays in memory: the machine configuration on it is not read/, BOOT);
     await vm.waitFor(/machined\[1\]: STATE is left untouched: repair it with `bronzectl repair STATE`/, BOOT);
-    await vm.waitFor(/machined\[1\]: maintenance mode: no machine configuration: STATE \(\/dev\/vda5\) cannot be mounted/, BOOT);
-    // In maintenance mode the node answers resource reads (Version is refused there, as on Talos).
-    await bronzectlUntilOk(['get', 'resourcedefinitions', '--insecure', '-n', target], { timeoutMs: 180_000 });
-    const vs = await bronzectl(['get', 'volumestatus', 'STATE', '--insecure', '-n', target, '-o', 'json']);
+    // Configured (META's record): not maintenance mode, but the failure and what to do.
+    await vm.waitFor(/machined\[1\]: configuration unavailable: the machine configuration cannot be read: STATE \(\/dev\/vda5\) cannot be mounted/, BOOT);
+    await vm.waitFor(/machined\[1\]: configuration unavailable: the API serves the recovery identity in META \(controlplane, valid until /, BOOT);
+    await vm.waitFor(/machined\[1\]: configuration unavailable: .*`bronzectl repair STATE`/, BOOT);
+    // The admin's client configuration is served (the recovery certificate is signed by the OS CA).
+    const v = await bronzectlUntilOk(['version'], { config, timeoutMs: 180_000 });
+    expect(v.code, v.stderr).toBe(0);
+    expect(vm.lines.some((l) => /machined\[1\]: maintenance mode:/.test(l)), 'no maintenance mode on a configured node').toBe(false);
+
+    // What maintenance mode would open is refused without credentials: the insecure apply, and reads.
+    r = await bronzectl(['apply-config', '--insecure', '-n', target, '-f', path.join(dir, 'controlplane.yaml')]);
+    expect(r.code, r.stdout + r.stderr).not.toBe(0);
+    expect(r.stderr).toMatch(/Unauthenticated|certificate|handshake/i);
+    expect(r.stderr).not.toMatch(/Applied/);
+    const openRead = await bronzectl(['get', 'volumestatus', '--insecure', '-n', target]);
+    expect(openRead.code, openRead.stdout).not.toBe(0);
+
+    // The failure is reported: VolumeStatus, MachineStatus, the event stream.
+    const vs = await ctl(['get', 'volumestatus', 'STATE', '-o', 'json']);
     expect(vs.code, vs.stderr).toBe(0);
     expect(JSON.parse(vs.stdout)).toMatchObject({
       metadata: { namespace: 'runtime', type: 'VolumeStatuses.block.talos.dev', id: 'STATE' },
       spec: { phase: 'failed', type: 'partition', location: '/dev/vda5', parentLocation: '/dev/vda', filesystem: 'xfs', errorMessage: expect.stringMatching(/^mount STATE .*bronzectl repair STATE/) },
     });
-    const table = await bronzectl(['get', 'volumestatus', '--insecure', '-n', target]);
+    const table = await ctl(['get', 'volumestatus']);
     expect(table.stdout).toMatch(/STATE\s+\d+\s+partition\s+failed\s+\/dev\/vda5\s/);
     expect(table.stdout).toMatch(/EPHEMERAL\s+\d+\s+partition\s+ready\s+\/dev\/vda6\s/);
-    const ms = await bronzectl(['get', 'machinestatus', '--insecure', '-n', target, '-o', 'json']);
-    const conditions = JSON.parse(ms.stdout).spec.status.unmetConditions as Array<{ name: string; reason: string }>;
-    expect(conditions.map((c) => c.name).sort()).toEqual(['config', 'volumes']);
+    const ms = await ctl(['get', 'machinestatus', '-o', 'json']);
+    expect(ms.code, ms.stderr).toBe(0);
+    const status = JSON.parse(ms.stdout).spec;
+    expect(status.stage).toBe('booting');
+    const conditions = status.status.unmetConditions as Array<{ name: string; reason: string }>;
+    expect([...new Set(conditions.map((c) => c.name))].sort()).toEqual(['config', 'volumes']);
     expect(conditions.find((c) => c.name === 'volumes')!.reason).toMatch(/^STATE \(\/dev\/vda5\) failed: mount STATE/);
+    expect(conditions.filter((c) => c.name === 'config').map((c) => c.reason).join('\n')).toMatch(/STATE \(\/dev\/vda5\) cannot be mounted[\s\S]*recovery identity in META[\s\S]*bronzectl repair STATE/);
+    // `events` streams until stopped: what it printed by then is enough.
+    const ev = await ctl(['events', '--tail', '-1'], 30_000);
+    expect(ev.stdout, ev.stderr).toMatch(/ConfigLoadErrorEvent\s+error\s+the machine configuration cannot be read: STATE \(\/dev\/vda5\) cannot be mounted/);
 
-    // An apply now cannot be kept: it runs from memory, and the reply says so.
-    r = await bronzectl(['apply-config', '--insecure', '-n', target, '-f', path.join(dir, 'controlplane.yaml')]);
+    // An authenticated apply cannot be kept: it runs from memory, and the reply says so.
+    r = await ctl(['apply-config', '-f', path.join(dir, 'controlplane.yaml')]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/Applied in memory only: STATE \(\/dev\/vda5\) cannot be mounted .*This configuration is lost at the next reboot/);
-    // With a configuration (in memory) the node's API takes the admin's certificate: repair.
     await bronzectlUntilOk(['version'], { config, timeoutMs: 120_000 });
     const from = vm.lines.length;
     await timed('repair STATE (xfs_repair to Running)', async () => {

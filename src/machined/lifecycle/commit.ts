@@ -101,6 +101,12 @@ export async function running(ctx: LifecycleContext): Promise<void> {
   const disk = ctx.disk();
   const booted = ctx.bootedSlot();
   if (!disk || !booted) return;
+  const hold = ctx.o.holdCommit?.();
+  if (hold) {
+    if (!ctx.commitHeld) ctx.o.log.error(`commit: slot ${booted} is not made permanent: ${hold}; its trial runs out and the node falls back to the known-good slot, unless the configuration is fixed first`);
+    ctx.commitHeld = true;
+    return;
+  }
   ctx.committed = true;
   clearTimeout(ctx.trialTimer);
   let snap: BootSnapshot | undefined;

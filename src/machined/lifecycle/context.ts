@@ -55,6 +55,11 @@ export interface NodeLifecycleOptions {
   repairFs?: (device: string, o: { zeroLog: boolean; onLine: (line: string) => void }) => Promise<void>;
   /** Checks a repaired volume by mounting it read-only for fn (default a scratch xfs mount). */
   mountCheck?: <T>(device: string, fn: (dir: string) => Promise<T>) => Promise<T>;
+  /**
+   * Why a tried slot must not be committed although its services run (the node's configuration
+   * could not be used at boot: the old slot, which could, stays the one to fall back to).
+   */
+  holdCommit?: () => string | undefined;
 }
 
 /** The install the node last attempted (machine.install or the Install RPC), for BootStatus. */
@@ -78,6 +83,8 @@ export class LifecycleContext {
   readonly pendingWipe = new Set<VolumeLabel>();
   readonly publisher: StatePublisher;
   committed = false;
+  /** A commit was held back (holdCommit), and said so. */
+  commitHeld = false;
   trialTimer: NodeJS.Timeout | undefined;
   /** The operation running now, so that a reboot or shutdown can wait for it. */
   current: Promise<unknown> | undefined;

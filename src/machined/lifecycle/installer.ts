@@ -15,10 +15,22 @@ import { serializeGrubenv } from '../../install/grubenv.ts';
 import { CONFIG_FILE } from '../config/manager.ts';
 import { type BlockDisk, DiskError, describeContents } from './disks.ts';
 import { copyImage, copyTree, mkfsXfs, withMount } from './fs-tools.ts';
-import { MetaStore } from '../../install/meta.ts';
+import { META_CONFIGURED, MetaStore } from '../../install/meta.ts';
+import { nodeIdentity } from '../config/identity.ts';
 import { type SlotFiles, initGrubenv, writeSlot } from './slots.ts';
 import { LOADER_CONF, UKI_DIR, loaderConf, ukiFile, writeUki } from './sdboot.ts';
 import { META_STATE_ENCRYPTION, closeEncrypted, formatEncrypted, mapperName, systemDiskEncryptionOf } from '../encryption.ts';
+
+/** Whether a configuration gives the node its identity (the v1alpha1 document: type, token, CA). */
+function hasIdentity(text: string | undefined): boolean {
+  if (text === undefined) return false;
+  try {
+    nodeIdentity(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export interface InstallProgress {
   (stage: string, message: string, done?: number, total?: number): void;
@@ -265,7 +277,11 @@ async function writeDisk(plan: InstallPlan, layout: DiskLayout, mbr: Buffer | un
   zeroEnds(dev('META'), 1 << 20);
   const meta = MetaStore.open(dev('META'));
   try {
-    meta.set({ 'install.disk': disk.device, 'install.version': plan.version, 'install.time': new Date().toISOString(), 'slot.A.version': plan.version });
+    const time = new Date().toISOString();
+    meta.set({ 'install.disk': disk.device, 'install.version': plan.version, 'install.time': time, 'slot.A.version': plan.version });
+    // STATE holds a configuration with the node's identity from now on: the node never opens
+    // its API again (recovery.ts). Typed documents alone give it no identity: it stays open.
+    if (hasIdentity(plan.configText)) meta.set({ [META_CONFIGURED]: time });
     // How STATE opens at boot, before the configuration on it can be read.
     if (encryption?.state) meta.set({ [META_STATE_ENCRYPTION]: JSON.stringify(encryption.state) });
   } finally {

@@ -12,6 +12,7 @@ import { machineStatusDefinition } from '../../contract/resources/machine-status
 import { parseCmdline } from '../cmdline.ts';
 import { statusOf } from '../api/status.ts';
 import { NodeLifecycle, installSettings } from './lifecycle.ts';
+import { META_CONFIGURED, META_RECOVERY, META_SIZE, readMeta, writeMeta } from '../../install/meta.ts';
 
 const quiet = silentLogger;
 
@@ -78,6 +79,31 @@ describe('NodeLifecycle off an installed disk', () => {
     await lc.reset({ graceful: true, reboot: false, labels: [] }, 'b');
     expect(sequences).toEqual(['shutdown: reset (STATE, EPHEMERAL)']);
     await lc.wipePending(); // nothing to wipe: no disk
+  });
+
+  it("a reset that wipes STATE removes META's configuration record in the wipe's own write; a reset of EPHEMERAL alone keeps it (issue 50)", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-reset-meta-'));
+    try {
+      const meta = path.join(dir, 'meta');
+      fs.writeFileSync(meta, Buffer.alloc(META_SIZE));
+      writeMeta(meta, { 'install.disk': '/dev/vda', [META_CONFIGURED]: '2025-01-01T00:00:00.000Z', [META_RECOVERY]: '{"v":1}' });
+      const part = (label: string, device: string) => ({ label, number: 1, name: label, device, start: 0, size: 0, uuid: '', type: '' });
+      const disk = { disk: 'vda', device: '/dev/vda', uuid: 'u', partitions: { META: part('META', meta), STATE: part('STATE', path.join(dir, 'state')), EPHEMERAL: part('EPHEMERAL', path.join(dir, 'eph')) } };
+      const make = () => new NodeLifecycle({ log: quiet, state: new MemoryState(), cmdline: () => parseCmdline(''), volumes: () => ({ disk, mounted: [], statuses: {} }) as never, configText: () => undefined, requestSequence: () => {} });
+      await make().reset({ graceful: true, reboot: true, labels: ['EPHEMERAL'] }, 'a');
+      let values = readMeta(meta).values;
+      expect(values.get('wipe.pending')).toBe('EPHEMERAL');
+      expect(values.has(META_CONFIGURED)).toBe(true);
+      expect(values.has(META_RECOVERY)).toBe(true);
+      await make().reset({ graceful: true, reboot: true, labels: [] }, 'b');
+      values = readMeta(meta).values;
+      expect(values.get('wipe.pending')).toBe('STATE,EPHEMERAL');
+      expect(values.has(META_CONFIGURED)).toBe(false);
+      expect(values.has(META_RECOVERY)).toBe(false);
+      expect(values.get('install.disk')).toBe('/dev/vda');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('an install names the missing disk', async () => {

@@ -63,7 +63,7 @@ export function repair(ctx: LifecycleContext, o: RepairOptions, progress: (p: Pr
         await volumeFailed(ctx, label, `repaired by xfs_repair, but it still does not mount: ${err.message}; ${repairAdvice(label).replace(/^repair it with .*?, or /, '')}`);
         throw new ApiError(grpc.status.DATA_LOSS, `${label} (${dev}) still does not mount after xfs_repair: ${err.message}; erase it with \`bronzectl reset --system-labels-to-wipe ${label} --reboot\``, { cause: err });
       });
-      report('verify', `${label} (${dev}) mounts again${label === 'STATE' ? (holds ? ' and holds a machine configuration' : ', but holds no machine configuration: the node comes back in maintenance mode') : ''}`);
+      report('verify', `${label} (${dev}) mounts again${label === 'STATE' ? (holds ? ' and holds a machine configuration' : ', but holds no machine configuration: the node comes back waiting for one (`bronzectl apply-config` with your client configuration)') : ''}`);
     }
     report('reboot', `repaired ${targets.map((t) => t.label).join(', ')}: rebooting to mount ${targets.length > 1 ? 'them' : 'it'}`);
   });

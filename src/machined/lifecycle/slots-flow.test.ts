@@ -338,6 +338,29 @@ describe('NodeLifecycle on an installed disk', () => {
     expect(sequences).toEqual([]);
   });
 
+  it('a tried slot whose configuration could not be used is not committed, and falls back when its trial runs out (issue 50)', async () => {
+    initGrubenv(boot, { saved_entry: 'A' });
+    let held: string | undefined = 'invalid configuration from STATE: machine.foo: unknown field';
+    const { lc } = node('B', { trialTimeoutMs: 300, holdCommit: () => held });
+    await lc.boot();
+    await lc.running();
+    expect(env()).toEqual({ saved_entry: 'A' });
+    // Fixed in time (an authenticated apply-config): the next call commits.
+    held = undefined;
+    await lc.running();
+    expect(env()).toEqual({ saved_entry: 'B' });
+    await new Promise((r) => setTimeout(r, 400));
+    expect(sequences).toEqual([]);
+    // Not fixed: the trial runs out and machined reboots into the known-good slot.
+    initGrubenv(boot, { saved_entry: 'A' });
+    const other = node('B', { trialTimeoutMs: 50, holdCommit: () => 'STATE cannot be mounted' });
+    await other.lc.boot();
+    await other.lc.running();
+    await new Promise((r) => setTimeout(r, 150));
+    expect(sequences).toEqual(['reboot: slot B trial timed out']);
+    expect(env()).toEqual({ saved_entry: 'A' });
+  });
+
   it('a tried slot that does not reach Running in time is given up: machined reboots into the old one', async () => {
     initGrubenv(boot, { saved_entry: 'A' });
     const { lc } = node('B', { trialTimeoutMs: 50 });

@@ -218,8 +218,8 @@ describe('apid proxies bidirectional streams to one node', () => {
     try {
       const c = client();
       const err = await new Promise<grpc.ServiceError>((resolve) => c.UpgradeStream().on('error', resolve));
-      expect(err.code).toBe(grpc.status.UNIMPLEMENTED);
-      expect(err.details).toMatch(/^API is not implemented in maintenance mode: \/machine.MachineService\/UpgradeStream is not served/);
+      expect(err.code).toBe(grpc.status.PERMISSION_DENIED);
+      expect(err.details).toMatch(/^\/machine.MachineService\/UpgradeStream requires os:admin, and in maintenance mode every caller is os:reader/);
       c.close();
     } finally {
       maintenance = false;

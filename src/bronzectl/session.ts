@@ -241,10 +241,18 @@ export class Session {
    * reported; the others go to onItem with their node's name. Ends cleanly on SIGINT.
    */
   async streamFanOut<M extends Item>(open: (c: Client, o: CallOptions) => AsyncIterable<M>, onItem: (node: string, msg: M) => void): Promise<void> {
+    if (this.insecure) {
+      // Maintenance mode: each target dialled directly, all at once (a node answers only for itself).
+      await Promise.all(this.insecureTargets().map(async (t) => this.#stream(await this.insecureClient(t), [t], this.callOptions(), open, onItem)));
+      return;
+    }
     const targets = await this.nodes();
     const client = await this.client();
     const { nodes: nodesMetadata } = await clientLib();
-    const opts = this.callOptions(targets.length > 0 ? { metadata: nodesMetadata(targets) } : {});
+    await this.#stream(client, targets, this.callOptions(targets.length > 0 ? { metadata: nodesMetadata(targets) } : {}), open, onItem);
+  }
+
+  async #stream<M extends Item>(client: Client, targets: string[], opts: CallOptions, open: (c: Client, o: CallOptions) => AsyncIterable<M>, onItem: (node: string, msg: M) => void): Promise<void> {
     try {
       for await (const msg of open(client, opts)) {
         const node = this.label(client, targets, msg);

@@ -222,7 +222,7 @@ describe('the README, command by command', () => {
           vm = new QemuVM({ apiPort: port, command: { bin: 'bash', args: ['-c', `${text} PORT=${port}`], cwd: REPO, env } }, consoleFile(`readme-node-${vms}`)).start();
           const maintenance = await vm.waitFor(MAINTENANCE, BOOT + 300_000); // `make run` may build first
           await vm.waitFor(RUNNING, BOOT, maintenance);
-          // In maintenance mode the node answers resource reads (Version is refused there, as on Talos).
+          // In maintenance mode the node answers the reader API without credentials (as Talos).
           const v = await bronzectlUntilOk(['get', 'resourcedefinitions', '--insecure', '-n', target()], { timeoutMs: 180_000 });
           expect(v.code, `${label}: the node's API on 127.0.0.1:${port}: ${v.stderr}`).toBe(0);
           continue;

@@ -74,7 +74,7 @@ describe('a Talos v1.14 configuration on a Bronze node', () => {
   });
 
   it('takes the configuration, saying which parts it ignores, and leaves maintenance mode on ECDSA-signed certificates', async () => {
-    // In maintenance mode the node answers resource reads (Version is refused there, as on Talos).
+    // In maintenance mode the node answers the reader API without credentials (as Talos).
     await bronzectlUntilOk(['get', 'resourcedefinitions', '--insecure', '-n', target], { timeoutMs: 120_000 });
     const before = vm.lines.length;
     const r = await bronzectl(['apply-config', '--insecure', '-n', target, '-f', cpFile]);

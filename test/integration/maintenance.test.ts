@@ -1,8 +1,10 @@
 // Maintenance mode between real processes: a node without configuration serves its API with a
-// self-signed certificate and no client certificate, only what Talos's maintenance service
-// serves (apply-config and resource reads; src/contract/maintenance.ts);
-// a valid configuration applied that way ends maintenance mode (client certificates required
-// from then on) and is persisted; an invalid one is refused with its errors.
+// self-signed certificate and no client certificate, to every caller as os:reader, as Talos does
+// (src/contract/maintenance.ts): the reader API answers (version, get disks, dmesg, ...),
+// apply-config is open, the rest is PERMISSION_DENIED, and nothing sensitive is shown (no
+// machine config, even when typed documents alone were applied); a valid configuration applied
+// that way ends maintenance mode (client certificates required from then on) and is persisted;
+// an invalid one is refused with its errors.
 import * as grpc from '@grpc/grpc-js';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,8 +18,18 @@ import { bronzectl } from '../lib/bronzectl.ts';
 import { HostNode } from '../lib/nodes.ts';
 import { freePort } from '../lib/ports.ts';
 
+/** Whether this host lets its processes read the kernel log (machined reads /dev/kmsg). */
+function kmsgReadable(): boolean {
+  try {
+    fs.closeSync(fs.openSync('/dev/kmsg', fs.constants.O_RDONLY | fs.constants.O_NONBLOCK));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 type Cb = (e: grpc.ServiceError | null, r?: any) => void;
-type Method = 'Version' | 'Reboot' | 'ApplyConfiguration' | 'Memory' | 'ServiceList' | 'DiskStats';
+type Method = 'Version' | 'Reboot' | 'ApplyConfiguration' | 'Memory' | 'ServiceList' | 'DiskStats' | 'Reset' | 'Upgrade' | 'GenerateClientConfiguration';
 type MachineClient = grpc.Client & Record<Method, (req: object, md: grpc.Metadata, opts: grpc.CallOptions, cb: Cb) => void>;
 const Machine = serviceClient('machine.MachineService');
 const State = serviceClient('cosi.resource.State');
@@ -44,7 +56,7 @@ describe('maintenance mode over real processes', () => {
   }, 90_000);
   afterAll(() => node?.stop());
 
-  it('answers resource reads without a client certificate and refuses the rest as Talos does', async () => {
+  it('answers the reader API without a client certificate and refuses the rest as Talos does', async () => {
     const c = insecure(node.endpoint);
     const s = new State(node.endpoint, grpc.credentials.createSsl(null, null, null, { checkServerIdentity: () => undefined, rejectUnauthorized: false })) as unknown as grpc.Client & {
       Get: (req: object, md: grpc.Metadata, opts: grpc.CallOptions, cb: Cb) => void;
@@ -53,16 +65,45 @@ describe('maintenance mode over real processes', () => {
       s.Get({ namespace: 'meta', type: 'ResourceDefinitions.meta.cosi.dev', id: 'resourcedefinitions.meta.cosi.dev' }, new grpc.Metadata(), { deadline: Date.now() + 20_000 }, (e, r) => (e ? reject(e) : resolve(r))),
     );
     expect(list.resource.metadata.type).toBe('ResourceDefinitions.meta.cosi.dev');
-    for (const m of ['Version', 'Reboot', 'Memory', 'ServiceList', 'DiskStats'] as const) {
-      await expect(call(c, m)).rejects.toMatchObject({ code: grpc.status.UNIMPLEMENTED, details: expect.stringMatching(/^API is not implemented in maintenance mode/) });
+    // The reader API (Talos's maintenance_basic calls Version on every maintenance node).
+    const v = await call(c, 'Version');
+    expect(v.messages).toHaveLength(1);
+    expect(v.messages[0].version.tag).toMatch(/\S/);
+    for (const m of ['Memory', 'ServiceList', 'DiskStats'] as const) expect((await call(c, m)).messages, m).toHaveLength(1);
+    // What a reader may not do: refused, saying why, as Talos refuses it (PermissionDenied).
+    for (const m of ['Reboot', 'Reset', 'Upgrade'] as const) {
+      await expect(call(c, m), m).rejects.toMatchObject({ code: grpc.status.PERMISSION_DENIED, details: expect.stringMatching(/in maintenance mode every caller is os:reader: apply a configuration first/) });
     }
+    await expect(call(c, 'GenerateClientConfiguration', { roles: ['os:admin'] })).rejects.toMatchObject({ code: grpc.status.PERMISSION_DENIED });
+
     // and through bronzectl, as an operator sees it
     const get = await bronzectl(['get', 'resourcedefinitions', '--insecure', '-n', node.endpoint]);
     expect(get.code, get.stderr).toBe(0);
     expect(get.stdout).toMatch(/ResourceDefinition/);
     const version = await bronzectl(['version', '--insecure', '-n', node.endpoint]);
-    expect(version.code).not.toBe(0);
-    expect(version.stderr).toMatch(/API is not implemented in maintenance mode/);
+    expect(version.code, version.stderr).toBe(0);
+    expect(version.stdout).toMatch(new RegExp(`Server:\\n\\tNODE: +${node.endpoint.replace(/\./g, '\\.')}\\n\\tTag: +\\S`));
+    const disks = await bronzectl(['get', 'disks', '--insecure', '-n', node.endpoint]);
+    expect(disks.code, disks.stderr).toBe(0);
+    expect(disks.stderr).toBe('');
+    const dmesg = await bronzectl(['dmesg', '--insecure', '-n', node.endpoint]);
+    if (kmsgReadable()) {
+      expect(dmesg.code, dmesg.stderr).toBe(0);
+      const lines = dmesg.stdout.split('\n').filter(Boolean);
+      expect(lines.length).toBeGreaterThan(0);
+      for (const l of lines.slice(0, 20)) expect(l.startsWith(`${node.endpoint}: `), l).toBe(true);
+    } else {
+      // Served (not refused): the host only keeps its kernel log from this process.
+      expect(dmesg.stderr).toMatch(/the kernel log cannot be read/);
+    }
+  });
+
+  it('shows nothing sensitive: get machineconfig --insecure is PERMISSION_DENIED', async () => {
+    for (const type of ['machineconfig', 'parsedmachineconfig']) {
+      const r = await bronzectl(['get', type, '--insecure', '-n', node.endpoint]);
+      expect(r.code, type).not.toBe(0);
+      expect(r.stderr, type).toMatch(/code = PermissionDenied desc = resources of type \S+ are only shown to os:admin/);
+    }
   });
 
   /** A client config for the node with `ca`'s admin certificate. */
@@ -115,8 +156,17 @@ describe('maintenance mode over real processes', () => {
     expect(r.messages[0].warnings).toEqual([expect.stringMatching(/^KubeletConfig \(line 7\): ignored: Bronze runs no Kubernetes$/)]);
     await node.waitFor(/maintenance mode: the configuration has typed documents only/, 30_000);
     expect(fs.readFileSync(path.join(node.dir, 'state', 'config.yaml'), 'utf8')).toBe(typedOnly);
-    // Still in maintenance mode: Version stays refused there, as before the configuration.
-    await expect(call(insecure(node.endpoint), 'Version')).rejects.toMatchObject({ code: grpc.status.UNIMPLEMENTED });
+    // Still in maintenance mode: the reader API answers, a reader's refusals stay.
+    expect((await call(insecure(node.endpoint), 'Version')).messages).toHaveLength(1);
+    await expect(call(insecure(node.endpoint), 'Reboot')).rejects.toMatchObject({ code: grpc.status.PERMISSION_DENIED });
+    // A MachineConfig resource exists now, and is not shown: neither read, listed nor watched.
+    const mc = await bronzectl(['get', 'machineconfig', '--insecure', '-n', node.endpoint, '-o', 'yaml']);
+    expect(mc.code).not.toBe(0);
+    expect(mc.stderr).toMatch(/code = PermissionDenied desc = resources of type MachineConfigs.config.talos.dev are only shown to os:admin/);
+    expect(mc.stdout + mc.stderr).not.toMatch(/time\.example|TimeSyncConfig/);
+    const watch = await bronzectl(['get', 'mc', 'v1alpha1', '--insecure', '-n', node.endpoint, '-w'], { timeoutMs: 20_000 });
+    expect(watch.code).not.toBe(0);
+    expect(watch.stdout + watch.stderr).not.toMatch(/time\.example|TimeSyncConfig/);
   });
 
   it('leaves maintenance mode with a valid configuration: persisted, certificates required', async () => {

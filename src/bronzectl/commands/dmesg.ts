@@ -1,5 +1,6 @@
-// `bronzectl dmesg [-f] [--tail]`: the kernel ring buffer, one line per kernel message, each
-// prefixed with its node. -f follows until Ctrl-C; --tail with -f shows only new messages.
+// `bronzectl dmesg [-f] [--tail] [--insecure]`: the kernel ring buffer, one line per kernel message,
+// each prefixed with its node. -f follows until Ctrl-C; --tail with -f shows only new messages;
+// --insecure reads a node in maintenance mode (-n names its endpoint), as talosctl.
 import type { Command } from 'commander';
 import type { Ctx } from '../session.ts';
 
@@ -9,8 +10,10 @@ export function register(program: Command, ctx: Ctx): void {
     .description('Retrieve kernel logs')
     .option('-f, --follow', 'specify if the kernel log should be streamed')
     .option('--tail', 'specify if only new messages should be sent (makes sense only when combined with --follow)')
-    .action(async (opts: { follow?: boolean; tail?: boolean }) => {
+    .option('-i, --insecure', 'use the insecure (encrypted with no auth) maintenance service')
+    .action(async (opts: { follow?: boolean; tail?: boolean; insecure?: boolean }) => {
       const s = ctx.session();
+      s.insecure = !!opts.insecure;
       // Each message is one kernel record, without a newline (Talos's wire): a line each.
       await s.streamFanOut(
         (c, o) => c.machine.dmesg({ follow: !!opts.follow, tail: !!opts.tail }, o),

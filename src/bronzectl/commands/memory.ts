@@ -1,4 +1,4 @@
-// `bronzectl memory [-v]`: memory usage per node in MiB, as talosctl (USED = total - free - cache - buffers).
+// `bronzectl memory [-v] [--insecure]`: memory usage per node in MiB, as talosctl (USED = total - free - cache - buffers).
 import type { Command } from 'commander';
 import type { MemInfo } from '../../client/types.ts';
 import type { Ctx } from '../session.ts';
@@ -31,8 +31,10 @@ export function register(program: Command, ctx: Ctx): void {
     .alias('free')
     .description('Show memory usage')
     .option('-v, --verbose', 'display extended memory statistics')
-    .action(async (opts: { verbose?: boolean }) => {
+    .option('-i, --insecure', 'use the insecure (encrypted with no auth) maintenance service')
+    .action(async (opts: { verbose?: boolean; insecure?: boolean }) => {
       const s = ctx.session();
+      s.insecure = !!opts.insecure;
       const replies = await s.fanOut((c, o) => c.machine.memory(o));
       if (opts.verbose) {
         for (const { node, msg } of replies) {

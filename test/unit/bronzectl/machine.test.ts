@@ -236,6 +236,32 @@ describe('errors and endpoints', () => {
       await maint.close();
     }
   });
+
+  it('dmesg, logs and memory --insecure read a node in maintenance mode directly, as talosctl', async () => {
+    const line = (text: string) => ({ metadata: null, bytes: Buffer.from(text) });
+    const maint = await startApi(
+      pki,
+      {
+        '/machine.MachineService/Dmesg': { stream: (_r, call) => void call.write(line('kern:    info: [1.0]: Linux version 6.12')) },
+        '/machine.MachineService/Logs': { stream: (_r, call) => void call.write(line('maintenance mode: no machine configuration\n')) },
+        '/machine.MachineService/Memory': { unary: () => ({ messages: [{ metadata: null, meminfo: { memtotal: '2097152', memfree: '1048576' } }] }) },
+      },
+      { requireClientCert: false },
+    );
+    try {
+      const env = { BRONZECONFIG: path.join(ws.dir, 'none') };
+      const e = maint.endpoint;
+      expect(await cli(ws, ['dmesg', '--insecure', '-n', e], { env })).toMatchObject({ code: 0, out: `${e}: kern:    info: [1.0]: Linux version 6.12\n` });
+      expect(await cli(ws, ['logs', 'machined', '-i', '-n', e], { env })).toMatchObject({ code: 0, out: `${e}: maintenance mode: no machine configuration\n` });
+      const mem = await cli(ws, ['memory', '--insecure', '-n', e], { env });
+      expect(mem.code, mem.err).toBe(0);
+      expect(mem.out).toMatch(new RegExp(`\\n${e} +2048 +1024 +1024 `));
+      // no routing metadata: the endpoint answers for itself
+      for (const c of maint.calls) expect(c, c.path).toMatchObject({ node: [], nodes: [] });
+    } finally {
+      await maint.close();
+    }
+  });
 });
 
 describe('service apid restart', () => {

@@ -5,6 +5,14 @@
 // derives it from the caller's certificate (WORKER_ID_PATTERN).
 import { bytesToIp, ipToBytes } from '../lib/ip.ts';
 
+/**
+ * The common name of a control plane's recovery certificate (kept in META, unencrypted: see
+ * src/machined/recovery.ts) starts with this, so that it can be told from apid's live
+ * certificate: trustd's Hello, which takes an API server certificate as a worker's identity,
+ * refuses it, so a copy read off a disk cannot register a worker.
+ */
+export const RECOVERY_CN_PREFIX = 'recovery@';
+
 export const REGISTRY_LIMITS = {
   /** Nodes refresh every 10 s and ask for 3x that; a little above it, and no more. */
   maxTtlSeconds: 40,

@@ -23,17 +23,13 @@ import { META_CONFIGURED, META_RECOVERY, MetaStore, readMeta } from '../install/
 import type { Logger } from '../lib/log.ts';
 import { fromBase64Pem } from '../pki/pem.ts';
 import type { NodeIdentity } from './config/identity.ts';
+import { RECOVERY_CN_PREFIX } from '../contract/registry-limits.ts';
 
 /** How long a control plane's recovery certificate is valid; renewed when past half of it. */
 export const RECOVERY_TTL_MS = 365 * 24 * 3600_000;
 /** At most this many names in the recovery certificate (the latest first). */
 export const RECOVERY_MAX_NAMES = 32;
-/**
- * The common name of a control plane's recovery certificate starts with this, so that it can be
- * told from apid's live certificate (clients check its names, not its common name): trustd's
- * Hello, which takes an API server certificate as a worker's identity, can refuse it.
- */
-export const RECOVERY_CN_PREFIX = 'recovery@';
+export { RECOVERY_CN_PREFIX };
 
 export interface RecoveryIdentity {
   type: 'controlplane' | 'worker';

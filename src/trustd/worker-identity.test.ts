@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { newCA, type CertAndKey } from '../pki/ca.ts';
 import { issueClientCert, issueServerCert } from '../pki/certs.ts';
 import { workerIdentity } from './worker-identity.ts';
-import { WORKER_ID_PATTERN } from '../contract/registry-limits.ts';
+import { RECOVERY_CN_PREFIX, WORKER_ID_PATTERN } from '../contract/registry-limits.ts';
 
 const der = (pem: string) => Buffer.from(new crypto.X509Certificate(pem).raw);
 
@@ -25,7 +25,7 @@ describe("the Hello caller's identity: an API certificate issued by the OS CA", 
     expect(workerIdentity(der(b.crt), ca.crt).nodeId).not.toBe(id.nodeId);
   });
 
-  it('refuses no certificate, another CA, an expired or not yet valid one, a CA, and an operator certificate', async () => {
+  it('refuses no certificate, another CA, an expired or not yet valid one, a CA, an operator certificate and a recovery one', async () => {
     expect(() => workerIdentity(undefined, ca.crt)).toThrow(/no client certificate: present the API certificate trustd issued/);
     expect(() => workerIdentity(Buffer.from('junk'), ca.crt)).toThrow(/cannot be parsed/);
     const foreign = await issueServerCert(other, { commonName: 'w', ttlMs: 3600_000 });
@@ -37,5 +37,8 @@ describe("the Hello caller's identity: an API certificate issued by the OS CA", 
     expect(() => workerIdentity(der(ca.crt), ca.crt)).toThrow(/is a CA certificate/);
     const admin = await issueClientCert(ca, { commonName: 'admin', roles: ['os:admin'], ttlMs: 3600_000 });
     expect(() => workerIdentity(der(admin.crt), ca.crt)).toThrow(/not a node's API certificate \(no serverAuth usage\)/);
+    // A control plane's recovery certificate (META, unencrypted) is not a worker's identity.
+    const recovery = await issueServerCert(ca, { commonName: `${RECOVERY_CN_PREFIX}cp1`, ipAddresses: ['10.0.0.2'], ttlMs: 3600_000 });
+    expect(() => workerIdentity(der(recovery.crt), ca.crt)).toThrow(/is a node's recovery certificate/);
   });
 });

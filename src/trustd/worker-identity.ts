@@ -5,6 +5,7 @@
 // registry's node id is derived from the certificate's public key, so a caller can only ever
 // describe itself.
 import crypto from 'node:crypto';
+import { RECOVERY_CN_PREFIX } from '../contract/registry-limits.ts';
 
 const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
 
@@ -52,5 +53,8 @@ export function workerIdentity(raw: Buffer | undefined, caPem: string, now = new
   // with roles) is not a node's identity.
   const usages = cert.keyUsage ?? [];
   if (!usages.includes(SERVER_AUTH)) throw new IdentityError("the client certificate is not a node's API certificate (no serverAuth usage)");
+  // A control plane's recovery certificate lies unencrypted in META: never a worker's identity.
+  const cn = /(?:^|\n)CN=([^\n]*)/.exec(cert.subject)?.[1] ?? '';
+  if (cn.startsWith(RECOVERY_CN_PREFIX)) throw new IdentityError("the client certificate is a node's recovery certificate, not the API certificate trustd issued");
   return workerIdFromKey(cert.publicKey);
 }

@@ -173,7 +173,11 @@ export async function startMachinedApi(deps: MachinedApiDeps): Promise<MachinedA
     return s;
   };
   serverFor('local');
+  // The accepted connections: close() cuts those still open after a grace period.
+  const conns = new Set<net.Socket>();
   const listener = net.createServer((conn) => {
+    conns.add(conn);
+    conn.once('close', () => conns.delete(conn));
     let cls: CallerClass | undefined;
     let who = 'an unknown peer';
     try {
@@ -200,20 +204,32 @@ export async function startMachinedApi(deps: MachinedApiDeps): Promise<MachinedA
   fs.chmodSync(socket, 0o666);
 
   let closing: Promise<void> | undefined;
+  /** Resolves when every accepted connection has closed, or after ms. */
+  const connectionsClosed = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      const check = () => {
+        if (conns.size > 0) return;
+        clearTimeout(timer);
+        resolve();
+      };
+      for (const c of conns) c.once('close', check);
+      check();
+    });
   return {
     socket,
     close: () =>
-      (closing ??= new Promise<void>((resolve) => {
+      (closing ??= (async () => {
         listener.close();
         const all = [...servers.values()].map((s) => s.server);
+        for (const s of all) s.tryShutdown(() => undefined);
         // Streams that follow (logs, events, watches) never end by themselves: give the
-        // others a moment, then cut them.
-        const timer = setTimeout(() => all.forEach((s) => s.forceShutdown()), 1000);
-        void Promise.all(all.map((s) => new Promise<void>((r) => s.tryShutdown(() => r())))).then(() => {
-          clearTimeout(timer);
-          fs.rmSync(socket, { force: true });
-          resolve();
-        });
-      })),
+        // others a moment, then cut them (grpc-js does not end injected connections' sessions
+        // itself, so a `logs -f` would outlive close()).
+        await connectionsClosed(1000);
+        all.forEach((s) => s.forceShutdown());
+        for (const c of conns) c.destroy();
+        fs.rmSync(socket, { force: true });
+      })()),
   };
 }

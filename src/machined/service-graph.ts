@@ -63,12 +63,16 @@ export const ROLE_NODE_OPTIONS: readonly string[] = ['--use-openssl-ca'];
  * NODE_OPTIONS, each only when NODE_OPTIONS does not hold it already. What NODE_OPTIONS held
  * stays as it was, repeats included (`-r a -r b` are two options, not one said twice).
  */
-export function daemonEnv(id: string, env: Record<string, string>): Record<string, string> {
+export function daemonEnv(id: string, env: Record<string, string>, pid1 = process.pid === 1): Record<string, string> {
   if (!Object.hasOwn(DAEMON_V8_FLAGS, id)) return env; // not one of Bronze's own (etcd)
   const inherited = (env.NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean);
   const have = new Set(inherited);
   const added = [...new Set([...ROLE_NODE_OPTIONS, ...DAEMON_V8_FLAGS[id as DaemonName]])].filter((o) => !have.has(o));
-  return { ...env, NODE_OPTIONS: [...inherited, ...added].join(' ') };
+  const out = { ...env, NODE_OPTIONS: [...inherited, ...added].join(' ') };
+  // timed cannot tell by itself that it runs on a node once it is not root (/proc/1/exe is not
+  // readable to it): machined as PID 1 says so, at every start (the env controller's restarts too).
+  if (id === 'timed' && pid1 && out.BRONZE_TIMED_CLOCK === undefined) out.BRONZE_TIMED_CLOCK = 'adjust';
+  return out;
 }
 
 /** machined's own environment plus `extraEnv`: what every daemon starts from. */

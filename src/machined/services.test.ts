@@ -49,6 +49,14 @@ describe('daemon V8 flags and the roles\' Node options', () => {
     expect(daemonEnv('etcd', { NODE_OPTIONS: '-r x' })).toEqual({ NODE_OPTIONS: '-r x' });
   });
 
+  it('tell timed to adjust the clock when machined is PID 1, at every start (it cannot see that as uid 52)', async () => {
+    const { daemonEnv } = await import('./services.ts');
+    expect(daemonEnv('timed', {}, true).BRONZE_TIMED_CLOCK).toBe('adjust');
+    expect(daemonEnv('timed', { BRONZE_TIMED_CLOCK: 'readonly' }, true).BRONZE_TIMED_CLOCK).toBe('readonly');
+    expect(daemonEnv('timed', {}, false).BRONZE_TIMED_CLOCK).toBeUndefined();
+    expect(daemonEnv('apid', {}, true).BRONZE_TIMED_CLOCK).toBeUndefined();
+  });
+
   it('preinit gives machined the same options the daemons get', async () => {
     const { ROLE_NODE_OPTIONS } = await import('./service-graph.ts');
     const preinit = (await import('node:fs')).readFileSync('image-builder/preinit/preinit.c', 'utf8');

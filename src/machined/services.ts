@@ -21,10 +21,7 @@ export function serviceSpecs(extraEnv: Record<string, string> = {}, only?: reado
     const inv = selfInvocation(node.id);
     const health = healthChecker(socketPath(node.id));
     const user = daemonUser(node.id);
-    let serviceEnv = daemonEnv(node.id, env);
-    // timed cannot tell by itself that it runs on a node once it is not root (/proc/1/exe is
-    // not readable to it): machined as PID 1 says so.
-    if (user && node.id === 'timed' && process.pid === 1 && serviceEnv.BRONZE_TIMED_CLOCK === undefined) serviceEnv = { ...serviceEnv, BRONZE_TIMED_CLOCK: 'adjust' };
+    const serviceEnv = daemonEnv(node.id, env);
     return {
       id: node.id,
       ...(user

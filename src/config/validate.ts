@@ -18,7 +18,8 @@ import { applyFieldRules, KIND_OF_ACTION } from './apply-policy.ts';
 import { checkV1Alpha1 } from './checks.ts';
 import { asObject, WARNING_KINDS, type IssueKind, type Obj, type PathSegment } from './fields.ts';
 import { KINDS, kindSpec, type KindDocument, type KindSpec } from './kinds.ts';
-import { installOfDocuments, type InstallSettings } from './install.ts';
+import { clusterName, controlPlaneEndpoint } from './accessors/cluster.ts';
+import { installOfDocuments, type InstallSettings } from './accessors/install.ts';
 import { kindRule, ruleMessage } from './policy.ts';
 import { describe, formatPath, reportZodIssues, valueAt, type AnySchema } from './report.ts';
 import { v1alpha1Schemas, type MachineType, type V1Alpha1Config } from './schema.ts';
@@ -256,10 +257,14 @@ export function validateConfig(yamlText: string): ValidationResult {
   const errors = issues.sorted(false);
   const warnings = issues.sorted(true);
   if (errors.length || (v1 && !v1.typed)) return { ok: false, errors, warnings };
+  const settings = { ...(v1?.typed ? { v1alpha1: v1.typed } : {}), documents: typed };
+  const endpoint = controlPlaneEndpoint(settings);
+  const name = clusterName(settings);
   const config: ParsedConfig = {
-    ...(v1?.typed ? { v1alpha1: v1.typed } : {}),
-    documents: typed,
+    ...settings,
     ...(v1?.type ? { machineType: v1.type } : {}),
+    ...(endpoint !== undefined ? { controlPlaneEndpoint: endpoint } : {}),
+    ...(name !== undefined ? { clusterName: name } : {}),
     ...derived,
     data: { ...(v1 ? { v1alpha1: v1.data } : {}), documents: stored },
     warnings,
@@ -308,9 +313,9 @@ function dropCriFiles(work: Obj, report: ReturnType<Issues['reporter']>): void {
   else delete machine.files;
 }
 
-/** Checks across documents, and what Bronze derives from them (endpoint, cluster name, install). */
+/** Checks across documents, and the install settings (the endpoint and cluster name come from the typed documents: accessors/cluster.ts). */
 function crossDocumentChecks(v1: { doc: SourceDocument; data: Obj; typed?: V1Alpha1Config; type?: MachineType } | undefined, kinds: KindEntry[], issues: Issues) {
-  const derived: Pick<ParsedConfig, 'controlPlaneEndpoint' | 'clusterName' | 'install'> = {};
+  const derived: Pick<ParsedConfig, 'install'> = {};
   const v1Data = v1?.data;
   if (v1 && v1Data) {
     for (const { spec, doc, prefix, data } of kinds) {
@@ -326,9 +331,6 @@ function crossDocumentChecks(v1: { doc: SourceDocument; data: Obj; typed?: V1Alp
   const kubeCluster = kinds.find((k) => k.spec.kind === 'KubeClusterConfig')?.data;
   const cluster = asObject(v1Data?.cluster);
   const endpoint = asObject(cluster?.controlPlane)?.endpoint ?? kubeCluster?.endpoint;
-  if (typeof endpoint === 'string') derived.controlPlaneEndpoint = endpoint;
-  const name = cluster?.clusterName ?? kubeCluster?.clusterName;
-  if (typeof name === 'string') derived.clusterName = name;
   if (v1 && cluster && v1.type === 'worker' && endpoint === undefined) {
     const at: PathSegment[] = ['cluster', 'controlPlane'];
     issues.add(v1.doc, at.join('.'), at, 'required on worker nodes: the control-plane endpoint (cluster.controlPlane.endpoint, or a KubeClusterConfig document) is where they find trustd to join the cluster', 'key', 'missing');

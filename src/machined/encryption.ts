@@ -19,8 +19,8 @@
 // and is configured to be encrypted is left alone, with an error saying to wipe it.
 import fs from 'node:fs';
 import path from 'node:path';
-import YAML from 'yaml';
-import { encryptionSchemas, type EncryptionConfig, type SystemDiskEncryptionConfig } from '../config/schema.ts';
+import { systemDiskEncryptionOf } from '../config/accessors/encryption.ts';
+import { encryptionSchemas, type EncryptionConfig } from '../config/schema.ts';
 import { DATA_OFFSET, formatLuks2, isLuks, readLuks2, rewriteKeyslots, unlockLuks2, type Luks2Kdf, type Luks2Volume } from '../disk/luks2.ts';
 import { dmCreate, dmRemove } from '../lib/devmapper.ts';
 import { smbiosUuid } from '../lib/hostname.ts';
@@ -299,25 +299,8 @@ export function volumeContent(device: string): 'luks' | 'erased' | 'blank' | 'ot
   });
 }
 
-/**
- * Each system volume's encryption settings in a configuration's text: machine.systemDiskEncryption
- * of the v1alpha1 document, or a VolumeConfig document's encryption (Talos v1.10+; validation
- * refuses both for one volume), checked by the schema. Undefined when neither is set.
- */
-export function systemDiskEncryptionOf(configText: string | undefined): SystemDiskEncryptionConfig | undefined {
-  if (!configText) return undefined;
-  const out: SystemDiskEncryptionConfig = {};
-  for (const doc of YAML.parseAllDocuments(configText)) {
-    const data = doc.toJS() as { kind?: unknown; name?: unknown; encryption?: unknown; machine?: { systemDiskEncryption?: { state?: unknown; ephemeral?: unknown } } } | null;
-    const sde = data?.machine?.systemDiskEncryption;
-    if (sde?.state) out.state = encryptionSchemas().encryptionSchema.parse(sde.state);
-    if (sde?.ephemeral) out.ephemeral = encryptionSchemas().encryptionSchema.parse(sde.ephemeral);
-    if (data?.kind === 'VolumeConfig' && data.encryption && (data.name === 'STATE' || data.name === 'EPHEMERAL')) {
-      out[data.name === 'STATE' ? 'state' : 'ephemeral'] = encryptionSchemas().encryptionSchema.parse(data.encryption);
-    }
-  }
-  return out.state || out.ephemeral ? out : undefined;
-}
+// The settings' resolver lives with the configuration's accessors; re-exported for machined's callers.
+export { systemDiskEncryptionOf } from '../config/accessors/encryption.ts';
 
 /** STATE's settings as META records them (undefined: none recorded). Throws on a record that does not parse. */
 export function stateEncryptionOfMeta(record: string | undefined): EncryptionConfig | undefined {

@@ -26,6 +26,7 @@ import { ApiCertificates, certificateNames, nodeAddresses } from './apicerts.ts'
 import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE } from '../contract/resources/machine-config.ts';
 import { PARSED_MACHINE_CONFIG_ID, PARSED_MACHINE_CONFIG_NS, PARSED_MACHINE_CONFIG_TYPE } from '../contract/resources/parsed-machine-config.ts';
 import { machineConfigSpec, parsedMachineConfigSpec } from './config/spec.ts';
+import { machineCredentials } from '../config/accessors/cluster.ts';
 import { nodeIdentity, type NodeIdentity } from './config/identity.ts';
 import { ConfigManager, ConfigRejected, VOLATILE_NOTE, type ApplyMode, type Validation } from './config/manager.ts';
 import { acquireConfig } from './config/source.ts';
@@ -75,10 +76,10 @@ export function stateNotKept(v: VolumeStatusSpec | undefined): string | undefine
 
 const OWNER = 'machined';
 
-/** Whether a (valid) configuration has the v1alpha1 document. */
+/** Whether a (valid) configuration has the v1alpha1 document (where the machine's credentials are). */
 function hasV1Alpha1(text: string): boolean {
   const r = validated(text);
-  return r.ok && r.config.data.v1alpha1 !== undefined;
+  return r.ok && machineCredentials(r.config) !== undefined;
 }
 
 export class NodeConfig {

@@ -1,7 +1,7 @@
 // timed's input: the machine configuration as machined's validator typed it (ParsedMachineConfig),
 // watched in machined's state. The time settings come from a TimeSyncConfig document when there
-// is one, else from machine.time.
-import type { TimeSyncConfig } from '../config/kinds.ts';
+// is one, else from machine.time, as the configuration's accessors resolve them.
+import { timeSync } from '../config/accessors/time.ts';
 import type { Publisher } from '../daemon/publisher.ts';
 import { watchMachineConfig, type MachineConfigView } from '../daemon/config-watch.ts';
 import type { Logger } from '../lib/log.ts';
@@ -9,19 +9,9 @@ import type { TimeConfig } from './sync.ts';
 
 export { MACHINE_CONFIG } from '../daemon/config-watch.ts';
 
+/** The time settings: a TimeSyncConfig document when there is one, else machine.time (config/accessors/time.ts). */
 export function timeConfigOf(spec: MachineConfigView | undefined): TimeConfig | undefined {
-  if (!spec) return undefined;
-  const kind = spec.documents.find((d): d is TimeSyncConfig => d.kind === 'TimeSyncConfig');
-  if (kind) {
-    return {
-      disabled: kind.enabled === false,
-      servers: kind.ntp?.servers ?? [],
-      ...(kind.bootTimeout ? { bootTimeout: kind.bootTimeout } : {}),
-    };
-  }
-  const t = spec.v1alpha1?.machine.time;
-  if (!t) return {};
-  return { ...(t.disabled !== undefined ? { disabled: t.disabled } : {}), ...(t.servers ? { servers: t.servers } : {}), ...(t.bootTimeout ? { bootTimeout: t.bootTimeout } : {}) };
+  return timeSync(spec);
 }
 
 /** Feeds `apply` with the time settings whenever the configuration changes, until aborted. */

@@ -1,8 +1,10 @@
 // What machined needs from the machine configuration to give the node its API identity:
 // machine type, OS CA, join token, extra certificate names, the control-plane endpoint. The
-// schema itself is checked before (src/config/validate.ts); these are the node's own needs.
+// schema itself is checked before (src/config/validate.ts); these are the node's own needs,
+// read through the configuration's accessors (config/accessors/cluster.ts).
 import { validated } from './parsed.ts';
 import { fromBase64Pem } from '../../pki/pem.ts';
+import { machineCredentials } from '../../config/accessors/cluster.ts';
 
 export interface NodeIdentity {
   type: 'controlplane' | 'worker';
@@ -17,14 +19,7 @@ export interface NodeIdentity {
 
 export class ConfigError extends Error {}
 
-function at(obj: unknown, path: string): unknown {
-  let v: unknown = obj;
-  for (const k of path.split('.')) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
-  return v;
-}
-
-function str(obj: unknown, path: string, required: boolean): string | undefined {
-  const v = at(obj, path);
+function str(v: unknown, path: string, required: boolean): string | undefined {
   if (v === undefined || v === null || v === '') {
     if (required) throw new ConfigError(`${path}: required`);
     return undefined;
@@ -33,8 +28,8 @@ function str(obj: unknown, path: string, required: boolean): string | undefined 
   return v;
 }
 
-function pem(obj: unknown, path: string, required: boolean): string | undefined {
-  const b64 = str(obj, path, required);
+function pem(v: unknown, path: string, required: boolean): string | undefined {
+  const b64 = str(v, path, required);
   if (b64 === undefined) return undefined;
   try {
     return fromBase64Pem(b64);
@@ -52,12 +47,12 @@ export function nodeIdentity(configText: string): NodeIdentity {
   const r = validated(configText);
   if (!r.ok) throw new ConfigError(`invalid configuration: ${r.errors.map((e) => `${e.path || `line ${e.line}`}: ${e.message}`).join('; ')}`);
   const { config } = r;
-  const doc = config.data.v1alpha1;
+  const doc = machineCredentials(config);
   if (!doc) throw new ConfigError('no v1alpha1 document: the node needs machine.type, machine.token and machine.ca to leave maintenance mode');
   const type = config.machineType;
   if (type !== 'controlplane' && type !== 'worker') throw new ConfigError(`machine.type: must be controlplane or worker, not ${String(type)}`);
-  const ca = { crt: pem(doc, 'machine.ca.crt', true)!, key: pem(doc, 'machine.ca.key', type === 'controlplane') };
-  const sans = at(doc, 'machine.certSANs') ?? [];
+  const ca = { crt: pem(doc.ca?.crt, 'machine.ca.crt', true)!, key: pem(doc.ca?.key, 'machine.ca.key', type === 'controlplane') };
+  const sans: unknown = doc.certSANs ?? [];
   if (!Array.isArray(sans) || sans.some((s) => typeof s !== 'string')) throw new ConfigError('machine.certSANs: must be a list of strings');
   const endpoint = config.controlPlaneEndpoint;
   let controlPlaneHost: string | undefined;
@@ -69,5 +64,5 @@ export function nodeIdentity(configText: string): NodeIdentity {
     }
   }
   if (type === 'worker' && !controlPlaneHost) throw new ConfigError('cluster.controlPlane.endpoint: required on workers (where to find trustd)');
-  return { type, ca, token: str(doc, 'machine.token', true)!, certSANs: sans as string[], controlPlaneHost, clusterName: config.clusterName };
+  return { type, ca, token: str(doc.token, 'machine.token', true)!, certSANs: sans as string[], controlPlaneHost, clusterName: config.clusterName };
 }

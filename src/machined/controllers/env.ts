@@ -2,6 +2,7 @@
 // one machined gives them); a service whose environment changes restarts to take it.
 import type { Controller } from '../../state/controller.ts';
 import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, type MachineConfigSpec } from '../../contract/resources/machine-config.ts';
+import { environment } from '../../config/accessors/machine.ts';
 
 export interface EnvTarget {
   list(): Array<{ id: string }>;
@@ -16,11 +17,8 @@ export function envController(target: EnvTarget, baseEnv: Record<string, string>
     outputs: [],
     async run(ctx) {
       const cfg = await ctx.state.find<MachineConfigSpec>(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID);
-      const extra: Record<string, string> = {};
-      Object.assign(extra, cfg?.spec.v1alpha1?.machine.env);
-      // Talos's EnvironmentConfig documents, over machine.env, in order (the last one wins).
-      for (const d of cfg?.spec.documents ?? []) if (d.kind === 'EnvironmentConfig') Object.assign(extra, d.variables);
-      const env = { ...baseEnv, ...extra };
+      // machine.env with Talos's EnvironmentConfig documents over it, in order (the last one wins).
+      const env = { ...baseEnv, ...environment(cfg?.spec) };
       for (const { id } of target.list()) {
         if (await target.setServiceEnv(id, envFor(id, env))) ctx.log.info(`service ${id} restarted with the new environment`);
       }

@@ -1,7 +1,7 @@
 // EphemeralMountController: the mount options of EPHEMERAL (/var) from a VolumeConfig document
 // (Talos's `mount.disableAccessTime`: noatime). /var is always nosuid and nodev (Talos's
 // `mount.secure`, which validation takes only as true); this remounts it when the options change.
-import type { VolumeConfig } from '../../config/kinds.ts';
+import { ephemeralMount } from '../../config/accessors/volumes.ts';
 import type { Controller } from '../../state/controller.ts';
 import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, type MachineConfigSpec, type TypedMachineConfig } from '../../contract/resources/machine-config.ts';
 
@@ -10,8 +10,7 @@ export type Remount = (target: string, noatime: boolean) => void;
 
 /** Whether the configuration asks for EPHEMERAL without access times. */
 export function ephemeralNoatime(spec: TypedMachineConfig | undefined): boolean {
-  const vol = spec?.documents.find((d): d is VolumeConfig => d.kind === 'VolumeConfig' && d.name === 'EPHEMERAL');
-  return vol?.mount?.disableAccessTime === true;
+  return ephemeralMount(spec).disableAccessTime;
 }
 
 export function ephemeralMountController(remount: Remount, target = '/var'): Controller {

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Controller } from '../../state/controller.ts';
 import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, type MachineConfigSpec } from '../../contract/resources/machine-config.ts';
+import { files } from '../../config/accessors/machine.ts';
 
 export function filesController(root = '/'): Controller {
   const appended = new Set<string>();
@@ -14,7 +15,7 @@ export function filesController(root = '/'): Controller {
     outputs: [],
     async run(ctx) {
       const cfg = await ctx.state.find<MachineConfigSpec>(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID);
-      for (const f of cfg?.spec.v1alpha1?.machine.files ?? []) {
+      for (const f of files(cfg?.spec)) {
         // Validation allows /var/ only; anything else (Talos's /etc/cri/ containerd parts) was ignored with a warning.
         if (!f.path.startsWith('/var/')) continue;
         const file = path.join(root, f.path);

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '../../lib/log.ts';
 import type { Controller } from '../../state/controller.ts';
-import type { FilesystemTrimConfig, VolumeConfig } from '../../config/kinds.ts';
+import { filesystemTrim, volumeTrim } from '../../config/accessors/volumes.ts';
 import { parseByteSize } from '../../config/fields.ts';
 import { parseGoDuration } from '../../config/formats.ts';
 import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, type MachineConfigSpec, type TypedMachineConfig } from '../../contract/resources/machine-config.ts';
@@ -32,12 +32,11 @@ export interface TrimPlan {
 
 /** What to trim, and how often, from the configuration (pure). */
 export function trimPlans(spec: TypedMachineConfig | undefined, volumes: readonly TrimVolume[]): TrimPlan[] {
-  const docs = spec?.documents ?? [];
-  const global = docs.find((d): d is FilesystemTrimConfig => d.kind === 'FilesystemTrimConfig');
+  const global = filesystemTrim(spec);
   const globalInterval = global ? (global.interval !== undefined ? (parseGoDuration(global.interval) ?? 0) : DEFAULT_TRIM_INTERVAL_MS) : 0;
   const plans: TrimPlan[] = [];
   for (const v of volumes) {
-    const trim = docs.find((d): d is VolumeConfig => d.kind === 'VolumeConfig' && d.name === v.label)?.trim;
+    const trim = volumeTrim(spec, v.label);
     const own = trim?.interval !== undefined ? parseGoDuration(trim.interval) : undefined;
     const intervalMs = own ?? (globalInterval || (trim?.enabled ? DEFAULT_TRIM_INTERVAL_MS : 0));
     const enabled = trim?.enabled ?? globalInterval > 0;

@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Controller } from '../../state/controller.ts';
 import { kernelParamStatusDefinition as kernelParamDefinition, type KernelParamStatusSpec } from '../../contract/resources/kernel-param-status.ts';
 import { MACHINE_CONFIG_ID, MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, type MachineConfigSpec } from '../../contract/resources/machine-config.ts';
+import { sysctls } from '../../config/accessors/machine.ts';
 
 export interface KernelParams {
   read(key: string): string | undefined;
@@ -36,10 +37,8 @@ export function kernelParamController(params: KernelParams): Controller {
     outputs: [{ type: kernelParamDefinition.type, kind: 'exclusive' }],
     async run(ctx) {
       const cfg = await ctx.state.find<MachineConfigSpec>(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID);
-      const want: Record<string, string> = {};
-      Object.assign(want, cfg?.spec.v1alpha1?.machine.sysctls);
-      // Talos's SysctlConfig documents, over machine.sysctls (the document wins on a key).
-      for (const d of cfg?.spec.documents ?? []) if (d.kind === 'SysctlConfig') Object.assign(want, d.params);
+      // machine.sysctls with Talos's SysctlConfig documents over them (the document wins on a key).
+      const want = sysctls(cfg?.spec);
       for (const [key, value] of Object.entries(want)) {
         if (!defaults.has(key)) defaults.set(key, params.read(key));
         const before = params.read(key);

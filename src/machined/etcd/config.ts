@@ -1,9 +1,11 @@
 // What the etcd service reads from the machine configuration: the etcd CA (cluster.etcd.ca, as
-// Talos's secrets put it there), extraArgs and the subnets that choose its addresses.
+// Talos's secrets put it there), extraArgs and the subnets that choose its addresses, as the
+// configuration's accessors resolve them (config/accessors/etcd.ts, cluster.ts).
 import { validated } from '../config/parsed.ts';
 import { fromBase64Pem } from '../../pki/pem.ts';
 import type { CertAndKey } from '../../pki/ca.ts';
-import { ETCD_RESERVED_ARGS } from '../../config/fields.ts';
+import { machineCredentials } from '../../config/accessors/cluster.ts';
+import { etcd as etcdConfig } from '../../config/accessors/etcd.ts';
 
 export interface EtcdSettings {
   ca?: CertAndKey;
@@ -17,14 +19,10 @@ export function etcdSettings(configText: string | undefined): EtcdSettings | und
   if (!configText) return undefined;
   const r = validated(configText);
   if (!r.ok) return undefined;
-  const etcd = r.config.v1alpha1?.cluster.etcd;
+  const { ca: b64, extraArgs, advertisedSubnets, listenSubnets } = etcdConfig(r.config);
   let ca: CertAndKey | undefined;
-  if (etcd?.ca?.crt && etcd.ca.key) ca = { crt: fromBase64Pem(etcd.ca.crt), key: fromBase64Pem(etcd.ca.key) };
-  const extraArgs: Record<string, string> = {};
-  for (const [k, v] of Object.entries(etcd?.extraArgs ?? {})) {
-    if (!(ETCD_RESERVED_ARGS as readonly string[]).includes(k)) extraArgs[k] = v;
-  }
-  return { ca, extraArgs, advertisedSubnets: [...(etcd?.advertisedSubnets ?? [])], listenSubnets: [...(etcd?.listenSubnets ?? [])] };
+  if (b64) ca = { crt: fromBase64Pem(b64.crt), key: fromBase64Pem(b64.key) };
+  return { ca, extraArgs, advertisedSubnets, listenSubnets };
 }
 
 /** What the cluster parts of machined read of the running configuration. */
@@ -59,13 +57,13 @@ export function clusterSettingsReader(configText: () => string | undefined): () 
     if (text) {
       const r = validated(text);
       if (r.ok) {
-        const machine = r.config.v1alpha1?.machine;
+        const machine = machineCredentials(r.config);
         settings = {
           machineType: r.config.machineType,
           controlPlaneHost: endpointHost(r.config.controlPlaneEndpoint),
           etcd: etcdSettings(text),
           ...(machine?.token ? { token: machine.token } : {}),
-          ...(machine?.ca.crt ? { osCaCrt: fromBase64Pem(machine.ca.crt) } : {}),
+          ...(machine?.ca?.crt ? { osCaCrt: fromBase64Pem(machine.ca.crt) } : {}),
         };
       }
     }

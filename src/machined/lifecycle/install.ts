@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { installOfText } from '../../config/install.ts';
+import { installOfText } from '../../config/accessors/install.ts';
 import { validated } from '../config/parsed.ts';
 import { UpgradeImageError } from '../../install/image.ts';
 import { VERSION } from '../../version.ts';

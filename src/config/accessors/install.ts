@@ -1,9 +1,9 @@
 // The install settings of a configuration: machine.install, or (Talos 1.14+) an
 // UnattendedInstallConfig whose disk selector names a device path. Read from the documents as
 // data, so that machined's installer and the validator agree on them.
-import { parseYamlStream } from './document.ts';
-import { asArray, asObject, type Obj } from './fields.ts';
-import { installDiskOf } from './kinds-system.ts';
+import { parseYamlStream } from '../document.ts';
+import { asArray, asObject, type Obj } from '../fields.ts';
+import { installDiskOf } from '../kinds-system.ts';
 
 export interface InstallSettings {
   disk: string;

@@ -13,6 +13,11 @@ export function socketPath(name: string): string {
   return path.join(runDir(), name, `${name}.sock`);
 }
 
+/** Where machined leaves the machine identity it chose for the daemons (lib/hostname.ts; tmpfs on a node). */
+export function identityFile(): string {
+  return path.join(runDir(), 'machined', 'identity.json');
+}
+
 /** Where machined leaves certificates and keys for apid and trustd (tmpfs on a node). */
 export function secretsDir(): string {
   return process.env.BRONZE_SECRETS_DIR ?? '/system/secrets';

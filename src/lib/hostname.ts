@@ -12,13 +12,13 @@
 //      then it lasts one boot only, which the log says).
 //
 // machined decides it once at boot (before the daemons start, while the links still have their
-// own addresses) and leaves it in the run directory (identityFile), where networkd reads it.
+// own addresses) and leaves it in the run directory (contract/paths.ts: identityFile), where
+// networkd reads it.
 // The UUID itself is never logged nor handed out (describeIdentity names only its source): a
 // nodeID disk key is made of it. The hostname shows 24 bits of a SHA-256 of it, not the UUID.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { runDir } from '../contract/paths.ts';
 
 export type IdentitySource = 'smbios-uuid' | 'mac' | 'machine-id';
 
@@ -108,12 +108,8 @@ export function describeIdentity(id: MachineIdentity | undefined): string {
   return `the machine id in STATE (no SMBIOS UUID, no physical link)`;
 }
 
-/** Where machined leaves the identity it chose for the daemons (tmpfs on a node). */
-export function identityFile(): string {
-  return path.join(runDir(), 'machined', 'identity.json');
-}
-
-export function writeIdentityFile(id: MachineIdentity | undefined, file = identityFile()): void {
+/** Writes the identity machined chose for the daemons to `file` (contract/paths.ts: identityFile). */
+export function writeIdentityFile(id: MachineIdentity | undefined, file: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   // 0600: machined's directory is traversable by the daemons under their own users (its socket).
   fs.writeFileSync(`${file}.tmp`, JSON.stringify(id ?? null), { mode: 0o600 });
@@ -121,7 +117,7 @@ export function writeIdentityFile(id: MachineIdentity | undefined, file = identi
 }
 
 /** The identity machined chose at boot, else (a host run without it) the links' and firmware's. */
-export function readIdentity(file = identityFile(), sysRoot = '/sys'): MachineIdentity | undefined {
+export function readIdentity(file: string, sysRoot = '/sys'): MachineIdentity | undefined {
   const text = read(file);
   if (text !== undefined) {
     try {

@@ -6,7 +6,10 @@
 // touched, about its own role's bundle and cache (1-4 MiB). Node has no madvise: koffi calls it,
 // from initNative (at start in the roles that make syscalls, NATIVE_ROLES; 15 s after start in
 // the others, src/role-entry.ts).
-import type { Koffi } from './native.ts';
+import type * as KoffiModule from 'koffi';
+
+/** koffi as lib/native.ts loads it (named here, not imported from there: native.ts imports this file). */
+type Koffi = typeof KoffiModule;
 
 const PT_LOAD = 1;
 const PT_NOTE = 4;

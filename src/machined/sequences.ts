@@ -1,5 +1,5 @@
 // machined's sequences as data: each is an ordered list of phases, each phase a list of
-// task names. The tasks themselves are implemented in main.ts (a record keyed by these
+// task names. The tasks themselves are implemented in boot-tasks.ts (a record keyed by these
 // names, so the compiler checks every task has an implementation).
 export const TASKS = [
   'mountEarly',
@@ -30,7 +30,7 @@ export interface Phase {
   onlyIf?: ConditionName;
 }
 
-/** Conditions a phase may depend on; main.ts implements them. */
+/** Conditions a phase may depend on; node.ts implements them. */
 export const CONDITIONS = ['wipesPending'] as const;
 export type ConditionName = (typeof CONDITIONS)[number];
 

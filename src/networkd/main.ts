@@ -21,6 +21,7 @@ import { type Publisher, StatePublisher } from '../daemon/publisher.ts';
 import { RemotePublisher } from '../daemon/remote-publisher.ts';
 import { MemoryState } from '../state/memory.ts';
 import { readIdentity, stableHostname } from '../lib/hostname.ts';
+import { identityFile } from '../contract/paths.ts';
 import { HOSTNAME_STATUS_TYPE } from '../contract/resources/hostname-status.ts';
 import { mayWrite } from '../contract/resources/registry.ts';
 import { readLinkSysInfo } from './linkinfo.ts';
@@ -92,7 +93,7 @@ export async function main(): Promise<void> {
         ...(onNode && mayWrite('networkd', HOSTNAME_STATUS_TYPE) ? { setHostname: sethostname } : {}),
         ...(remote ? { mayPublish: (type: string) => mayWrite('networkd', type) } : {}),
         // The identity machined chose at boot (physical links only, else its machine id).
-        defaultHostname: () => stableHostname(readIdentity()?.value),
+        defaultHostname: () => stableHostname(readIdentity(identityFile())?.value),
         // /sys shows the links of this network namespace only on a node.
         ...(onNode ? { linkInfo: (name: string) => readLinkSysInfo(name) } : {}),
       });

@@ -60,7 +60,7 @@ async function runClient(c: Client, kind: Kind, until: number): Promise<void> {
     const t = process.hrtime.bigint();
     try {
       if (kind === 'version') {
-        await c.machine.version({ deadline: Date.now() + 60_000 });
+        await c.machine.Version({}, { deadline: Date.now() + 60_000 });
         latencies.version.push(Number(process.hrtime.bigint() - t) / 1e6);
       } else if (kind === 'list') {
         for await (const _ of c.state.list('v1alpha1', 'Services.v1alpha1.talos.dev', { deadline: Date.now() + 60_000 })) void _;
@@ -70,7 +70,7 @@ async function runClient(c: Client, kind: Kind, until: number): Promise<void> {
         const stop = setTimeout(() => ac.abort(), Math.max(0, until - Date.now()));
         streamsOpened++;
         try {
-          const stream = kind === 'watch' ? c.state.watch({ namespace: 'v1alpha1', type: 'Services.v1alpha1.talos.dev' }, { signal: ac.signal }) : c.machine.logs({ id: 'machined', follow: true, tail_lines: 10 }, { signal: ac.signal });
+          const stream = kind === 'watch' ? c.state.watch({ namespace: 'v1alpha1', type: 'Services.v1alpha1.talos.dev' }, { signal: ac.signal }) : c.machine.Logs({ namespace: 'system', id: 'machined', follow: true, tail_lines: 10 }, { signal: ac.signal });
           for await (const _ of stream) streamItems++;
         } finally {
           clearTimeout(stop);
@@ -102,7 +102,7 @@ interface Sample {
 async function sample(c: Client, startedAt: number): Promise<Sample> {
   const at = Date.now() - startedAt;
   try {
-    const res = await c.machine.processes({ deadline: Date.now() + 60_000 });
+    const res = await c.machine.Processes({}, { deadline: Date.now() + 60_000 });
     const procs = res.messages[0]?.processes ?? [];
     const mib = (p?: { resident_memory: string }) => (p ? Number(p.resident_memory) / (1 << 20) : undefined);
     return { atMs: at, apidMiB: mib(procs.find((p) => p.command === 'apid')), machinedMiB: mib(procs.find((p) => p.pid === 1)) };
@@ -125,7 +125,7 @@ async function main(): Promise<void> {
     const probe = client(-1);
     for (let t0 = Date.now(); ; ) {
       try {
-        await probe.machine.version({ deadline: Date.now() + 10_000 });
+        await probe.machine.Version({}, { deadline: Date.now() + 10_000 });
         break;
       } catch (err) {
         if (Date.now() - t0 > 180_000) throw err;

@@ -65,7 +65,7 @@ async function main(): Promise<void> {
     const client: Client = connect({ endpoints: [hosts[0]!.endpoint], ca: ctx.ca, crt: ctx.crt, key: ctx.key });
     const targets = hosts.map((h) => h.o.address);
     const call = async (n: number) => {
-      const r = await client.machine.version({ metadata: nodesMetadata(targets.slice(0, n)) });
+      const r = await client.machine.Version({}, { metadata: nodesMetadata(targets.slice(0, n)) });
       const bad = r.messages.filter((m) => m.metadata?.error);
       if (r.messages.length !== n || bad.length) throw new Error(`${n} nodes: ${r.messages.length} replies, errors: ${bad.map((m) => m.metadata?.error).join('; ')}`);
     };

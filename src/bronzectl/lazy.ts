@@ -6,6 +6,10 @@
 // own, so that none of them is part of the front (front.ts: what starts first, and handles help,
 // usage errors, `version --client` and `completion` without loading any of this). The full CLI
 // (cli.ts) supplies the loaders; in the front there are none, and load() throws.
+//
+// A command's heavy half adds its own entry to LazyModules (a `declare module '../lazy.ts'` block
+// in the -impl file, naming what the light half calls), and its loader to cli.ts: this file names
+// no command file, so that no command's imports come back to it.
 export interface LazyModules {
   client: typeof import('../client/index.ts');
   clientConfig: typeof import('../contract/clientconfig.ts');
@@ -13,15 +17,6 @@ export interface LazyModules {
   certs: typeof import('../pki/certs.ts');
   protos: typeof import('../contract/protos.ts');
   configPatch: typeof import('../config/patch.ts');
-  machineconfig: typeof import('./commands/machineconfig-impl.ts');
-  edit: typeof import('./commands/edit-impl.ts');
-  get: typeof import('./commands/get-impl.ts');
-  gen: typeof import('./commands/gen-impl.ts');
-  cp: typeof import('./commands/cp-impl.ts');
-  pcap: typeof import('./commands/pcap-impl.ts');
-  health: typeof import('./commands/health-impl.ts');
-  cluster: typeof import('./commands/cluster-impl.ts');
-  upgrade: typeof import('./commands/upgrade-impl.ts');
 }
 
 export type Loaders = { readonly [K in keyof LazyModules]: () => Promise<LazyModules[K]> };

@@ -37,4 +37,16 @@ describe('pcap stream and packet lines', () => {
     const arp = eth(0x0806, Buffer.from('0001080006040001020000000901' + '0a090001' + '000000000000' + '0a090002', 'hex'));
     expect(describePacket({ timeMs: t, data: arp, origLen: 42 }, LINKTYPE_ETHERNET)).toMatch(/ARP, Request who-has 10\.9\.0\.2 tell 10\.9\.0\.1/);
   });
+
+  it('prints IPv6 addresses as RFC 5952 says: the longest run of zero groups is ::', () => {
+    const h = Buffer.alloc(40 + 8);
+    h[0] = 0x60;
+    h[6] = 17; // UDP
+    Buffer.from('20010000000000010000000000000001', 'hex').copy(h, 8); // 2001:0:0:1:0:0:0:1
+    Buffer.from('fe800000000000000000000000000002', 'hex').copy(h, 24);
+    h.writeUInt16BE(546, 40);
+    h.writeUInt16BE(547, 42);
+    h.writeUInt16BE(8, 44);
+    expect(describePacket({ timeMs: 0, data: h, origLen: h.length }, LINKTYPE_RAW)).toMatch(/IP6 2001:0:0:1::1\.546 > fe80::2\.547: UDP, length 0$/);
+  });
 });

@@ -1,15 +1,12 @@
 // One line per captured packet for `bronzectl pcap` without -o (talosctl prints gopacket's
 // dump; this is a shorter, tcpdump-like line): time, addresses and what the packet is, for
 // Ethernet (with 802.1Q tags) or raw IP, IPv4, IPv6, ARP, TCP, UDP, ICMP and ICMPv6.
+import { bytesToIp } from '../lib/ip.ts';
 import { LINKTYPE_RAW, type PcapPacket } from '../lib/pcap.ts';
 
 const mac = (b: Buffer, o: number) => [...b.subarray(o, o + 6)].map((x) => x.toString(16).padStart(2, '0')).join(':');
-const ip4 = (b: Buffer, o: number) => [...b.subarray(o, o + 4)].join('.');
-function ip6(b: Buffer, o: number): string {
-  const g: string[] = [];
-  for (let i = 0; i < 16; i += 2) g.push(b.readUInt16BE(o + i).toString(16));
-  return g.join(':').replace(/(^|:)0(:0)+(:|$)/, '::').replace(/:{3,}/, '::');
-}
+const ip4 = (b: Buffer, o: number) => bytesToIp(b.subarray(o, o + 4));
+const ip6 = (b: Buffer, o: number) => bytesToIp(b.subarray(o, o + 16));
 
 const TCP_FLAGS: Array<[number, string]> = [
   [0x02, 'S'],

@@ -6,12 +6,18 @@
 //
 // Node routing is the caller's choice per call, through metadata (./metadata.ts): none → the
 // endpoint answers itself; `node` → one node; `nodes` → fan-out.
+//
+// The calls are typed from the protos (./rpc.ts): `client.machine.Version()`, or by path,
+// `client.unary('/machine.MachineService/Version', {})`.
 import * as grpc from '@grpc/grpc-js';
 import { serviceDefinition } from '../contract/protos.ts';
 import { parseEndpoint, type Endpoint } from './endpoint.ts';
 import { RpcError, toRpcError } from './errors.ts';
 import { diagnoseServerCertificate, isServerVerifyFailure } from './tls-diagnosis.ts';
-import type * as T from './types.ts';
+import { service, type CallOptions, type PathOf, type RpcReply, type RpcRequest, type Service, type Stream } from './rpc.ts';
+import { StateAPI } from './state.ts';
+
+export type { CallOptions } from './rpc.ts';
 
 export interface ConnectOptions {
   /** One or more endpoints: host, host:port, [ipv6]:port. */
@@ -30,14 +36,6 @@ export interface ConnectOptions {
   /** Picks the first endpoint (tests pass a fixed one); default Math.random. */
   random?: () => number;
   channelOptions?: grpc.ChannelOptions;
-}
-
-export interface CallOptions {
-  /** Routing metadata from node() / nodes(), and anything else to send. */
-  metadata?: grpc.Metadata;
-  /** Aborting cancels the call: a stream then simply ends, a unary call rejects with CANCELLED. */
-  signal?: AbortSignal;
-  deadline?: Date | number;
 }
 
 type MethodDef = grpc.MethodDefinition<unknown, unknown>;
@@ -60,9 +58,13 @@ function method(path: string): MethodDef {
 
 export class Client {
   readonly endpoints: readonly Endpoint[];
-  readonly machine: MachineAPI;
-  readonly time: TimeAPI;
-  readonly state: StateAPI;
+  /** machine.MachineService: unary replies are envelopes, one item per node, errors in item metadata. */
+  readonly machine: Service<'machine.MachineService'> = service(this, 'machine.MachineService');
+  readonly time: Service<'time.TimeService'> = service(this, 'time.TimeService');
+  /** cosi.resource.State as it is (its replies carry no node metadata: target one node per call). */
+  readonly cosi: Service<'cosi.resource.State'> = service(this, 'cosi.resource.State');
+  /** Resource reads on cosi.resource.State, as COSI's client makes them (./state.ts). */
+  readonly state: StateAPI = new StateAPI(this);
   readonly #creds: grpc.ChannelCredentials;
   readonly #channelOptions: grpc.ChannelOptions;
   readonly #clients = new Map<number, grpc.Client>();
@@ -84,9 +86,6 @@ export class Client {
     }
     this.#channelOptions = { 'grpc.max_receive_message_length': 64 << 20, ...opts.channelOptions };
     this.#current = Math.min(this.endpoints.length - 1, Math.floor((opts.random ?? Math.random)() * this.endpoints.length));
-    this.machine = new MachineAPI(this);
-    this.time = new TimeAPI(this);
-    this.state = new StateAPI(this);
   }
 
   /** The endpoint (as written) that answered the last call, or the one the next call tries first. */
@@ -121,6 +120,8 @@ export class Client {
   }
 
   /** A unary call, failing over to the next endpoint on UNAVAILABLE. Rejects with RpcError. */
+  unary<P extends PathOf<'unary'>>(path: P, request: RpcRequest<P>, opts?: CallOptions): Promise<RpcReply<P>>;
+  unary(path: string, request: unknown, opts?: CallOptions): Promise<unknown>;
   async unary<Res>(path: string, request: unknown, opts: CallOptions = {}): Promise<Res> {
     const def = method(path);
     let last: RpcError | undefined;
@@ -160,7 +161,9 @@ export class Client {
    * UNAVAILABLE before the first message; an aborted signal ends the iteration without error;
    * leaving the loop early cancels the call.
    */
-  async *serverStream<Res>(path: string, request: unknown, opts: CallOptions = {}): AsyncGenerator<Res, void, undefined> {
+  serverStream<P extends PathOf<'server-stream'>>(path: P, request: RpcRequest<P>, opts?: CallOptions): Stream<RpcReply<P>>;
+  serverStream(path: string, request: unknown, opts?: CallOptions): Stream<unknown>;
+  async *serverStream<Res>(path: string, request: unknown, opts: CallOptions = {}): Stream<Res> {
     const def = method(path);
     const order = this.#order();
     for (const [k, i] of order.entries()) {
@@ -238,7 +241,9 @@ export class Client {
    * An error reading `requests` cancels the call and is thrown as it is; an aborted signal
    * ends the iteration without error; leaving the loop early cancels the call.
    */
-  async *bidiStream<Req, Res>(path: string, requests: AsyncIterable<Req>, opts: CallOptions = {}): AsyncGenerator<Res, void, undefined> {
+  bidiStream<P extends PathOf<'bidi' | 'client-stream'>>(path: P, requests: AsyncIterable<RpcRequest<P>>, opts?: CallOptions): Stream<RpcReply<P>>;
+  bidiStream(path: string, requests: AsyncIterable<unknown>, opts?: CallOptions): Stream<unknown>;
+  async *bidiStream<Req, Res>(path: string, requests: AsyncIterable<Req>, opts: CallOptions = {}): Stream<Res> {
     const def = method(path);
     const i = await this.#connected(opts);
     if (i === undefined) return;
@@ -289,190 +294,4 @@ export class Client {
 /** Connects (lazily: the first call dials) to the API at `endpoints`. */
 export function connect(opts: ConnectOptions): Client {
   return new Client(opts);
-}
-
-const EMPTY = {};
-
-/** machine.MachineService. Unary replies are envelopes: one item per node, errors in item metadata. */
-export class MachineAPI {
-  constructor(private readonly c: Client) {}
-
-  version(o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.Version>>('/machine.MachineService/Version', EMPTY, o);
-  }
-  hostname(o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.Hostname>>('/machine.MachineService/Hostname', EMPTY, o);
-  }
-  memory(o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.Memory>>('/machine.MachineService/Memory', EMPTY, o);
-  }
-  mounts(o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.Mounts>>('/machine.MachineService/Mounts', EMPTY, o);
-  }
-  processes(o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.Processes>>('/machine.MachineService/Processes', EMPTY, o);
-  }
-  serviceList(o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.ServiceList>>('/machine.MachineService/ServiceList', EMPTY, o);
-  }
-  serviceStart(id: string, o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.ServiceAction>>('/machine.MachineService/ServiceStart', { id }, o);
-  }
-  serviceStop(id: string, o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.ServiceAction>>('/machine.MachineService/ServiceStop', { id }, o);
-  }
-  serviceRestart(id: string, o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.ServiceAction>>('/machine.MachineService/ServiceRestart', { id }, o);
-  }
-  reboot(req: { mode?: T.RebootMode | 'FORCE' } = {}, o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.Reboot>>('/machine.MachineService/Reboot', req, o);
-  }
-  shutdown(req: { force?: boolean } = {}, o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.Shutdown>>('/machine.MachineService/Shutdown', req, o);
-  }
-  upgrade(req: T.UpgradeRequest, o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.Upgrade>>('/machine.MachineService/Upgrade', req, o);
-  }
-  /**
-   * Upgrade with progress: from req.image (a URL) when `image` is undefined, else from the
-   * bytes of `image` (`size` of them), sent as the node takes them.
-   */
-  upgradeStream(req: T.UpgradeRequest, image?: { size: number; chunks: AsyncIterable<Buffer> }, o?: CallOptions) {
-    async function* requests(): AsyncGenerator<T.UpgradeStreamRequest> {
-      yield image ? { request: { ...req, image: '' }, size: image.size } : { request: req };
-      if (image) for await (const chunk of image.chunks) yield { chunk };
-    }
-    return this.c.bidiStream<T.UpgradeStreamRequest, T.Progress>('/machine.MachineService/UpgradeStream', requests(), o);
-  }
-  install(req: T.InstallRequest, o?: CallOptions) {
-    return this.c.serverStream<T.Progress>('/machine.MachineService/Install', req, o);
-  }
-  repair(req: T.RepairRequest, o?: CallOptions) {
-    return this.c.serverStream<T.Progress>('/machine.MachineService/Repair', req, o);
-  }
-  reset(req: T.ResetRequest = {}, o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.Reset>>('/machine.MachineService/Reset', req, o);
-  }
-  rollback(o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.Rollback>>('/machine.MachineService/Rollback', EMPTY, o);
-  }
-  generateClientConfiguration(req: { roles: string[]; crt_ttl?: T.Duration }, o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.GenerateClientConfiguration>>('/machine.MachineService/GenerateClientConfiguration', req, o);
-  }
-  applyConfiguration(req: T.ApplyConfigurationRequest, o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.ApplyConfiguration>>('/machine.MachineService/ApplyConfiguration', req, o);
-  }
-  logs(req: T.LogsRequest, o?: CallOptions) {
-    return this.c.serverStream<T.Data>('/machine.MachineService/Logs', { namespace: 'system', tail_lines: -1, ...req }, o);
-  }
-  dmesg(req: T.DmesgRequest = {}, o?: CallOptions) {
-    return this.c.serverStream<T.Data>('/machine.MachineService/Dmesg', req, o);
-  }
-  events(req: T.EventsRequest = {}, o?: CallOptions) {
-    return this.c.serverStream<T.MachineEvent>('/machine.MachineService/Events', req, o);
-  }
-  list(req: T.ListRequest = {}, o?: CallOptions) {
-    return this.c.serverStream<T.FileInfo>('/machine.MachineService/List', req, o);
-  }
-  read(path: string, o?: CallOptions) {
-    return this.c.serverStream<T.Data>('/machine.MachineService/Read', { path }, o);
-  }
-  copy(rootPath: string, o?: CallOptions) {
-    return this.c.serverStream<T.Data>('/machine.MachineService/Copy', { root_path: rootPath }, o);
-  }
-  diskUsage(req: T.DiskUsageRequest, o?: CallOptions) {
-    return this.c.serverStream<T.DiskUsageInfo>('/machine.MachineService/DiskUsage', req, o);
-  }
-  packetCapture(req: T.PacketCaptureRequest, o?: CallOptions) {
-    return this.c.serverStream<T.Data>('/machine.MachineService/PacketCapture', req, o);
-  }
-  bootstrap(req: { recover_etcd?: boolean; recover_skip_hash_check?: boolean } = {}, o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.Bootstrap>>('/machine.MachineService/Bootstrap', req, o);
-  }
-  etcdMemberList(req: { query_local?: boolean } = {}, o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.EtcdMembers>>('/machine.MachineService/EtcdMemberList', req, o);
-  }
-  etcdStatus(o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.EtcdStatus>>('/machine.MachineService/EtcdStatus', EMPTY, o);
-  }
-  etcdRemoveMemberByID(memberId: string, o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.Done>>('/machine.MachineService/EtcdRemoveMemberByID', { member_id: memberId }, o);
-  }
-  etcdLeaveCluster(o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.Done>>('/machine.MachineService/EtcdLeaveCluster', EMPTY, o);
-  }
-  etcdForfeitLeadership(o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.EtcdForfeitLeadership>>('/machine.MachineService/EtcdForfeitLeadership', EMPTY, o);
-  }
-  etcdAlarmList(o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.EtcdAlarm>>('/machine.MachineService/EtcdAlarmList', EMPTY, o);
-  }
-  etcdAlarmDisarm(o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.EtcdAlarm>>('/machine.MachineService/EtcdAlarmDisarm', EMPTY, o);
-  }
-  etcdDefragment(o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.Done>>('/machine.MachineService/EtcdDefragment', EMPTY, o);
-  }
-  /**
-   * Uploads an etcd snapshot for Bootstrap{recover_etcd} (a client stream; sent as a stream that
-   * ends with the node's one reply). Resolves with that reply.
-   */
-  async etcdRecover(chunks: AsyncIterable<Buffer>, o?: CallOptions): Promise<T.Envelope<T.Done>> {
-    async function* requests(): AsyncGenerator<{ bytes: Buffer }> {
-      for await (const bytes of chunks) yield { bytes };
-    }
-    let reply: T.Envelope<T.Done> = { messages: [] };
-    for await (const r of this.c.bidiStream<{ bytes: Buffer }, T.Envelope<T.Done>>('/machine.MachineService/EtcdRecover', requests(), o)) reply = r;
-    return reply;
-  }
-  etcdSnapshot(o?: CallOptions) {
-    return this.c.serverStream<T.Data>('/machine.MachineService/EtcdSnapshot', EMPTY, o);
-  }
-  cpuFreqStats(o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.CPUsFreqStats>>('/machine.MachineService/CPUFreqStats', EMPTY, o);
-  }
-  netstat(req: T.NetstatRequest, o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.Netstat>>('/machine.MachineService/Netstat', req, o);
-  }
-  containers(req: T.ContainersRequest, o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.Containers>>('/machine.MachineService/Containers', req, o);
-  }
-  stats(req: T.ContainersRequest, o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.ContainerStats>>('/machine.MachineService/Stats', req, o);
-  }
-}
-
-/** time.TimeService. */
-export class TimeAPI {
-  constructor(private readonly c: Client) {}
-
-  time(o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.Time>>('/time.TimeService/Time', EMPTY, o);
-  }
-  timeCheck(server: string, o?: CallOptions) {
-    return this.c.unary<T.Envelope<T.Time>>('/time.TimeService/TimeCheck', { server }, o);
-  }
-}
-
-/** cosi.resource.State, read side. Replies carry no node metadata: target one node per call (`node`). */
-export class StateAPI {
-  constructor(private readonly c: Client) {}
-
-  async get(namespace: string, type: string, id: string, o?: CallOptions): Promise<T.WireResource> {
-    const res = await this.c.unary<{ resource: T.WireResource | null }>('/cosi.resource.State/Get', { namespace, type, id }, o);
-    if (!res.resource) throw new RpcError(grpc.status.NOT_FOUND, `${namespace}/${type}/${id}: empty reply`, this.c.currentEndpoint);
-    return res.resource;
-  }
-
-  async *list(namespace: string, type: string, o?: CallOptions): AsyncGenerator<T.WireResource, void, undefined> {
-    for await (const r of this.c.serverStream<{ resource: T.WireResource | null }>('/cosi.resource.State/List', { namespace, type }, o)) {
-      if (r.resource) yield r.resource;
-    }
-  }
-
-  async *watch(req: T.WatchRequest, o?: CallOptions): AsyncGenerator<T.WatchEvent, void, undefined> {
-    for await (const r of this.c.serverStream<{ event: T.WatchEvent[] }>('/cosi.resource.State/Watch', req, o)) {
-      yield* r.event;
-    }
-  }
 }

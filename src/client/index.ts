@@ -1,5 +1,7 @@
 // The Bronze API client library: connect() and the routing metadata helpers.
-export { Client, MachineAPI, StateAPI, TimeAPI, connect, type CallOptions, type ConnectOptions } from './client.ts';
+export { Client, connect, type ConnectOptions } from './client.ts';
+export { service, type CallOptions, type PathOf, type RpcItem, type RpcPath, type RpcReply, type RpcRequest, type Service, type Stream } from './rpc.ts';
+export { StateAPI } from './state.ts';
 export { DEFAULT_API_PORT, parseEndpoint, type Endpoint } from './endpoint.ts';
 export { RpcError, codeName, isServiceError, toRpcError } from './errors.ts';
 export { node, nodes } from './metadata.ts';

@@ -4,7 +4,7 @@
 // field builders (fields.ts) and the checks across fields (validate.ts, kinds) use them.
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { isIP } from 'node:net';
-import { ipToBytes } from '../lib/ip.ts';
+import { bytesToIp, ipToBytes } from '../lib/ip.ts';
 import { PRIVATE_KEY_LABELS, fromBase64Pem, normalizePrivateKeyPem, pemDecode } from '../pki/pem.ts';
 
 export interface IPPrefix {
@@ -66,23 +66,7 @@ export function hasHostBits(p: IPPrefix): boolean {
 /** The prefix with host bits cleared, as text (for "did you mean"). */
 export function maskedPrefix(p: IPPrefix): string {
   const bytes = p.bytes.map((b, i) => b & ((0xff00 >> Math.max(0, Math.min(8, p.bits - i * 8))) & 0xff));
-  if (p.family === 4) return `${bytes.join('.')}/${p.bits}`;
-  const groups: string[] = [];
-  for (let i = 0; i < 16; i += 2) groups.push(((bytes[i]! << 8) | bytes[i + 1]!).toString(16));
-  // Compress the longest run of zero groups, as RFC 5952.
-  let best = [-1, 0];
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== '0') {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === '0') j++;
-    if (j - i > best[1]! && j - i > 1) best = [i, j - i];
-    i = j;
-  }
-  const text = best[0]! < 0 ? groups.join(':') : `${groups.slice(0, best[0]).join(':')}::${groups.slice(best[0]! + best[1]!).join(':')}`;
-  return `${text}/${p.bits}`;
+  return `${bytesToIp(Uint8Array.from(bytes))}/${p.bits}`;
 }
 
 export function isUnspecified(bytes: number[]): boolean {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { broadcastOf, bytesToIp, ipToBytes, ipVersion, isLinkLocal, isLoopback, netmaskToPrefix, networkOf, parseCidr, prefixToNetmask } from './ip.ts';
+import { broadcastOf, bytesToIp, goIpString, ipToBytes, ipVersion, isLinkLocal, isLoopback, netmaskToPrefix, networkOf, parseCidr, prefixToNetmask } from './ip.ts';
 
 describe('IP helpers', () => {
   it('formats IPv6 as RFC 5952 (and as ip(8) prints it)', () => {
@@ -52,5 +52,13 @@ describe('ipVersion', () => {
       '1:2:3:4:5:6:7::', '12345::', 'g::1', '::1.2.3', '1.2.3.4', '01.2.3.4', '256.1.1.1', ':::', '1::2::3', 'FE80::ABCD', '::ffff:256.1.1.1', '0:0:0:0:0:0:1.2.3.4',
       '[::1]', '::1]/x[', 'a:b', ' ::1', '::1 ', '::1/64', '::1?x', '00000::1', '0000::1', 'localhost', '', 'bronze-6aa1a7', '10.0.2.15', 'example.com:80'];
     for (const c of cases) expect(ipVersion(c), JSON.stringify(c)).toBe(isIP(c));
+  });
+});
+
+describe('goIpString', () => {
+  it('prints as Go does: an IPv4-mapped address as IPv4, the rest as bytesToIp', () => {
+    expect(goIpString(ipToBytes('::ffff:127.0.0.1'))).toBe('127.0.0.1');
+    expect(goIpString(ipToBytes('2001:db8::1'))).toBe('2001:db8::1');
+    expect(goIpString(Buffer.from([10, 0, 2, 15]))).toBe('10.0.2.15');
   });
 });

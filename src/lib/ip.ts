@@ -71,6 +71,15 @@ export function bytesToIp(b: Uint8Array): string {
   return `${hex(g.slice(0, best))}::${hex(g.slice(best + bestLen))}`;
 }
 
+/**
+ * Text of 4 or 16 address bytes as Go's net.IP.String() prints it: as bytesToIp, except that an
+ * IPv4-mapped IPv6 address (::ffff:a.b.c.d) is printed as its IPv4 address.
+ */
+export function goIpString(b: Uint8Array): string {
+  if (b.length === 16 && b.subarray(0, 10).every((x) => x === 0) && b[10] === 0xff && b[11] === 0xff) return bytesToIp(b.subarray(12));
+  return bytesToIp(b);
+}
+
 export interface Prefix {
   address: string;
   prefixLength: number;

@@ -27,7 +27,7 @@ export function register(program: Command, ctx: Ctx): void {
       throw new UserError(`${opts.file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
     }
     const options = applyOptions(opts);
-    const replies = await s.fanOut((c, o) => c.machine.applyConfiguration({ data, ...options }, o));
+    const replies = await s.fanOut((c, o) => c.machine.ApplyConfiguration({ data, ...options }, o));
     for (const { node, msg } of replies) {
       for (const w of msg.warnings ?? []) s.warn(`${node}: warning: ${w}`);
       if (msg.mode_details) s.warn(`${node}: ${msg.mode_details}`);

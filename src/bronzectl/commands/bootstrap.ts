@@ -4,6 +4,7 @@
 // the node, which says why.
 import fs from 'node:fs';
 import type { Command } from 'commander';
+import type { NodeMetadata } from '../../client/types.ts';
 import type { Ctx } from '../session.ts';
 import { UserError } from '../session.ts';
 
@@ -25,9 +26,17 @@ export function register(program: Command, ctx: Ctx): void {
         }
         if (size === 0) throw new UserError(`--recover-from ${opts.recoverFrom}: the file is empty`);
         const file = opts.recoverFrom;
-        const uploaded = await s.fanOut((c, o) => c.machine.etcdRecover(fs.createReadStream(file, { highWaterMark: 64 * 1024 }) as AsyncIterable<Buffer>, o));
+        // A client stream: the snapshot's chunks, then the node's one reply.
+        const uploaded = await s.fanOut(async (c, o) => {
+          async function* requests(): AsyncGenerator<{ bytes: Buffer }> {
+            for await (const bytes of fs.createReadStream(file, { highWaterMark: 64 * 1024 }) as AsyncIterable<Buffer>) yield { bytes };
+          }
+          let reply: { messages: Array<{ metadata: NodeMetadata | null }> } = { messages: [] };
+          for await (const r of c.machine.EtcdRecover(requests(), o)) reply = r;
+          return reply;
+        });
         if (uploaded.length === 0) return; // the node said why (printed)
       }
-      await s.fanOut((c, o) => c.machine.bootstrap({ recover_etcd: Boolean(opts.recoverFrom), recover_skip_hash_check: Boolean(opts.recoverSkipHashCheck) }, o));
+      await s.fanOut((c, o) => c.machine.Bootstrap({ recover_etcd: Boolean(opts.recoverFrom), recover_skip_hash_check: Boolean(opts.recoverSkipHashCheck) }, o));
     });
 }

@@ -23,6 +23,18 @@ import { ClusterDir, type ClusterState, type NodeState } from '../../provision/s
 import { load } from '../lazy.ts';
 import { Session, UserError, type Ctx } from '../session.ts';
 
+// What commands get from `load('cluster')` (lazy.ts): named here, not in lazy.ts, so that lazy.ts
+// names no command file (the commands import it: that would be an import circle).
+declare module '../lazy.ts' {
+  interface LazyModules {
+    cluster: {
+      create: typeof create;
+      show: typeof show;
+      destroy: typeof destroy;
+    };
+  }
+}
+
 export interface CreateFlags {
   name: string;
   controlplanes: number;
@@ -164,7 +176,7 @@ export async function create(ctx: Ctx, flags: CreateFlags): Promise<void> {
         await retry(`${n.name}: applying its configuration through the maintenance API at ${target}`, BOOT_TIMEOUT_MS, async () => {
           const gone = vmGone();
           if (gone) throw gone;
-          await c.machine.applyConfiguration({ data: Buffer.from(configs.get(n.name)!), mode: 'AUTO', dry_run: false }, { deadline: Date.now() + APPLY_TIMEOUT_MS });
+          await c.machine.ApplyConfiguration({ data: Buffer.from(configs.get(n.name)!), mode: 'AUTO', dry_run: false }, { deadline: Date.now() + APPLY_TIMEOUT_MS });
         }, () => vmGone() !== undefined, out);
       } finally {
         c.close();
@@ -205,7 +217,7 @@ export async function create(ctx: Ctx, flags: CreateFlags): Promise<void> {
     const ctxInfo = client.contexts[flags.name]!;
     const c: Client = connect({ endpoints: [`127.0.0.1:${cp1.apiPort}`], ca: ctxInfo.ca, crt: ctxInfo.crt, key: ctxInfo.key });
     try {
-      await retry(`bootstrapping etcd on ${cp1.name}`, BOOT_TIMEOUT_MS, () => c.machine.bootstrap({}, { deadline: Date.now() + 30_000 }), (e) => e instanceof RpcError && e.code === 6 /* ALREADY_EXISTS */, out);
+      await retry(`bootstrapping etcd on ${cp1.name}`, BOOT_TIMEOUT_MS, () => c.machine.Bootstrap({}, { deadline: Date.now() + 30_000 }), (e) => e instanceof RpcError && e.code === 6 /* ALREADY_EXISTS */, out);
     } finally {
       c.close();
     }

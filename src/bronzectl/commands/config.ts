@@ -51,7 +51,7 @@ function newConfigCommand(config: Command, ctx: Ctx): void {
       if (!(ttlMs > 0)) throw new UserError('--crt-ttl: must be positive');
       const roles = opts.roles && opts.roles.length > 0 ? opts.roles : ['os:admin'];
       const replies = await s.fanOut((c, o) =>
-        c.machine.generateClientConfiguration({ roles, crt_ttl: { seconds: Math.floor(ttlMs / 1000), nanos: (ttlMs % 1000) * 1e6 } }, o),
+        c.machine.GenerateClientConfiguration({ roles, crt_ttl: { seconds: Math.floor(ttlMs / 1000), nanos: (ttlMs % 1000) * 1e6 } }, o),
       );
       if (replies.length === 0) return; // the error is printed
       if (replies.length !== 1) throw new UserError(`expected one reply, got ${replies.length}`);

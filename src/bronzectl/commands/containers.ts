@@ -19,7 +19,7 @@ export function register(program: Command, ctx: Ctx): void {
     .option('-k, --kubernetes', 'use the k8s.io containerd namespace')
     .action(async (opts: { kubernetes?: boolean }) => {
       const s = ctx.session();
-      const replies = await s.fanOut((c, o) => c.machine.containers({ namespace: namespace(opts.kubernetes), driver: opts.kubernetes ? 'CRI' : 'CONTAINERD' }, o));
+      const replies = await s.fanOut((c, o) => c.machine.Containers({ namespace: namespace(opts.kubernetes), driver: opts.kubernetes ? 'CRI' : 'CONTAINERD' }, o));
       const rows = [['NODE', 'NAMESPACE', 'ID', 'IMAGE', 'PID', 'STATUS']];
       for (const { node, msg } of replies) for (const c of msg.containers ?? []) rows.push([node, c.namespace, c.id, c.image, String(c.pid), c.status]);
       if (replies.length === 0) return;

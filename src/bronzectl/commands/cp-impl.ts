@@ -4,6 +4,16 @@ import type { Ctx } from '../session.ts';
 import { UserError } from '../session.ts';
 import { extractTarGz } from '../untar.ts';
 
+// What commands get from `load('cp')` (lazy.ts): named here, not in lazy.ts, so that lazy.ts
+// names no command file (the commands import it: that would be an import circle).
+declare module '../lazy.ts' {
+  interface LazyModules {
+    cp: {
+      copy: typeof copy;
+    };
+  }
+}
+
 export async function copy(ctx: Ctx, src: string, local: string): Promise<void> {
   const s = ctx.session();
   const targets = await s.nodes();
@@ -26,7 +36,7 @@ export async function copy(ctx: Ctx, src: string, local: string): Promise<void> 
   }
   const extracting = local === '-' ? undefined : extractTarGz(feed(), local);
   await s.streamFanOut(
-    (c, o) => c.machine.copy(src, o),
+    (c, o) => c.machine.Copy({ root_path: src }, o),
     (_node, msg) => {
       if (!msg.bytes?.length) return;
       if (local === '-') s.out(msg.bytes);

@@ -16,7 +16,7 @@ export function register(program: Command, ctx: Ctx): void {
       s.insecure = !!opts.insecure;
       // Each message is one kernel record, without a newline (Talos's wire): a line each.
       await s.streamFanOut(
-        (c, o) => c.machine.dmesg({ follow: !!opts.follow, tail: !!opts.tail }, o),
+        (c, o) => c.machine.Dmesg({ follow: !!opts.follow, tail: !!opts.tail }, o),
         (node, msg) => {
           const text = Buffer.from(msg.bytes ?? []).toString('utf8').replace(/\r?\n$/, '');
           for (const line of text.split('\n')) s.out(`${node}: ${line.replace(/\r$/, '')}\n`);

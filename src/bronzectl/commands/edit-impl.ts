@@ -15,6 +15,16 @@ import { stripHeader } from './edit.ts';
 import { configIssues, fetchConfig } from './machineconfig-impl.ts';
 import { MACHINE_CONFIG, applyOptions, applyToNode } from './machineconfig.ts';
 
+// What commands get from `load('edit')` (lazy.ts): named here, not in lazy.ts, so that lazy.ts
+// names no command file (the commands import it: that would be an import circle).
+declare module '../lazy.ts' {
+  interface LazyModules {
+    edit: {
+      editNodes: typeof editNodes;
+    };
+  }
+}
+
 /** Arguments an editor command can be split into without a shell. */
 const PLAIN_COMMAND = /^[\w./~:=@+,-]+(\s+[\w./~:=@+,-]+)*$/;
 

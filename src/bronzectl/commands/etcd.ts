@@ -51,7 +51,7 @@ export function register(program: Command, ctx: Ctx): void {
     .description('Get the list of etcd cluster members')
     .action(async () => {
       const s = ctx.session();
-      const replies = await s.fanOut((c, o) => c.machine.etcdMemberList({ query_local: true }, o));
+      const replies = await s.fanOut((c, o) => c.machine.EtcdMemberList({ query_local: true }, o));
       const rows = [['NODE', 'ID', 'HOSTNAME', 'PEER URLS', 'CLIENT URLS', 'LEARNER']];
       for (const { node, msg } of replies) {
         for (const m of msg.members ?? []) rows.push([node, hex(m.id), m.hostname, m.peer_urls.join(','), m.client_urls.join(','), String(m.is_learner)]);
@@ -64,7 +64,7 @@ export function register(program: Command, ctx: Ctx): void {
     .description('Get the status of etcd cluster member')
     .action(async () => {
       const s = ctx.session();
-      const replies = await s.fanOut((c, o) => c.machine.etcdStatus(o));
+      const replies = await s.fanOut((c, o) => c.machine.EtcdStatus({}, o));
       const rows = [STATUS_HEADER];
       for (const { node, msg } of replies) if (msg.member_status) rows.push(statusRow(node, msg.member_status));
       if (rows.length > 1) s.out(table(rows));
@@ -75,7 +75,7 @@ export function register(program: Command, ctx: Ctx): void {
     .description('Tell nodes to leave etcd cluster')
     .action(async () => {
       const s = ctx.session();
-      await s.fanOut((c, o) => c.machine.etcdLeaveCluster(o));
+      await s.fanOut((c, o) => c.machine.EtcdLeaveCluster({}, o));
     });
 
   etcd
@@ -85,7 +85,7 @@ export function register(program: Command, ctx: Ctx): void {
     .action(async (id: string) => {
       const s = ctx.session();
       if (!/^[0-9a-fA-F]{1,16}$/.test(id)) throw new UserError(`member ID ${JSON.stringify(id)} is not a hexadecimal etcd member id (see bronzectl etcd members)`);
-      await s.fanOut((c, o) => c.machine.etcdRemoveMemberByID(BigInt(`0x${id}`).toString(), o));
+      await s.fanOut((c, o) => c.machine.EtcdRemoveMemberByID({ member_id: BigInt(`0x${id}`).toString() }, o));
     });
 
   etcd
@@ -93,7 +93,7 @@ export function register(program: Command, ctx: Ctx): void {
     .description('Tell node to forfeit etcd cluster leadership')
     .action(async () => {
       const s = ctx.session();
-      await s.fanOut((c, o) => c.machine.etcdForfeitLeadership(o));
+      await s.fanOut((c, o) => c.machine.EtcdForfeitLeadership({}, o));
     });
 
   etcd
@@ -101,7 +101,7 @@ export function register(program: Command, ctx: Ctx): void {
     .description('Defragment etcd database on the node')
     .action(async () => {
       const s = ctx.session();
-      await s.fanOut((c, o) => c.machine.etcdDefragment(o));
+      await s.fanOut((c, o) => c.machine.EtcdDefragment({}, o));
     });
 
   const alarm = etcd.command('alarm').description('Manage etcd alarms');
@@ -115,7 +115,7 @@ export function register(program: Command, ctx: Ctx): void {
     .description('List the etcd alarms for the node')
     .action(async () => {
       const s = ctx.session();
-      const out = alarmTable(await s.fanOut((c, o) => c.machine.etcdAlarmList(o)));
+      const out = alarmTable(await s.fanOut((c, o) => c.machine.EtcdAlarmList({}, o)));
       if (out) s.out(out);
     });
   alarm
@@ -123,7 +123,7 @@ export function register(program: Command, ctx: Ctx): void {
     .description('Disarm the etcd alarms for the node')
     .action(async () => {
       const s = ctx.session();
-      const out = alarmTable(await s.fanOut((c, o) => c.machine.etcdAlarmDisarm(o)));
+      const out = alarmTable(await s.fanOut((c, o) => c.machine.EtcdAlarmDisarm({}, o)));
       if (out) s.out(out);
     });
 
@@ -139,7 +139,7 @@ export function register(program: Command, ctx: Ctx): void {
       let size = 0;
       try {
         await s.streamFanOut(
-          (c, o) => c.machine.etcdSnapshot(o),
+          (c, o) => c.machine.EtcdSnapshot({}, o),
           (_node, msg) => {
             if (msg.bytes?.length) {
               fs.writeSync(fd, msg.bytes);

@@ -74,7 +74,7 @@ export function register(program: Command, ctx: Ctx): void {
       const t = new StreamTable(['NODE', 'ID', 'EVENT', 'ACTOR', 'SOURCE', 'MESSAGE'], (x) => s.out(x));
       await s.streamFanOut(
         (c, o) =>
-          c.machine.events(
+          c.machine.Events(
             { tail_events: opts.tail, tail_id: opts.sinceId ?? opts.since ?? '', tail_seconds: seconds, with_actor_id: opts.actorId ?? '' },
             o,
           ),

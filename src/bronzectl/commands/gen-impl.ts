@@ -19,6 +19,21 @@ import type { Ctx } from '../session.ts';
 import { UserError } from '../session.ts';
 import type { CAFlags, ConfigFlags, CrtFlags, CSRFlags, KeyFlags, SecretsFlags } from './gen.ts';
 
+// What commands get from `load('gen')` (lazy.ts): named here, not in lazy.ts, so that lazy.ts
+// names no command file (the commands import it: that would be an import circle).
+declare module '../lazy.ts' {
+  interface LazyModules {
+    gen: {
+      genSecrets: typeof genSecrets;
+      genConfig: typeof genConfig;
+      genCA: typeof genCA;
+      genKey: typeof genKey;
+      genCSR: typeof genCSR;
+      genCrt: typeof genCrt;
+    };
+  }
+}
+
 const HOUR = 3_600_000;
 
 /** Fails naming every file that exists, unless force. */

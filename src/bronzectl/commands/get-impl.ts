@@ -14,6 +14,16 @@ import { StreamTable, sortedJSON, table } from '../output.ts';
 import { UserError, type Session } from '../session.ts';
 import type { Format, GetFlags } from './get.ts';
 
+// What commands get from `load('get')` (lazy.ts): named here, not in lazy.ts, so that lazy.ts
+// names no command file (the commands import it: that would be an import circle).
+declare module '../lazy.ts' {
+  interface LazyModules {
+    get: {
+      get: typeof get;
+    };
+  }
+}
+
 /** The spec of a resource from the wire: its YAML form parsed, null when it has none. */
 export function specOf(r: WireResource): unknown {
   const y = r.spec?.yaml_spec;

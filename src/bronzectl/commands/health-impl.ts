@@ -8,6 +8,16 @@ import { load } from '../lazy.ts';
 import { UserError } from '../session.ts';
 import { goDurationMs } from '../../lib/duration.ts';
 
+// What commands get from `load('health')` (lazy.ts): named here, not in lazy.ts, so that lazy.ts
+// names no command file (the commands import it: that would be an import circle).
+declare module '../lazy.ts' {
+  interface LazyModules {
+    health: {
+      health: typeof health;
+    };
+  }
+}
+
 export interface HealthFlags {
   controlPlaneNodes: string[];
   workerNodes: string[];
@@ -61,7 +71,7 @@ export async function health(ctx: Ctx, flags: HealthFlags): Promise<void> {
     {
       name: 'etcd to be healthy',
       run: async () => {
-        const r = await client.machine.etcdStatus(opts(cps));
+        const r = await client.machine.EtcdStatus({}, opts(cps));
         errorsOf(r, label(cps));
         const bad = r.messages.filter((m) => m.member_status?.errors.length).map((m) => `${m.metadata?.hostname}: ${m.member_status!.errors.join(', ')}`);
         if (bad.length) throw new Error(bad.join('; '));
@@ -70,7 +80,7 @@ export async function health(ctx: Ctx, flags: HealthFlags): Promise<void> {
     {
       name: 'etcd members to be consistent across nodes',
       run: async () => {
-        const r = await client.machine.etcdMemberList({ query_local: true }, opts(cps));
+        const r = await client.machine.EtcdMemberList({ query_local: true }, opts(cps));
         errorsOf(r, label(cps));
         const sets = r.messages.map((m) => (m.members ?? []).map((x) => x.id).sort().join(','));
         if (new Set(sets).size > 1) throw new Error(`the nodes see different members: ${r.messages.map((m, i) => `${label(cps)(m, i)}: ${(m.members ?? []).map((x) => x.hostname || x.id).join(',')}`).join('; ')}`);
@@ -79,7 +89,7 @@ export async function health(ctx: Ctx, flags: HealthFlags): Promise<void> {
     {
       name: 'etcd members to be control plane nodes',
       run: async () => {
-        const r = await client.machine.etcdMemberList({ query_local: true }, opts([cps[0]!]));
+        const r = await client.machine.EtcdMemberList({ query_local: true }, opts([cps[0]!]));
         errorsOf(r, label([cps[0]!]));
         const members = r.messages[0]?.members ?? [];
         const learners = members.filter((m) => m.is_learner).map((m) => m.hostname || m.id);
@@ -89,12 +99,12 @@ export async function health(ctx: Ctx, flags: HealthFlags): Promise<void> {
     },
     {
       name: 'apid to be ready',
-      run: async () => errorsOf(await client.machine.version(opts(all)), label(all)),
+      run: async () => errorsOf(await client.machine.Version({}, opts(all)), label(all)),
     },
     {
       name: "all nodes' services to be running and healthy",
       run: async () => {
-        const r = await client.machine.serviceList(opts(all));
+        const r = await client.machine.ServiceList({}, opts(all));
         errorsOf(r, label(all));
         const bad: string[] = [];
         r.messages.forEach((m, i) => {

@@ -22,7 +22,7 @@ export function register(program: Command, ctx: Ctx): void {
     .action(async (opts: { disk: string; wipe?: boolean; image?: string; extraKernelArg: string[] }) => {
       const s = ctx.session();
       await followProgress(s, 'install', (c, o) =>
-        c.machine.install({ disk: opts.disk, wipe: !!opts.wipe, image: opts.image ?? '', extra_kernel_args: opts.extraKernelArg }, o),
+        c.machine.Install({ disk: opts.disk, wipe: !!opts.wipe, image: opts.image ?? '', extra_kernel_args: opts.extraKernelArg }, o),
       );
     });
 }

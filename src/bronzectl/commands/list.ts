@@ -31,7 +31,7 @@ export function register(program: Command, ctx: Ctx): void {
       const depth = opts.recurse && opts.depth === 1 ? 0 : opts.depth;
       const rows = [opts.long ? ['NODE', 'MODE', 'UID', 'GID', 'SIZE(B)', 'LASTMOD', 'NAME'] : ['NODE', 'NAME']];
       await s.streamFanOut(
-        (c, o) => c.machine.list({ root, recurse, recursion_depth: depth, types: [...new Set(types)] }, o),
+        (c, o) => c.machine.List({ root, recurse, recursion_depth: depth, types: [...new Set(types)] }, o),
         (node, info) => {
           if (info.error) {
             s.fail(node, `error reading file ${info.name}: ${info.error}`);

@@ -18,7 +18,7 @@ export function register(program: Command, ctx: Ctx): void {
       s.insecure = !!opts.insecure;
       const lines = new LineSlicer((node, line) => s.out(`${node}: ${line}\n`));
       await s.streamFanOut(
-        (c, o) => c.machine.logs({ id, follow: !!opts.follow, tail_lines: opts.tail }, o),
+        (c, o) => c.machine.Logs({ namespace: 'system', id, follow: !!opts.follow, tail_lines: opts.tail }, o),
         (node, msg) => lines.push(node, msg.bytes),
       );
       lines.flush();

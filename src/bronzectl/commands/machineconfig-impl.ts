@@ -13,6 +13,23 @@ import type { Ctx } from '../session.ts';
 import { UserError } from '../session.ts';
 import { MACHINE_CONFIG } from './machineconfig.ts';
 
+// What commands get from `load('machineconfig')` (lazy.ts): named here, not in lazy.ts, so that lazy.ts
+// names no command file (the commands import it: that would be an import circle).
+declare module '../lazy.ts' {
+  interface LazyModules {
+    machineconfig: {
+      configIssues: typeof configIssues;
+      configWarnings: typeof configWarnings;
+      issuesText: typeof issuesText;
+      warningsText: typeof warningsText;
+      patchFile: typeof patchFile;
+      fetchConfig: typeof fetchConfig;
+      readPatches: typeof readPatches;
+      sameConfig: typeof sameConfig;
+    };
+  }
+}
+
 /**
  * A YAML stream from the resource's spec: the configuration's text as Talos sends it (one YAML
  * string), or, from a node that sends the parsed form, the v1alpha1 document then each kind document.

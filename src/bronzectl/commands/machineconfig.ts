@@ -74,7 +74,7 @@ export async function applyToNode(
   req: ReturnType<typeof applyOptions>,
   node: string,
 ): Promise<ApplyConfiguration[]> {
-  const reply = await c.machine.applyConfiguration({ data: Buffer.from(data), ...req }, o);
+  const reply = await c.machine.ApplyConfiguration({ data: Buffer.from(data), ...req }, o);
   const msgs = reply.messages ?? [];
   for (const msg of msgs) {
     if (msg.metadata?.error) throw new Error(msg.metadata.error);

@@ -35,7 +35,7 @@ export function register(program: Command, ctx: Ctx): void {
     .action(async (opts: { verbose?: boolean; insecure?: boolean }) => {
       const s = ctx.session();
       s.insecure = !!opts.insecure;
-      const replies = await s.fanOut((c, o) => c.machine.memory(o));
+      const replies = await s.fanOut((c, o) => c.machine.Memory({}, o));
       if (opts.verbose) {
         for (const { node, msg } of replies) {
           let out = `NODE: ${node}\n`;

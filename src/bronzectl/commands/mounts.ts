@@ -10,7 +10,7 @@ export function register(program: Command, ctx: Ctx): void {
     .description('List mounts')
     .action(async () => {
       const s = ctx.session();
-      const replies = await s.fanOut((c, o) => c.machine.mounts(o));
+      const replies = await s.fanOut((c, o) => c.machine.Mounts({}, o));
       const rows = [['NODE', 'FILESYSTEM', 'SIZE(GB)', 'USED(GB)', 'AVAILABLE(GB)', 'PERCENT USED', 'MOUNTED ON']];
       for (const { node, msg } of replies) {
         for (const st of msg.stats ?? []) {

@@ -15,7 +15,7 @@ describe('netstat flags → request, as talosctl', () => {
     expect(netstatRequest({ listening: true }).filter).toBe('LISTENING');
     expect(netstatRequest({ all: true, listening: true }).filter).toBe('ALL');
     expect(netstatRequest({ tcp: true, ipv4: true }).l4proto).toEqual({ tcp: true, tcp6: false, udp: false, udp6: false, udplite: false, udplite6: false, raw: false, raw6: false });
-    expect(Object.values(netstatRequest({ verbose: true, ipv6: true }).l4proto).filter(Boolean)).toHaveLength(4);
+    expect(Object.values(netstatRequest({ verbose: true, ipv6: true }).l4proto ?? {}).filter(Boolean)).toHaveLength(4);
     expect(netstatRequest({ programs: true }).feature).toEqual({ pid: true });
   });
 

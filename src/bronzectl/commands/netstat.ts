@@ -70,7 +70,7 @@ export function register(program: Command, ctx: Ctx): void {
       if (pod && f.pods) throw new UserError('cannot use --pods and specify a pod');
       if (pod) throw new UserError(`pod ${pod} not found: Bronze nodes run no pods`);
       const s = ctx.session();
-      const replies = await s.fanOut((c, o) => c.machine.netstat(netstatRequest(f), o));
+      const replies = await s.fanOut((c, o) => c.machine.Netstat(netstatRequest(f), o));
       const header = ['NODE', 'Proto', 'Recv-Q', 'Send-Q', 'Local Address', 'Foreign Address', 'State'];
       if (f.extend) header.push('Uid', 'Inode');
       if (f.programs) header.push('PID/Program name');

@@ -8,6 +8,16 @@ import { describePacket } from '../packets.ts';
 import { UserError } from '../session.ts';
 import type { PcapFlags as Flags } from './pcap.ts';
 
+// What commands get from `load('pcap')` (lazy.ts): named here, not in lazy.ts, so that lazy.ts
+// names no command file (the commands import it: that would be an import circle).
+declare module '../lazy.ts' {
+  interface LazyModules {
+    pcap: {
+      pcap: typeof pcap;
+    };
+  }
+}
+
 export async function pcap(ctx: Ctx, f: Flags): Promise<void> {
   const s = ctx.session();
   const targets = await s.nodes();
@@ -33,7 +43,7 @@ export async function pcap(ctx: Ctx, f: Flags): Promise<void> {
   s.signal?.addEventListener('abort', () => stop.abort(), { once: true });
   try {
     await s.streamFanOut(
-      (c, o) => c.machine.packetCapture({ interface: f.interface, promiscuous: !!f.promiscuous, ...(f.snaplen ? { snap_len: f.snaplen } : {}), bpf_filter: bpf }, { ...o, signal: stop.signal }),
+      (c, o) => c.machine.PacketCapture({ interface: f.interface, promiscuous: !!f.promiscuous, ...(f.snaplen ? { snap_len: f.snaplen } : {}), bpf_filter: bpf }, { ...o, signal: stop.signal }),
       (_node, msg) => {
         if (!msg.bytes?.length) return;
         if (file) file.write(msg.bytes);

@@ -22,7 +22,7 @@ export function register(program: Command, ctx: Ctx): void {
     .addOption(new Option('-s, --sort <column>', 'column to sort output by').choices(['rss', 'cpu']).default('rss'))
     .action(async (opts: { sort: 'rss' | 'cpu' }) => {
       const s = ctx.session();
-      const replies = await s.fanOut((c, o) => c.machine.processes(o));
+      const replies = await s.fanOut((c, o) => c.machine.Processes({}, o));
       const rows = [['NODE', 'PID', 'STATE', 'THREADS', 'CPU-TIME', 'VIRTMEM', 'RESMEM', 'COMMAND']];
       for (const { node, msg } of replies) {
         const procs = [...(msg.processes ?? [])].sort((a, b) =>

@@ -14,7 +14,7 @@ export function register(program: Command, ctx: Ctx): void {
       const targets = await s.nodes();
       if (targets.length > 1) throw new UserError('"read" command is not supported with multiple nodes');
       await s.streamFanOut(
-        (c, o) => c.machine.read(path, o),
+        (c, o) => c.machine.Read({ path: path }, o),
         (_node, msg) => {
           if (msg.bytes?.length) s.out(msg.bytes);
         },

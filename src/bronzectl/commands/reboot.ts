@@ -10,6 +10,6 @@ export function register(program: Command, ctx: Ctx): void {
     .addOption(new Option('-m, --mode <mode>', 'select the reboot mode').choices(['default', 'powercycle', 'force']).default('default'))
     .action(async (opts: { mode: 'default' | 'powercycle' | 'force' }) => {
       const s = ctx.session();
-      await s.fanOut((c, o) => c.machine.reboot({ mode: opts.mode === 'powercycle' ? 'POWERCYCLE' : opts.mode === 'force' ? 'FORCE' : 'DEFAULT' }, o));
+      await s.fanOut((c, o) => c.machine.Reboot({ mode: opts.mode === 'powercycle' ? 'POWERCYCLE' : opts.mode === 'force' ? 'FORCE' : 'DEFAULT' }, o));
     });
 }

@@ -17,6 +17,6 @@ export function register(program: Command, ctx: Ctx): void {
     .action(async (labels: string[], opts: { zeroLog?: boolean }) => {
       const s = ctx.session();
       const names = [...new Set(labels.flatMap((l) => listArg(l, [])).map((l) => l.toUpperCase()))];
-      await followProgress(s, 'repair', (c, o) => c.machine.repair({ labels: names, zero_log: !!opts.zeroLog }, o));
+      await followProgress(s, 'repair', (c, o) => c.machine.Repair({ labels: names, zero_log: !!opts.zeroLog }, o));
     });
 }

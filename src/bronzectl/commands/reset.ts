@@ -28,7 +28,7 @@ export function register(program: Command, ctx: Ctx): void {
       const s = ctx.session();
       const labels = [...new Set(opts.systemLabelsToWipe.map((l) => l.toUpperCase()))];
       await s.fanOut((c, o) =>
-        c.machine.reset({ graceful: opts.graceful, reboot: opts.reboot, system_partitions_to_wipe: labels.map((label) => ({ label, wipe: true })) }, o),
+        c.machine.Reset({ graceful: opts.graceful, reboot: opts.reboot, system_partitions_to_wipe: labels.map((label) => ({ label, wipe: true })) }, o),
       );
     });
 }

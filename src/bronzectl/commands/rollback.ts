@@ -9,6 +9,6 @@ export function register(program: Command, ctx: Ctx): void {
     .description('Rollback a node to the previous installation')
     .action(async () => {
       const s = ctx.session();
-      await s.fanOut((c, o) => c.machine.rollback(o));
+      await s.fanOut((c, o) => c.machine.Rollback({}, o));
     });
 }

@@ -45,7 +45,7 @@ export async function waitForApid(s: Session, o: { timeoutMs?: number; settleMs?
   await new Promise((r) => setTimeout(r, o.settleMs ?? 1000));
   while (Date.now() < deadline) {
     try {
-      const reply = await client.machine.serviceList(s.callOptions({ deadline: Date.now() + 5000, ...(targets.length && !s.insecure ? { metadata: nodesMetadata(targets) } : {}) }));
+      const reply = await client.machine.ServiceList({}, s.callOptions({ deadline: Date.now() + 5000, ...(targets.length && !s.insecure ? { metadata: nodesMetadata(targets) } : {}) }));
       const msgs = reply.messages ?? [];
       const down = msgs.filter((m) => m.metadata?.error || !(m.services ?? []).some((x) => x.id === API_SERVICE && x.state === 'Running' && x.health?.healthy));
       if (msgs.length >= wanted && down.length === 0) return;
@@ -67,7 +67,7 @@ export function register(program: Command, ctx: Ctx): void {
     .action(async (id: string, action: 'status' | 'start' | 'stop' | 'restart') => {
       const s = ctx.session();
       if (action === 'status') {
-        const replies = await s.fanOut((c, o) => c.machine.serviceList(o));
+        const replies = await s.fanOut((c, o) => c.machine.ServiceList({}, o));
         const parts: string[] = [];
         for (const { node, msg } of replies) {
           const svc = (msg.services ?? []).find((x) => x.id === id);
@@ -78,7 +78,7 @@ export function register(program: Command, ctx: Ctx): void {
         return;
       }
       const replies = await s.fanOut((c, o) =>
-        action === 'start' ? c.machine.serviceStart(id, o) : action === 'stop' ? c.machine.serviceStop(id, o) : c.machine.serviceRestart(id, o),
+        action === 'start' ? c.machine.ServiceStart({ id }, o) : action === 'stop' ? c.machine.ServiceStop({ id }, o) : c.machine.ServiceRestart({ id }, o),
       );
       if (replies.length > 0) s.out(table([['NODE', 'RESPONSE'], ...replies.map(({ node, msg }) => [node, msg.resp])]));
       // The restart follows the reply: wait for the API to be back, so that the next command finds it.

@@ -35,7 +35,7 @@ export function register(program: Command, ctx: Ctx): void {
     .description('List services')
     .action(async () => {
       const s = ctx.session();
-      const replies = await s.fanOut((c, o) => c.machine.serviceList(o));
+      const replies = await s.fanOut((c, o) => c.machine.ServiceList({}, o));
       if (replies.length > 0) s.out(table(serviceRows(replies)));
     });
 }

@@ -10,6 +10,6 @@ export function register(program: Command, ctx: Ctx): void {
     .option('--force', 'if true, force a node to shutdown without a cordon/drain')
     .action(async (opts: { force?: boolean }) => {
       const s = ctx.session();
-      await s.fanOut((c, o) => c.machine.shutdown({ force: !!opts.force }, o));
+      await s.fanOut((c, o) => c.machine.Shutdown({ force: !!opts.force }, o));
     });
 }

@@ -12,7 +12,7 @@ export function register(program: Command, ctx: Ctx): void {
     .option('-k, --kubernetes', 'use the k8s.io containerd namespace')
     .action(async (opts: { kubernetes?: boolean }) => {
       const s = ctx.session();
-      const replies = await s.fanOut((c, o) => c.machine.stats({ namespace: namespace(opts.kubernetes), driver: opts.kubernetes ? 'CRI' : 'CONTAINERD' }, o));
+      const replies = await s.fanOut((c, o) => c.machine.Stats({ namespace: namespace(opts.kubernetes), driver: opts.kubernetes ? 'CRI' : 'CONTAINERD' }, o));
       const rows = [['NODE', 'NAMESPACE', 'ID', 'MEMORY(MB)', 'CPU']];
       for (const { node, msg } of replies) for (const st of msg.stats ?? []) rows.push([node, st.namespace, st.id, (Number(st.memory_usage) / 1024 / 1024).toFixed(2), String(st.cpu_usage)]);
       if (replies.length === 0) return;

@@ -11,7 +11,7 @@ export function register(program: Command, ctx: Ctx): void {
     .option('-c, --check <server>', 'checks server time against specified ntp server')
     .action(async (opts: { check?: string }) => {
       const s = ctx.session();
-      const replies = await s.fanOut((c, o) => (opts.check ? c.time.timeCheck(opts.check, o) : c.time.time(o)));
+      const replies = await s.fanOut((c, o) => (opts.check ? c.time.TimeCheck({ server: opts.check }, o) : c.time.Time({}, o)));
       const iso = (d: Date | undefined) => d?.toISOString() ?? '';
       const rows = [['NODE', 'NTP-SERVER', 'NODE-TIME', 'NTP-SERVER-TIME']];
       for (const { node, msg } of replies) rows.push([node, msg.server, iso(timestampToDate(msg.localtime)), iso(timestampToDate(msg.remotetime))]);

@@ -9,6 +9,17 @@ import YAML from 'yaml';
 import type { CallOptions, Client } from '../../client/index.ts';
 import { BOOT_STATUS_ID, BOOT_STATUS_TYPE, type BootStatusSpec } from '../../contract/resources/boot-status.ts';
 
+// What commands get from `load('upgrade')` (lazy.ts): named here, not in lazy.ts, so that lazy.ts
+// names no command file (the commands import it: that would be an import circle).
+declare module '../lazy.ts' {
+  interface LazyModules {
+    upgrade: {
+      clientDeps: typeof clientDeps;
+      waitForUpgrade: typeof waitForUpgrade;
+    };
+  }
+}
+
 /** What the wait needs of the client: a node's boot status, services and etcd status. */
 export interface UpgradeWaitDeps {
   bootStatus(o: CallOptions): Promise<BootStatusSpec>;
@@ -31,12 +42,12 @@ export function clientDeps(client: Client, base: CallOptions, out: (line: string
   return {
     bootStatus: async (o) => (YAML.parse((await client.state.get('runtime', BOOT_STATUS_TYPE, BOOT_STATUS_ID, o)).spec?.yaml_spec ?? '') ?? {}) as BootStatusSpec,
     etcdState: async (o) => {
-      const r = await client.machine.serviceList(o);
+      const r = await client.machine.ServiceList({}, o);
       const svc = r.messages[0]?.services?.find((x) => x.id === 'etcd');
       return svc && svc.state !== 'Skipped' ? svc.state : undefined;
     },
     etcdErrors: async (o) => {
-      const r = await client.machine.etcdStatus(o);
+      const r = await client.machine.EtcdStatus({}, o);
       const m = r.messages[0];
       if (m?.metadata?.error) return [m.metadata.error];
       return m?.member_status?.errors ?? [];

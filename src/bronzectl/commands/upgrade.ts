@@ -13,9 +13,20 @@ import { followProgress } from '../progress.ts';
 import { UserError } from '../session.ts';
 import { goDurationMs } from '../../lib/duration.ts';
 import { load } from '../lazy.ts';
+import type { UpgradeRequest } from '../../contract/wire/machine/UpgradeRequest.ts';
+import type { UpgradeStreamRequest } from '../../contract/wire/machine/UpgradeStreamRequest.ts';
 
 const CHUNK = 1 << 20;
 const URL_RE = /^https?:\/\//i;
+
+/**
+ * UpgradeStream's requests: from req.image (a URL) when `image` is undefined, else from the bytes
+ * of `image` (`size` of them), pulled as the node takes them.
+ */
+export async function* upgradeRequests(req: UpgradeRequest, image?: { size: number; chunks: AsyncIterable<Buffer> }): AsyncGenerator<UpgradeStreamRequest> {
+  yield image ? { request: { ...req, image: '' }, size: image.size } : { request: req };
+  if (image) for await (const chunk of image.chunks) yield { chunk };
+}
 
 export function register(program: Command, ctx: Ctx): void {
   program
@@ -51,7 +62,7 @@ export function register(program: Command, ctx: Ctx): void {
         }
       };
       if (URL_RE.test(opts.image)) {
-        await done(await followProgress(s, 'upgrade', (c, o) => c.machine.upgradeStream(req, undefined, o)));
+        await done(await followProgress(s, 'upgrade', (c, o) => c.machine.UpgradeStream(upgradeRequests(req), o)));
         return;
       }
       const file = path.resolve(ctx.io.cwd, opts.image);
@@ -79,7 +90,7 @@ export function register(program: Command, ctx: Ctx): void {
               lines.report('upload', '', sent, size);
             }
           }
-          return c.machine.upgradeStream(req, { size, chunks: chunks() }, o);
+          return c.machine.UpgradeStream(upgradeRequests(req, { size, chunks: chunks() }), o);
         },
         // The node counts what it receives too; the upload lines say it already.
         new Set(['receive']),

@@ -20,7 +20,7 @@ export function register(program: Command, ctx: Ctx): void {
       const s = ctx.session();
       const rows = [['NODE', 'SIZE', 'NAME']];
       await s.streamFanOut(
-        (c, o) => c.machine.diskUsage({ recursion_depth: opts.depth + 1, all: !!opts.all, threshold: opts.threshold, paths: paths.length ? paths : ['/'] }, o),
+        (c, o) => c.machine.DiskUsage({ recursion_depth: opts.depth + 1, all: !!opts.all, threshold: opts.threshold, paths: paths.length ? paths : ['/'] }, o),
         (node, info) => {
           if (info.error) {
             s.fail(node, info.error);

@@ -37,7 +37,7 @@ export function register(program: Command, ctx: Ctx): void {
       if (opts.client) return;
       const s = ctx.session();
       s.insecure = !!opts.insecure;
-      const replies = await s.fanOut((c, o) => c.machine.version(o));
+      const replies = await s.fanOut((c, o) => c.machine.Version({}, o));
       out('Server:\n');
       for (const { node, msg } of replies) {
         out(`\tNODE:        ${node}\n`);

@@ -1,9 +1,8 @@
 // AddressStatuses.net.talos.dev: one per address on a link, id '<link>/<address>/<prefix>'
 // ('eth0/10.0.2.15/24'). networkd writes them. Talos: pkg/machinery/resources/network/address_status.go.
-import type { AddressStatusSpec as AddressStatusSpecProto } from '../wire/talos/resource/definitions/network/AddressStatusSpec.ts';
 import type { ResourceDefinition } from './definition.ts';
 import { NETWORK_NAMESPACE } from './hostname-status.ts';
-import { ADDRESS_FLAGS, FAMILY, SCOPE, netIP, netIPPrefix } from './net.ts';
+import { ADDRESS_FLAGS, FAMILY, SCOPE } from './net.ts';
 
 export interface AddressStatusSpec {
   /** 'a.b.c.d/n'. */
@@ -37,18 +36,6 @@ export const addressStatusDefinition: ResourceDefinition<AddressStatusSpec> = {
   ],
   proto: {
     message: 'talos.resource.definitions.network.AddressStatusSpec',
-    encode: (s): AddressStatusSpecProto => ({
-      address: netIPPrefix(s.address),
-      local: netIP(s.local),
-      broadcast: netIP(s.broadcast),
-      anycast: netIP(s.anycast),
-      multicast: netIP(s.multicast),
-      link_index: s.linkIndex,
-      link_name: s.linkName,
-      family: FAMILY.number(s.family) as AddressStatusSpecProto['family'],
-      scope: SCOPE.number(s.scope) as AddressStatusSpecProto['scope'],
-      flags: ADDRESS_FLAGS.mask(s.flags),
-      priority: s.priority,
-    }),
+    fields: { family: { as: FAMILY }, scope: { as: SCOPE }, flags: { as: ADDRESS_FLAGS } },
   },
 };

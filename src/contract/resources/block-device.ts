@@ -1,7 +1,6 @@
 // BlockDevices.block.talos.dev: every block device, disks and partitions, id the kernel name.
 // udevd writes them. Talos: pkg/machinery/resources/block/device.go. What is on a device
 // (partition table, filesystem) is a DiscoveredVolume.
-import type { DeviceSpec as DeviceSpecProto } from '../wire/talos/resource/definitions/block/DeviceSpec.ts';
 import type { ResourceDefinition } from './definition.ts';
 import { BLOCK_NAMESPACE } from './disk.ts';
 
@@ -35,15 +34,5 @@ export const blockDeviceDefinition: ResourceDefinition<BlockDeviceSpec> = {
   ],
   proto: {
     message: 'talos.resource.definitions.block.DeviceSpec',
-    encode: (s): DeviceSpecProto => ({
-      type: s.type,
-      major: String(s.major),
-      minor: String(s.minor),
-      partition_name: s.partitionName ?? '',
-      partition_number: String(s.partitionNumber ?? 0),
-      generation: String(s.generation),
-      device_path: s.devicePath,
-      parent: s.parent ?? '',
-    }),
   },
 };

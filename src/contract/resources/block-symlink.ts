@@ -1,6 +1,5 @@
 // BlockSymlinks.block.talos.dev: the /dev/disk/by-* links of each block device, id the kernel
 // name. udevd writes them (it makes the links). Talos: pkg/machinery/resources/block/symlink.go.
-import type { SymlinkSpec as SymlinkSpecProto } from '../wire/talos/resource/definitions/block/SymlinkSpec.ts';
 import type { ResourceDefinition } from './definition.ts';
 import { BLOCK_NAMESPACE } from './disk.ts';
 
@@ -20,6 +19,5 @@ export const blockSymlinkDefinition: ResourceDefinition<BlockSymlinkSpec> = {
   printColumns: [],
   proto: {
     message: 'talos.resource.definitions.block.SymlinkSpec',
-    encode: (s): SymlinkSpecProto => ({ paths: [...s.paths] }),
   },
 };

@@ -1,7 +1,6 @@
 // BootStatuses.runtime.bronze.dev, id 'boot': Bronze's own (Talos has no A/B slots like these):
 // the slot booted, GRUB's default and next, each slot's version and the last upgrade, as machined
 // reads them from BOOT and META (src/machined/lifecycle/status.ts).
-import type { BootStatusSpec as BootStatusSpecProto } from '../wire/bronze/resource/definitions/runtime/BootStatusSpec.ts';
 import type { ResourceDefinition } from './definition.ts';
 
 export interface BootStatusSpec {
@@ -46,18 +45,5 @@ export const bootStatusDefinition: ResourceDefinition<BootStatusSpec> = {
   ],
   proto: {
     message: 'bronze.resource.definitions.runtime.BootStatusSpec',
-    encode: (s): BootStatusSpecProto => ({
-      installed: s.installed,
-      disk: s.disk ?? '',
-      booted: s.booted,
-      version: s.version,
-      default: s.default ?? '',
-      next: s.next ?? '',
-      slots: Object.fromEntries(Object.entries(s.slots ?? {}).map(([k, v]) => [k, { present: v.present, version: v.version, failure: v.failure ?? '' }])),
-      ...(s.upgrade ? { upgrade: { state: s.upgrade.state, from: s.upgrade.from ?? '', to: s.upgrade.to ?? '', version: s.upgrade.version ?? '', time: s.upgrade.time ?? '', error: s.upgrade.error ?? '' } } : {}),
-      ...(s.rollback ? { rollback: { state: s.rollback.state, from: s.rollback.from ?? '', to: s.rollback.to ?? '', version: s.rollback.version ?? '', time: s.rollback.time ?? '', error: s.rollback.error ?? '' } } : {}),
-      last: s.last ?? '',
-      ...(s.install ? { install: { state: s.install.state, disk: s.install.disk, error: s.install.error ?? '', time: s.install.time ?? '' } } : {}),
-    }),
   },
 };

@@ -10,6 +10,7 @@
 // ('linkstatuses.net', 'linkstatuses.net.talos'), unless the definition skips them. A Talos
 // client matches what a user types against the lowercase type and these aliases.
 
+import type { FieldRules } from './codec.ts';
 import { parseJsonPath } from './columns.ts';
 
 /** The process that writes a type: machined itself, or the daemon that observes it. */
@@ -22,15 +23,22 @@ export interface PrintColumn {
   jsonPath: string;
 }
 
-/** How a spec is encoded as proto_spec: a message of the compiled protos. */
+/**
+ * How a spec is encoded as proto_spec: a message of the compiled protos, filled field by field
+ * by codec.ts's naming rule, with `fields` for the exceptions.
+ */
 export interface ProtoCodec<S> {
   /** Full name, e.g. 'talos.resource.definitions.network.LinkStatusSpec'. */
   message: string;
+  /** The fields that do not take the spec's value of their own name as it is (codec.ts). */
+  fields?: FieldRules;
+  /** Spec keys the message has no field for: they travel in yaml_spec only (a test holds every other key to a field). */
+  yamlOnly?: readonly string[];
   /**
-   * The message as protobufjs's fromObject takes it (field names as in the .proto), from the
-   * spec and from the value its yaml_spec shows (the same, but for a yamlForm).
+   * Only for a spec that is not its message field by field (a MachineConfig's text): the message
+   * as protobufjs's fromObject takes it, from the spec and from the value its yaml_spec shows.
    */
-  encode(spec: S, yamlValue: unknown): object;
+  encode?(spec: S, yamlValue: unknown): object;
 }
 
 /**

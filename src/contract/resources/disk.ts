@@ -1,6 +1,5 @@
 // Disks.block.talos.dev: one per whole disk with media, id the kernel name ('vda', 'nvme0n1').
 // udevd writes them. Talos: pkg/machinery/resources/block/disk.go (snake_case YAML keys).
-import type { DiskSpec as DiskSpecProto } from '../wire/talos/resource/definitions/block/DiskSpec.ts';
 import type { ResourceDefinition } from './definition.ts';
 
 export interface DiskSpec {
@@ -48,24 +47,6 @@ export const diskDefinition: ResourceDefinition<DiskSpec> = {
   ],
   proto: {
     message: 'talos.resource.definitions.block.DiskSpec',
-    encode: (s): DiskSpecProto => ({
-      dev_path: s.dev_path,
-      size: String(s.size),
-      pretty_size: s.pretty_size,
-      io_size: String(s.io_size),
-      sector_size: String(s.sector_size),
-      readonly: s.readonly,
-      cdrom: s.cdrom,
-      model: s.model ?? '',
-      serial: s.serial ?? '',
-      modalias: s.modalias ?? '',
-      wwid: s.wwid ?? '',
-      bus_path: s.bus_path ?? '',
-      sub_system: s.sub_system ?? '',
-      transport: s.transport ?? '',
-      rotational: s.rotational ?? false,
-      symlinks: [...(s.symlinks ?? [])],
-    }),
   },
 };
 

@@ -1,6 +1,5 @@
 // HostnameStatuses.net.talos.dev, id 'hostname': the node's hostname and domain. networkd writes
 // it (from the configuration, DHCP or the default). Talos: pkg/machinery/resources/network/hostname_status.go.
-import type { HostnameStatusSpec as HostnameStatusSpecProto } from '../wire/talos/resource/definitions/network/HostnameStatusSpec.ts';
 import type { ResourceDefinition } from './definition.ts';
 
 export interface HostnameStatusSpec {
@@ -24,6 +23,5 @@ export const hostnameStatusDefinition: ResourceDefinition<HostnameStatusSpec> = 
   ],
   proto: {
     message: 'talos.resource.definitions.network.HostnameStatusSpec',
-    encode: (s): HostnameStatusSpecProto => ({ hostname: s.hostname, domainname: s.domainname }),
   },
 };

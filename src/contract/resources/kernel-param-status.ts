@@ -1,7 +1,6 @@
 // KernelParamStatuses.runtime.talos.dev: one per sysctl the configuration sets, id its key
 // ('net.ipv4.ip_forward'). machined's KernelParamController writes them
 // (src/machined/controllers/sysctls.ts). Talos: pkg/machinery/resources/runtime/kernel_params_status.go.
-import type { KernelParamStatusSpec as KernelParamStatusSpecProto } from '../wire/talos/resource/definitions/runtime/KernelParamStatusSpec.ts';
 import type { ResourceDefinition } from './definition.ts';
 
 export interface KernelParamStatusSpec {
@@ -26,6 +25,5 @@ export const kernelParamStatusDefinition: ResourceDefinition<KernelParamStatusSp
   ],
   proto: {
     message: 'talos.resource.definitions.runtime.KernelParamStatusSpec',
-    encode: (s): KernelParamStatusSpecProto => ({ current: s.current, default: s.default, unsupported: s.unsupported }),
   },
 };

@@ -1,7 +1,6 @@
 // LinkStatuses.net.talos.dev: one per network link, id the link's name. networkd writes them
 // from rtnetlink (and sysfs). Talos: pkg/machinery/resources/network/link_status.go, whose YAML
 // keys these are; optional keys are left out when Bronze does not know the value.
-import type { LinkStatusSpec as LinkStatusSpecProto } from '../wire/talos/resource/definitions/network/LinkStatusSpec.ts';
 import type { ResourceDefinition } from './definition.ts';
 import { DUPLEX, LINK_FLAGS, LINK_TYPE, OPER_STATE, PORT, VLAN_PROTOCOL, hardwareAddr } from './net.ts';
 import { NETWORK_NAMESPACE } from './hostname-status.ts';
@@ -63,39 +62,18 @@ export const linkStatusDefinition: ResourceDefinition<LinkStatusSpec> = {
   ],
   proto: {
     message: 'talos.resource.definitions.network.LinkStatusSpec',
-    encode: (s): LinkStatusSpecProto => {
-      const m: LinkStatusSpecProto = {
-        index: s.index,
-        type: LINK_TYPE.number(s.type) as LinkStatusSpecProto['type'],
-        link_index: s.linkIndex,
-        flags: LINK_FLAGS.mask(s.flags),
-        hardware_addr: hardwareAddr(s.hardwareAddr),
-        permanent_addr: hardwareAddr(s.permanentAddr),
-        broadcast_addr: hardwareAddr(s.broadcastAddr),
-        mtu: s.mtu,
-        queue_disc: s.queueDisc,
-        master_index: s.masterIndex ?? 0,
-        operational_state: OPER_STATE.number(s.operationalState) as LinkStatusSpecProto['operational_state'],
-        kind: s.kind,
-        slave_kind: s.slaveKind,
-        bus_path: s.busPath ?? '',
-        pciid: s.pciID ?? '',
-        driver: s.driver ?? '',
-        driver_version: s.driverVersion ?? '',
-        firmware_version: s.firmwareVersion ?? '',
-        product_id: s.productID ?? '',
-        vendor_id: s.vendorID ?? '',
-        product: s.product ?? '',
-        vendor: s.vendor ?? '',
-        link_state: s.linkState,
-        speed_megabits: String(s.speedMbit ?? 0),
-        alias: s.alias ?? '',
-        alt_names: s.altNames ?? [],
-      };
-      if (s.port !== undefined) m.port = PORT.number(s.port) as LinkStatusSpecProto['port'];
-      if (s.duplex !== undefined) m.duplex = DUPLEX.number(s.duplex) as LinkStatusSpecProto['duplex'];
-      if (s.vlan) m.vlan = { vid: s.vlan.vlanID, protocol: VLAN_PROTOCOL.number(s.vlan.vlanProtocol) as NonNullable<LinkStatusSpecProto['vlan']>['protocol'] };
-      return m;
+    fields: {
+      type: { as: LINK_TYPE },
+      flags: { as: LINK_FLAGS },
+      hardware_addr: { as: hardwareAddr },
+      permanent_addr: { as: hardwareAddr },
+      broadcast_addr: { as: hardwareAddr },
+      operational_state: { as: OPER_STATE },
+      speed_megabits: { from: 'speedMbit' },
+      port: { as: PORT },
+      duplex: { as: DUPLEX },
+      'vlan.vid': { from: 'vlanID' },
+      'vlan.protocol': { from: 'vlanProtocol', as: VLAN_PROTOCOL },
     },
   },
 };

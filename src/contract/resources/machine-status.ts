@@ -1,7 +1,6 @@
 // MachineStatuses.runtime.talos.dev, id 'machine': the stage of the machine and whether it is
 // ready, with the conditions that keep it from being so. machined writes it
 // (src/machined/node-config.ts). Talos: pkg/machinery/resources/runtime/machine_status.go.
-import type { MachineStatusSpec as MachineStatusSpecProto } from '../wire/talos/resource/definitions/runtime/MachineStatusSpec.ts';
 import type { ResourceDefinition } from './definition.ts';
 import { NameTable } from './names.ts';
 
@@ -41,9 +40,6 @@ export const machineStatusDefinition: ResourceDefinition<MachineStatusSpec> = {
   ],
   proto: {
     message: 'talos.resource.definitions.runtime.MachineStatusSpec',
-    encode: (s): MachineStatusSpecProto => ({
-      stage: MACHINE_STAGE.number(s.stage) as MachineStatusSpecProto['stage'],
-      status: { ready: s.status.ready, unmet_conditions: s.status.unmetConditions.map((c) => ({ name: c.name, reason: c.reason })) },
-    }),
+    fields: { stage: { as: MACHINE_STAGE } },
   },
 };

@@ -1,9 +1,7 @@
 // Members.cluster.talos.dev: every node of the cluster, as the cluster registry (kept in etcd,
 // served to workers by trustd) knows it: hostname, addresses, machine type and OS. machined
 // writes them on every node, id the member's hostname. Talos: pkg/machinery/resources/cluster/member.go.
-import type { MemberSpec as MemberSpecProto } from '../wire/talos/resource/definitions/cluster/MemberSpec.ts';
 import type { ResourceDefinition } from './definition.ts';
-import { netIP } from './net.ts';
 
 export interface MemberSpec {
   nodeId: string;
@@ -36,13 +34,6 @@ export const memberDefinition: ResourceDefinition<MemberSpec> = {
   ],
   proto: {
     message: 'talos.resource.definitions.cluster.MemberSpec',
-    encode: (s): MemberSpecProto => ({
-      node_id: s.nodeId,
-      addresses: s.addresses.map((a) => netIP(a)!),
-      hostname: s.hostname,
-      machine_type: (MACHINE_TYPES[s.machineType] ?? 0) as MemberSpecProto['machine_type'],
-      operating_system: s.operatingSystem,
-      ...(s.controlPlane ? { control_plane: { api_server_port: s.controlPlane.apiServerPort } } : {}),
-    }),
+    fields: { machine_type: { as: (t: string) => MACHINE_TYPES[t] ?? 0 } },
   },
 };

@@ -2,7 +2,6 @@
 // EPHEMERAL), id the partition's label. Talos: pkg/machinery/resources/runtime/mount_status.go,
 // which skips the automatic aliases (the type's plural names block.talos.dev's MountStatuses
 // too) and is known as 'mounts'.
-import type { MountStatusSpec as MountStatusSpecProto } from '../wire/talos/resource/definitions/runtime/MountStatusSpec.ts';
 import type { ResourceDefinition } from './definition.ts';
 
 export interface MountStatusSpec {
@@ -30,12 +29,5 @@ export const mountStatusDefinition: ResourceDefinition<MountStatusSpec> = {
   ],
   proto: {
     message: 'talos.resource.definitions.runtime.MountStatusSpec',
-    encode: (s): MountStatusSpecProto => ({
-      source: s.source,
-      target: s.target,
-      filesystem_type: s.filesystemType,
-      options: [...s.options],
-      encrypted: s.encrypted,
-    }),
   },
 };

@@ -1,6 +1,5 @@
 // Namespaces.meta.cosi.dev: one per namespace resources live in, id its name, in namespace
 // 'meta' (COSI: cosi-project/runtime pkg/resource/meta/namespace.go). machined publishes them.
-import type { NamespaceSpec as NamespaceSpecProto } from '../wire/cosi/resource/meta/NamespaceSpec.ts';
 import type { ResourceDefinition } from './definition.ts';
 
 export interface NamespaceSpec {
@@ -28,6 +27,5 @@ export const namespaceDefinition: ResourceDefinition<NamespaceSpec> = {
   printColumns: [],
   proto: {
     message: 'cosi.resource.meta.NamespaceSpec',
-    encode: (s): NamespaceSpecProto => ({ description: s.description }),
   },
 };

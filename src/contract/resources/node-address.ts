@@ -3,10 +3,8 @@
 // pkg/machinery/resources/network/node_address.go. Bronze orders the addresses its own way (IPv4
 // first, then by link and address), which is neither of Talos's sort algorithms, so
 // sortAlgorithm is left out.
-import type { NodeAddressSpec as NodeAddressSpecProto } from '../wire/talos/resource/definitions/network/NodeAddressSpec.ts';
 import type { ResourceDefinition } from './definition.ts';
 import { NETWORK_NAMESPACE } from './hostname-status.ts';
-import { netIPPrefix } from './net.ts';
 
 export interface NodeAddressSpec {
   /** 'a.b.c.d/n'. */
@@ -27,6 +25,5 @@ export const nodeAddressDefinition: ResourceDefinition<NodeAddressSpec> = {
   ],
   proto: {
     message: 'talos.resource.definitions.network.NodeAddressSpec',
-    encode: (s): NodeAddressSpecProto => ({ addresses: s.addresses.map((a) => netIPPrefix(a)!) }),
   },
 };

@@ -1,9 +1,7 @@
 // ResolverStatuses.net.talos.dev, id 'resolvers': the DNS servers and search domains in use.
 // networkd writes it. Talos: pkg/machinery/resources/network/resolver_status.go.
-import type { ResolverStatusSpec as ResolverStatusSpecProto } from '../wire/talos/resource/definitions/network/ResolverStatusSpec.ts';
 import type { ResourceDefinition } from './definition.ts';
 import { NETWORK_NAMESPACE } from './hostname-status.ts';
-import { netIP } from './net.ts';
 
 export interface ResolverStatusSpec {
   dnsServers: string[];
@@ -25,6 +23,5 @@ export const resolverStatusDefinition: ResourceDefinition<ResolverStatusSpec> = 
   ],
   proto: {
     message: 'talos.resource.definitions.network.ResolverStatusSpec',
-    encode: (s): ResolverStatusSpecProto => ({ dns_servers: s.dnsServers.map((a) => netIP(a)!), search_domains: [...s.searchDomains] }),
   },
 };

@@ -2,7 +2,6 @@
 // outside a Secure Boot UKI, and SecurityStates.talos.dev carries no field for it): the device
 // "/" is mounted from and whether the kernel verifies it with dm-verity, under which root hash.
 // machined reads it from the kernel (src/machined/rootfs-status.ts).
-import type { RootfsStatusSpec as RootfsStatusSpecProto } from '../wire/bronze/resource/definitions/runtime/RootfsStatusSpec.ts';
 import type { ResourceDefinition } from './definition.ts';
 
 export interface RootfsStatusSpec {
@@ -42,18 +41,5 @@ export const rootfsStatusDefinition: ResourceDefinition<RootfsStatusSpec> = {
   ],
   proto: {
     message: 'bronze.resource.definitions.runtime.RootfsStatusSpec',
-    encode: (s): RootfsStatusSpecProto => ({
-      device: s.device,
-      filesystem_type: s.filesystemType,
-      verified: s.verified,
-      mapper_name: s.mapperName ?? '',
-      root_hash: s.rootHash ?? '',
-      hash_algorithm: s.hashAlgorithm ?? '',
-      data_block_size: s.dataBlockSize ?? 0,
-      data_blocks: String(s.dataBlocks ?? 0),
-      status: s.status ?? '',
-      expected_root_hash: s.expectedRootHash ?? '',
-      reason: s.reason ?? '',
-    }),
   },
 };

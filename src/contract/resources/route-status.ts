@@ -2,10 +2,9 @@
 // '<family>/<gateway>/<destination>/<metric>' as Talos names them ('inet4/10.0.2.2//1024').
 // networkd writes them. Talos: pkg/machinery/resources/network/route_status.go. Talos's
 // RouteStatus has no next hops: a multipath route is not represented there, nor here.
-import type { RouteStatusSpec as RouteStatusSpecProto } from '../wire/talos/resource/definitions/network/RouteStatusSpec.ts';
 import type { ResourceDefinition } from './definition.ts';
 import { NETWORK_NAMESPACE } from './hostname-status.ts';
-import { FAMILY, ROUTE_FLAGS, ROUTE_PROTOCOL, ROUTE_TYPE, ROUTING_TABLE, SCOPE, netIP, netIPPrefix } from './net.ts';
+import { FAMILY, ROUTE_FLAGS, ROUTE_PROTOCOL, ROUTE_TYPE, ROUTING_TABLE, SCOPE } from './net.ts';
 
 export interface RouteStatusSpec {
   family: string;
@@ -44,20 +43,15 @@ export const routeStatusDefinition: ResourceDefinition<RouteStatusSpec> = {
   ],
   proto: {
     message: 'talos.resource.definitions.network.RouteStatusSpec',
-    encode: (s): RouteStatusSpecProto => ({
-      family: FAMILY.number(s.family) as RouteStatusSpecProto['family'],
-      destination: netIPPrefix(s.dst),
-      source: netIP(s.src),
-      gateway: netIP(s.gateway),
-      out_link_index: s.outLinkIndex ?? 0,
-      out_link_name: s.outLinkName ?? '',
-      table: ROUTING_TABLE.number(s.table) as RouteStatusSpecProto['table'],
-      priority: s.priority,
-      scope: SCOPE.number(s.scope) as RouteStatusSpecProto['scope'],
-      type: ROUTE_TYPE.number(s.type) as RouteStatusSpecProto['type'],
-      flags: ROUTE_FLAGS.mask(s.flags),
-      protocol: ROUTE_PROTOCOL.number(s.protocol) as RouteStatusSpecProto['protocol'],
-      mtu: s.mtu ?? 0,
-    }),
+    fields: {
+      family: { as: FAMILY },
+      destination: { from: 'dst' },
+      source: { from: 'src' },
+      table: { as: ROUTING_TABLE },
+      scope: { as: SCOPE },
+      type: { as: ROUTE_TYPE },
+      flags: { as: ROUTE_FLAGS },
+      protocol: { as: ROUTE_PROTOCOL },
+    },
   },
 };

@@ -1,7 +1,6 @@
 // SecurityStates.talos.dev, id 'securitystate': how the node booted, as far as security goes.
 // machined writes it from what the firmware and kernel say (src/machined/security-state.ts).
 // Talos: pkg/machinery/resources/runtime/security_status.go (type without the 'runtime' group).
-import type { SecurityStateSpec as SecurityStateSpecProto } from '../wire/talos/resource/definitions/runtime/SecurityStateSpec.ts';
 import type { ResourceDefinition } from './definition.ts';
 import { NameTable } from './names.ts';
 
@@ -46,14 +45,6 @@ export const securityStateDefinition: ResourceDefinition<SecurityStateSpec> = {
   ],
   proto: {
     message: 'talos.resource.definitions.runtime.SecurityStateSpec',
-    encode: (s): SecurityStateSpecProto => ({
-      secure_boot: s.secureBoot,
-      uki_signing_key_fingerprint: s.ukiSigningKeyFingerprint ?? '',
-      pcr_signing_key_fingerprint: s.pcrSigningKeyFingerprint ?? '',
-      se_linux_state: SELINUX_STATE.number(s.selinuxState ?? 'disabled') as SecurityStateSpecProto['se_linux_state'],
-      booted_with_uki: s.bootedWithUKI ?? false,
-      fips_state: FIPS_STATE.number(s.fipsState ?? 'disabled') as SecurityStateSpecProto['fips_state'],
-      module_signature_enforced: s.moduleSignatureEnforced ?? false,
-    }),
+    fields: { se_linux_state: { as: SELINUX_STATE }, fips_state: { as: FIPS_STATE } },
   },
 };

@@ -1,7 +1,6 @@
 // Services.v1alpha1.talos.dev: one per supervised service, id the service's name. machined's
 // ServiceController writes them (src/machined/controllers/services.ts). Talos:
 // pkg/machinery/resources/v1alpha1/service.go.
-import type { ServiceSpec as ServiceSpecProto } from '../wire/talos/resource/definitions/v1alpha1/ServiceSpec.ts';
 import type { ResourceDefinition } from './definition.ts';
 
 export interface ServiceSpec {
@@ -26,6 +25,5 @@ export const serviceDefinition: ResourceDefinition<ServiceSpec> = {
   ],
   proto: {
     message: 'talos.resource.definitions.v1alpha1.ServiceSpec',
-    encode: (s): ServiceSpecProto => ({ running: s.running, healthy: s.healthy, unknown: s.unknown }),
   },
 };

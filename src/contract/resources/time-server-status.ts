@@ -1,7 +1,6 @@
 // TimeServerStatuses.net.talos.dev, id 'timeservers': the NTP servers timed should use.
 // networkd writes it (configuration, DHCP, or the default). Talos:
 // pkg/machinery/resources/network/timeserver_status.go.
-import type { TimeServerStatusSpec as TimeServerStatusSpecProto } from '../wire/talos/resource/definitions/network/TimeServerStatusSpec.ts';
 import type { ResourceDefinition } from './definition.ts';
 import { NETWORK_NAMESPACE } from './hostname-status.ts';
 
@@ -21,6 +20,6 @@ export const timeServerStatusDefinition: ResourceDefinition<TimeServerStatusSpec
   printColumns: [{ name: 'Timeservers', jsonPath: '{.timeServers}' }],
   proto: {
     message: 'talos.resource.definitions.network.TimeServerStatusSpec',
-    encode: (s): TimeServerStatusSpecProto => ({ ntp_servers: [...s.timeServers] }),
+    fields: { ntp_servers: { from: 'timeServers' } },
   },
 };

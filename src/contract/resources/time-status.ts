@@ -1,6 +1,5 @@
 // TimeStatuses.v1alpha1.talos.dev, id 'node': whether the clock is synchronised. timed writes
 // it. Talos: pkg/machinery/resources/time/status.go. waitSynced waits for it to say synced.
-import type { StatusSpec as TimeStatusSpecProto } from '../wire/talos/resource/definitions/time/StatusSpec.ts';
 import type { WatchEvent } from '../../state/state.ts';
 import type { ResourceDefinition } from './definition.ts';
 
@@ -28,7 +27,6 @@ export const timeStatusDefinition: ResourceDefinition<TimeStatusSpec> = {
   printColumns: [{ name: 'Synced', jsonPath: '{.synced}' }],
   proto: {
     message: 'talos.resource.definitions.time.StatusSpec',
-    encode: (s): TimeStatusSpecProto => ({ synced: s.synced, epoch: String(s.epoch), sync_disabled: s.syncDisabled }),
   },
 };
 

@@ -4,7 +4,6 @@
 // writes it (src/machined/volumes.ts finds and mounts the volumes). Talos:
 // pkg/machinery/resources/block/volume_status.go, api/resource/definitions/block/block.proto
 // (VolumeStatusSpec); the YAML keys are Talos's.
-import type { VolumeStatusSpec as VolumeStatusSpecProto } from '../wire/talos/resource/definitions/block/VolumeStatusSpec.ts';
 import type { ResourceDefinition } from './definition.ts';
 
 export const VOLUME_STATUS_TYPE = 'VolumeStatuses.block.talos.dev';
@@ -62,23 +61,12 @@ export const volumeStatusDefinition: ResourceDefinition<VolumeStatusSpec> = {
   ],
   proto: {
     message: 'talos.resource.definitions.block.VolumeStatusSpec',
-    encode: (s): VolumeStatusSpecProto => ({
-      phase: PHASES.indexOf(s.phase) as VolumeStatusSpecProto['phase'],
-      location: s.location ?? '',
-      error_message: s.errorMessage ?? '',
-      uuid: s.uuid ?? '',
-      partition_uuid: s.partitionUUID ?? '',
-      pre_fail_phase: (s.preFailPhase ? PHASES.indexOf(s.preFailPhase) : 0) as VolumeStatusSpecProto['pre_fail_phase'],
-      parent_location: s.parentLocation ?? '',
-      partition_index: String(s.partitionIndex ?? 0),
-      size: String(s.size ?? 0),
-      filesystem: Math.max(0, FILESYSTEMS.indexOf(s.filesystem ?? 'none')) as VolumeStatusSpecProto['filesystem'],
-      mount_location: s.mountLocation ?? '',
-      encryption_provider: s.encryptionProvider === 'luks2' ? 1 : 0,
-      pretty_size: s.prettySize ?? '',
-      encryption_failed_syncs: s.encryptionFailedSyncs ?? [],
-      ...(s.mountSpec ? { mount_spec: { target_path: s.mountSpec.targetPath } } : {}),
-      type: Math.max(0, TYPES.indexOf(s.type)) as VolumeStatusSpecProto['type'],
-    }),
+    fields: {
+      phase: { as: (p: string) => PHASES.indexOf(p as never) },
+      pre_fail_phase: { as: (p: string) => (p ? PHASES.indexOf(p as never) : 0) },
+      filesystem: { as: (f: string) => Math.max(0, FILESYSTEMS.indexOf(f as never)) },
+      encryption_provider: { as: (p: string) => (p === 'luks2' ? 1 : 0) },
+      type: { as: (t: string) => Math.max(0, TYPES.indexOf(t as never)) },
+    },
   },
 };

@@ -4,6 +4,7 @@
 import type protobuf from 'protobufjs/light.js';
 import YAML from 'yaml';
 import { messageType } from '../protos.ts';
+import { encodeMessage } from './codec.ts';
 import type { ResourceDefinition } from './definition.ts';
 import type { MachineConfigDocuments } from './machine-config.ts';
 import { machineConfigDocuments, machineConfigText } from './machine-config-text.ts';
@@ -74,7 +75,8 @@ export function protoSpec(def: ResourceDefinition | undefined, spec: unknown): B
   if (!def?.proto) return Buffer.alloc(0);
   const t = messageType(def.proto.message);
   try {
-    const msg = t.fromObject(def.proto.encode(spec, yamlValue(def, spec)) as Record<string, unknown>);
+    const fields = def.proto.encode ? def.proto.encode(spec, yamlValue(def, spec)) : encodeMessage(t, def.proto.fields ?? {}, spec as Record<string, unknown>);
+    const msg = t.fromObject(fields as Record<string, unknown>);
     clearDefaults(t, msg as unknown as Record<string, unknown>);
     const err = t.verify(msg);
     if (err) throw new Error(err);

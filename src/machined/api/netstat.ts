@@ -7,61 +7,30 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type * as grpc from '@grpc/grpc-js';
+import { goIpString } from '../../lib/ip.ts';
+import type { ConnectRecord as WireConnectRecord } from '../../contract/wire/machine/ConnectRecord.ts';
+import type { NetstatRequest } from '../../contract/wire/machine/NetstatRequest.ts';
 import { notFound, unary } from './common.ts';
 
 export const L4PROTOS = ['tcp', 'tcp6', 'udp', 'udp6', 'udplite', 'udplite6', 'raw', 'raw6'] as const;
-export type L4Proto = (typeof L4PROTOS)[number];
 
 /** machine.ConnectRecord.State by the kernel's st (they share numbers: 1 ESTABLISHED ... 11 CLOSING). */
-const STATES = ['RESERVED', 'ESTABLISHED', 'SYN_SENT', 'SYN_RECV', 'FIN_WAIT1', 'FIN_WAIT2', 'TIME_WAIT', 'CLOSE', 'CLOSEWAIT', 'LASTACK', 'LISTEN', 'CLOSING'];
-const TIMERS = ['OFF', 'ON', 'KEEPALIVE', 'TIMEWAIT', 'PROBE'];
+const STATES = ['RESERVED', 'ESTABLISHED', 'SYN_SENT', 'SYN_RECV', 'FIN_WAIT1', 'FIN_WAIT2', 'TIME_WAIT', 'CLOSE', 'CLOSEWAIT', 'LASTACK', 'LISTEN', 'CLOSING'] as const;
+const TIMERS = ['OFF', 'ON', 'KEEPALIVE', 'TIMEWAIT', 'PROBE'] as const;
 
-export interface ConnectRecord {
-  l4proto: string;
-  localip: string;
-  localport: number;
-  remoteip: string;
-  remoteport: number;
-  state: string;
-  txqueue: number;
-  rxqueue: number;
-  tr: string;
-  timerwhen: number;
-  retrnsmt: number;
-  uid: number;
-  timeout: number;
-  inode: number;
-  ref: number;
-  pointer: string;
-  process: { pid: number; name: string };
-  netns: string;
-}
+/**
+ * A record as parsed: machine.ConnectRecord (its generated type, so the wire decides the fields),
+ * with the ones netstat filters and joins on known to be set.
+ */
+export type ConnectRecord = WireConnectRecord & { localip: string; localport: number; remoteip: string; remoteport: number; inode: number; process: { pid: number; name: string } };
 
-/** "0100007F" → 127.0.0.1; 32 hex digits → an IPv6 address (four little-endian words). */
+/** "0100007F" → 127.0.0.1; 32 hex digits → an IPv6 address (four little-endian words), as Go prints it. */
 export function procNetAddress(hex: string): string {
   const words: number[] = [];
   for (let i = 0; i < hex.length; i += 8) words.push(parseInt(hex.slice(i, i + 8), 16));
   const bytes = Buffer.alloc(words.length * 4);
   words.forEach((w, i) => bytes.writeUInt32LE(w >>> 0, i * 4));
-  if (bytes.length === 4) return [...bytes].join('.');
-  const groups: string[] = [];
-  for (let i = 0; i < 16; i += 2) groups.push(bytes.readUInt16BE(i).toString(16));
-  // The shortest form, as Go's net.IP.String() prints it.
-  let best = -1;
-  let bestLen = 1;
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== '0') {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === '0') j++;
-    if (j - i > bestLen) [best, bestLen] = [i, j - i];
-    i = j;
-  }
-  if (bytes.subarray(0, 10).every((b) => b === 0) && bytes.readUInt16BE(10) === 0xffff) return [...bytes.subarray(12)].join('.');
-  if (best < 0) return groups.join(':');
-  return `${groups.slice(0, best).join(':')}::${groups.slice(best + bestLen).join(':')}`;
+  return goIpString(bytes);
 }
 
 function unspecified(ip: string): boolean {
@@ -139,13 +108,6 @@ export function socketOwners(procRoot = '/proc'): Map<number, { pid: number; nam
     }
   }
   return owners;
-}
-
-export interface NetstatRequest {
-  filter?: 'ALL' | 'CONNECTED' | 'LISTENING' | number;
-  feature?: { pid?: boolean } | null;
-  l4proto?: Partial<Record<L4Proto, boolean>> | null;
-  netns?: { hostnetwork?: boolean; netns?: string[]; allnetns?: boolean } | null;
 }
 
 export function netstat(req: NetstatRequest, procRoot = '/proc'): ConnectRecord[] {

@@ -4,6 +4,7 @@ import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as grpc from '@grpc/grpc-js';
 import { connect, node, nodes, parseEndpoint, RpcError } from '../../../src/client/index.ts';
+import { upgradeRequests } from '../../../src/bronzectl/commands/upgrade.ts';
 import { newCA } from '../../../src/pki/ca.ts';
 import { issueClientCert, issueServerCert } from '../../../src/pki/certs.ts';
 import { deadEndpoint, makePki, startApi, type FakeApi, type Pki } from './testing.ts';
@@ -89,9 +90,9 @@ describe('connect', () => {
     expect(node('x', nodes(['a'])).getMap()).toEqual({ node: 'x' });
     const c = connect({ endpoints: [api.endpoint], ...creds() });
     try {
-      expect((await c.machine.version()).messages[0]!.version!.tag).toBe('v9');
-      await c.machine.version({ metadata: node('n2') });
-      await c.machine.version({ metadata: nodes(['a', 'b', 'c']) });
+      expect((await c.machine.Version()).messages[0]!.version!.tag).toBe('v9');
+      await c.machine.Version({}, { metadata: node('n2') });
+      await c.machine.Version({}, { metadata: nodes(['a', 'b', 'c']) });
     } finally {
       c.close();
     }
@@ -108,13 +109,13 @@ describe('connect', () => {
     const c = connect({ endpoints: [dead, api.endpoint], ...creds(), random: () => 0 });
     try {
       expect(c.currentEndpoint).toBe(dead);
-      const r = await c.machine.version();
+      const r = await c.machine.Version();
       expect(r.messages[0]!.metadata!.hostname).toBe('n1');
       expect(c.currentEndpoint).toBe(api.endpoint); // stays on the one that answered
       // Streams fail over too.
       const ac = new AbortController();
       const c2 = connect({ endpoints: [dead, api.endpoint], ...creds(), random: () => 0 });
-      for await (const d of c2.machine.dmesg({}, { signal: ac.signal })) {
+      for await (const d of c2.machine.Dmesg({}, { signal: ac.signal })) {
         expect(d.bytes.toString()).toBe('first\n');
         ac.abort();
       }
@@ -127,7 +128,7 @@ describe('connect', () => {
   it('reports UNAVAILABLE naming the endpoint when every endpoint is down', async () => {
     const c = connect({ endpoints: [await deadEndpoint()], ...creds() });
     try {
-      const err = await c.machine.version().then(
+      const err = await c.machine.Version().then(
         () => undefined,
         (e: unknown) => e,
       );
@@ -144,10 +145,10 @@ describe('connect', () => {
     const wrong = await startApi(pki, { '/machine.MachineService/Version': { unary: () => version('w') } }, { cert: other });
     const c = connect({ endpoints: [wrong.endpoint], ...creds() });
     try {
-      await expect(c.machine.version()).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+      await expect(c.machine.Version()).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
       // `localhost` is in the good certificate's DNS SANs: a name endpoint is checked by name.
       const byName = connect({ endpoints: [`localhost:${api.port}`], ...creds() });
-      await expect(byName.machine.version()).resolves.toBeDefined();
+      await expect(byName.machine.Version()).resolves.toBeDefined();
       byName.close();
     } finally {
       c.close();
@@ -160,7 +161,7 @@ describe('connect', () => {
     const stranger = await issueClientCert(otherCA, { commonName: 'x', roles: ['os:admin'], ttlMs: DAY });
     const c = connect({ endpoints: [api.endpoint], ca: pki.ca.crt, crt: stranger.crt, key: stranger.key });
     try {
-      await expect(c.machine.version()).rejects.toBeInstanceOf(RpcError);
+      await expect(c.machine.Version()).rejects.toBeInstanceOf(RpcError);
     } finally {
       c.close();
     }
@@ -172,7 +173,7 @@ describe('connect', () => {
     const maint = await startApi({ ca: selfCA, server: cert }, { '/machine.MachineService/Version': { unary: () => version('m') } }, { requireClientCert: false });
     const c = connect({ endpoints: [maint.endpoint], insecure: true });
     try {
-      expect((await c.machine.version()).messages[0]!.metadata!.hostname).toBe('m');
+      expect((await c.machine.Version()).messages[0]!.metadata!.hostname).toBe('m');
     } finally {
       c.close();
       await maint.close();
@@ -185,7 +186,7 @@ describe('connect', () => {
     const ac = new AbortController();
     const got: string[] = [];
     try {
-      for await (const d of c.machine.dmesg({ follow: true }, { signal: ac.signal })) {
+      for await (const d of c.machine.Dmesg({ follow: true }, { signal: ac.signal })) {
         got.push(d.bytes.toString());
         setTimeout(() => ac.abort(), 10);
       }
@@ -214,7 +215,7 @@ describe('bidirectional streams (UpgradeStream)', () => {
     try {
       const replies: Array<{ stage: string; message: string }> = [];
       const done = (async () => {
-        for await (const p of c.machine.upgradeStream({ image: '' }, { size: data.length, chunks: chunks() })) replies.push(p);
+        for await (const p of c.machine.UpgradeStream(upgradeRequests({ image: '' }, { size: data.length, chunks: chunks() }))) replies.push(p);
       })();
       await new Promise((r) => setTimeout(r, 500));
       // The server reads nothing: a few messages in flight and what the HTTP/2 windows hold, not 64.
@@ -235,7 +236,7 @@ describe('bidirectional streams (UpgradeStream)', () => {
     const c = connect({ endpoints: [await deadEndpoint(), api.endpoint], ...creds(), random: () => 0 });
     try {
       const out = [];
-      for await (const p of c.machine.upgradeStream({ image: '' }, { size: 3, chunks: (async function* () { yield Buffer.from('abc'); })() })) out.push(p);
+      for await (const p of c.machine.UpgradeStream(upgradeRequests({ image: '' }, { size: 3, chunks: (async function* () { yield Buffer.from('abc'); })() }))) out.push(p);
       expect(out).toHaveLength(1);
       expect(c.currentEndpoint).toBe(api.endpoint);
       expect(upgradeSeen.bytes).toBe(3);
@@ -249,7 +250,7 @@ describe('bidirectional streams (UpgradeStream)', () => {
     const c = connect({ endpoints: [dead], ...creds() });
     try {
       const run = (async () => {
-        for await (const _ of c.machine.upgradeStream({ image: 'https://x/y' })) void _;
+        for await (const _ of c.machine.UpgradeStream(upgradeRequests({ image: 'https://x/y' }))) void _;
       })();
       await expect(run).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE, endpoint: dead });
     } finally {
@@ -266,7 +267,7 @@ describe('bidirectional streams (UpgradeStream)', () => {
         throw new Error('EIO: reading upgrade.tar');
       }
       const run = (async () => {
-        for await (const _ of c.machine.upgradeStream({ image: '' }, { size: 10 * MiB, chunks: failing() })) void _;
+        for await (const _ of c.machine.UpgradeStream(upgradeRequests({ image: '' }, { size: 10 * MiB, chunks: failing() }))) void _;
       })();
       await expect(run).rejects.toThrow('EIO: reading upgrade.tar');
       const deadline = Date.now() + 2000;

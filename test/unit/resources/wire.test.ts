@@ -36,6 +36,8 @@ import { ManualUeventSource } from '../../../src/udevd/uevent-socket.ts';
 import { buildGpt, ext4Superblock, fatImage } from '../../../src/disk/testing-images.ts';
 import { Udevd } from '../../../src/udevd/udevd.ts';
 import { strictDecode, type Decoded } from '../../lib/proto-strict.ts';
+import { unusedKeys } from '../../../src/contract/resources/codec.ts';
+import { messageType } from '../../../src/contract/protos.ts';
 
 const registry = new DefinitionRegistry();
 const quiet: Logger = { info() {}, warn() {}, error() {} };
@@ -167,6 +169,17 @@ describe('resources on Talos\'s wire', () => {
       if (type === MACHINE_CONFIG_TYPE) expect(machineConfigDocuments(yaml)).toEqual({ data: (r.spec as MachineConfigSpec).data }); // only the text travels
       else expect(yaml).toEqual(JSON.parse(JSON.stringify(r.spec)));
     }
+  });
+
+  it('every key of every sample spec reaches its message, but those a definition names yamlOnly', () => {
+    const left: string[] = [];
+    for (const r of samples) {
+      const def = registry.get(r.metadata.type)!;
+      if (def.proto!.encode) continue; // the config's text: one field
+      const unused = unusedKeys(messageType(def.proto!.message), def.proto!.fields ?? {}, r.spec as Record<string, unknown>);
+      left.push(...unused.filter((k) => !def.proto!.yamlOnly?.includes(k)).map((k) => `${def.type}/${r.metadata.id}: ${k}`));
+    }
+    expect(left).toEqual([]);
   });
 
   it('a field the message does not have, or the wrong wire type, fails the strict read', () => {

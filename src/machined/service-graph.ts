@@ -68,7 +68,7 @@ export function daemonEnv(id: string, env: Record<string, string>, pid1 = proces
   const inherited = (env.NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean);
   const have = new Set(inherited);
   const added = [...new Set([...ROLE_NODE_OPTIONS, ...DAEMON_V8_FLAGS[id as DaemonName]])].filter((o) => !have.has(o));
-  const out = { ...env, NODE_OPTIONS: [...inherited, ...added].join(' ') };
+  const out: Record<string, string> = { ...env, NODE_OPTIONS: [...inherited, ...added].join(' ') };
   // timed cannot tell by itself that it runs on a node once it is not root (/proc/1/exe is not
   // readable to it): machined as PID 1 says so, at every start (the env controller's restarts too).
   if (id === 'timed' && pid1 && out.BRONZE_TIMED_CLOCK === undefined) out.BRONZE_TIMED_CLOCK = 'adjust';

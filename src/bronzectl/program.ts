@@ -23,11 +23,13 @@ import { register as events } from './commands/events.ts';
 import { register as gen } from './commands/gen.ts';
 import { register as get } from './commands/get.ts';
 import { register as health } from './commands/health.ts';
+import { register as inspect } from './commands/inspect.ts';
 import { register as install } from './commands/install.ts';
 import { register as list } from './commands/list.ts';
 import { register as logs } from './commands/logs.ts';
 import { register as machineconfig } from './commands/machineconfig.ts';
 import { register as memory } from './commands/memory.ts';
+import { register as meta } from './commands/meta.ts';
 import { register as mounts } from './commands/mounts.ts';
 import { register as netstat } from './commands/netstat.ts';
 import { register as patch } from './commands/patch.ts';
@@ -72,11 +74,13 @@ export const COMMANDS: ReadonlyArray<readonly [names: readonly string[], registe
   [['gen'], gen],
   [['get'], get],
   [['health'], health],
+  [['inspect'], inspect],
   [['install'], install],
   [['list', 'ls'], list],
   [['logs'], logs],
   [['machineconfig', 'mc'], machineconfig],
   [['memory', 'free'], memory],
+  [['meta'], meta],
   [['mounts', 'df'], mounts],
   [['netstat', 'ss'], netstat],
   [['patch'], patch],

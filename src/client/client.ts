@@ -61,6 +61,7 @@ export class Client {
   /** machine.MachineService: unary replies are envelopes, one item per node, errors in item metadata. */
   readonly machine: Service<'machine.MachineService'> = service(this, 'machine.MachineService');
   readonly time: Service<'time.TimeService'> = service(this, 'time.TimeService');
+  readonly inspect: Service<'inspect.InspectService'> = service(this, 'inspect.InspectService');
   /** cosi.resource.State as it is (its replies carry no node metadata: target one node per call). */
   readonly cosi: Service<'cosi.resource.State'> = service(this, 'cosi.resource.State');
   /** Resource reads on cosi.resource.State, as COSI's client makes them (./state.ts). */

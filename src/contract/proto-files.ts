@@ -4,6 +4,7 @@ export const PROTO_FILES: readonly string[] = [
   'google/rpc/status.proto',
   'common/common.proto',
   'machine/machine.proto',
+  'inspect/inspect.proto',
   'time/time.proto',
   'security/security.proto',
   'cosi/v1alpha1/resource.proto',

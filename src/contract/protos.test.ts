@@ -68,6 +68,7 @@ describe('proto files', () => {
       'google/rpc/status.proto',
       'common/common.proto',
       'machine/machine.proto',
+      'inspect/inspect.proto',
       'time/time.proto',
       'security/security.proto',
       'cosi/v1alpha1/resource.proto',
@@ -89,7 +90,7 @@ describe('proto files', () => {
       'grpc/health/v1/health.proto',
     ]);
     expect(grpcObject()).toBeTruthy();
-    for (const s of ['machine.MachineService', 'time.TimeService', 'securityapi.SecurityService', 'cosi.resource.State', 'grpc.health.v1.Health']) {
+    for (const s of ['machine.MachineService', 'inspect.InspectService', 'time.TimeService', 'securityapi.SecurityService', 'cosi.resource.State', 'grpc.health.v1.Health']) {
       expect(Object.keys(serviceDefinition(s)).length, s).toBeGreaterThan(0);
     }
   });
@@ -103,10 +104,11 @@ describe('proto files', () => {
         'EtcdAlarmDisarm', 'EtcdDefragment', 'EtcdStatus',
         'GenerateClientConfiguration', 'Hostname', 'Install', 'List', 'LoadAvg', 'Logs', 'Memory', 'Mounts', 'Netstat', 'NetworkDeviceStats',
         'PacketCapture', 'Processes', 'Read', 'Reboot', 'Repair', 'Reset', 'Rollback', 'ServiceList', 'ServiceRestart', 'ServiceStart', 'ServiceStop',
-        'Shutdown', 'Stats', 'SystemStat', 'Upgrade', 'UpgradeStream', 'Version',
+        'Shutdown', 'Stats', 'SystemStat', 'Upgrade', 'UpgradeStream', 'Version', 'MetaWrite', 'MetaDelete',
       ].sort(),
     );
     expect(names('time.TimeService')).toEqual(['Time', 'TimeCheck']);
+    expect(names('inspect.InspectService')).toEqual(['ControllerRuntimeDependencies']);
     expect(names('securityapi.SecurityService')).toEqual(['Certificate']);
     expect(names('cosi.resource.State')).toEqual(['Create', 'Destroy', 'Get', 'List', 'Update', 'Watch']);
     expect(serviceDefinition('machine.MachineService').Reboot!.path).toBe('/machine.MachineService/Reboot');
@@ -134,7 +136,7 @@ describe('proto files', () => {
     // EtcdRecover: the client uploads a snapshot (Talos's), one reply.
     const clientStreaming = new Set(['/machine.MachineService/UpgradeStream', '/machine.MachineService/EtcdRecover']);
     const seen = new Set<string>();
-    for (const s of ['machine.MachineService', 'time.TimeService', 'securityapi.SecurityService', 'cosi.resource.State', 'grpc.health.v1.Health']) {
+    for (const s of ['machine.MachineService', 'inspect.InspectService', 'time.TimeService', 'securityapi.SecurityService', 'cosi.resource.State', 'grpc.health.v1.Health']) {
       for (const m of Object.values(serviceDefinition(s))) {
         expect(m.responseStream, m.path).toBe(streaming.has(m.path));
         expect(m.requestStream, m.path).toBe(clientStreaming.has(m.path));
@@ -366,6 +368,12 @@ describe('field numbers by name (Talos / COSI contract table)', () => {
     'machine.StatsRequest': { namespace: 1, driver: 2 },
     'machine.Stat': { namespace: 1, id: 2, memory_usage: 4, cpu_usage: 5, pod_id: 6, name: 7 },
     'machine.Stats': { metadata: 1, stats: 2 },
+    'machine.MetaWriteRequest': { key: 1, value: 2 },
+    'machine.MetaWrite': { metadata: 1 },
+    'machine.MetaDeleteRequest': { key: 1 },
+    'machine.MetaDelete': { metadata: 1 },
+    'inspect.ControllerRuntimeDependency': { metadata: 1, edges: 2 },
+    'inspect.ControllerDependencyEdge': { controller_name: 1, edge_type: 2, resource_namespace: 3, resource_type: 4, resource_id: 5 },
     'time.TimeRequest': { server: 1 },
     'time.Time': { metadata: 1, server: 2, localtime: 3, remotetime: 4 },
     'securityapi.CertificateRequest': { csr: 1 },
@@ -394,12 +402,13 @@ describe('field numbers by name (Talos / COSI contract table)', () => {
     expect(e('machine.ResetRequest.WipeMode')).toEqual({ ALL: 0, SYSTEM_DISK: 1, USER_DISKS: 2 });
     expect(e('cosi.resource.EventType')).toEqual({ CREATED: 0, UPDATED: 1, DESTROYED: 2, BOOTSTRAPPED: 3, ERRORED: 4, NOOP: 5 });
     expect(e('common.Code')).toEqual({ FATAL: 0, LOCKED: 1, CANCELED: 2 });
+    expect(e('inspect.DependencyEdgeType')).toEqual({ OUTPUT_EXCLUSIVE: 0, OUTPUT_SHARED: 3, INPUT_STRONG: 1, INPUT_WEAK: 2, INPUT_DESTROY_READY: 4 });
   });
 
   it('every machine and time reply is the `repeated messages = 1` envelope of a message whose field 1 is common.Metadata', () => {
     const root = protoRoot();
     const checked: string[] = [];
-    for (const svc of ['machine.MachineService', 'time.TimeService']) {
+    for (const svc of ['machine.MachineService', 'inspect.InspectService', 'time.TimeService']) {
       for (const m of Object.values(root.lookupService(svc).methods)) {
         const res = m.resolvedResponseType!;
         let item: protobuf.Type = res;
@@ -416,7 +425,7 @@ describe('field numbers by name (Talos / COSI contract table)', () => {
         checked.push(m.name);
       }
     }
-    expect(checked.length).toBe(49);
+    expect(checked.length).toBe(52);
   });
 });
 

@@ -73,6 +73,7 @@ describe('allowed', () => {
         '/cosi.resource.State/Get',
         '/cosi.resource.State/List',
         '/cosi.resource.State/Watch',
+        '/inspect.InspectService/ControllerRuntimeDependencies',
         '/machine.MachineService/CPUFreqStats',
         '/machine.MachineService/CPUInfo',
         '/machine.MachineService/Containers',
@@ -118,7 +119,7 @@ describe('allowed', () => {
       '/machine.MachineService/ServiceStop',
       '/machine.MachineService/Shutdown',
     ]);
-    for (const m of ['/machine.MachineService/Copy', '/machine.MachineService/Upgrade', '/machine.MachineService/Reset', '/machine.MachineService/Rollback', '/machine.MachineService/ApplyConfiguration', '/cosi.resource.State/Create']) {
+    for (const m of ['/machine.MachineService/Copy', '/machine.MachineService/MetaWrite', '/machine.MachineService/MetaDelete', '/machine.MachineService/Upgrade', '/machine.MachineService/Reset', '/machine.MachineService/Rollback', '/machine.MachineService/ApplyConfiguration', '/cosi.resource.State/Create']) {
       expect(allowed(m, ['os:operator']), m).toBe(false);
     }
   });

@@ -90,6 +90,9 @@ export const RBAC: Readonly<Record<string, Rule>> = Object.freeze({
   '/machine.MachineService/UpgradeStream': admin,
   '/machine.MachineService/Install': admin,
   '/machine.MachineService/Repair': admin,
+  // META survives reinstalls and resets: writing or deleting a key is admin only (as Talos).
+  '/machine.MachineService/MetaWrite': admin,
+  '/machine.MachineService/MetaDelete': admin,
 
   // An etcd snapshot holds every cluster secret; it has its own role.
   '/machine.MachineService/EtcdSnapshot': etcdBackup,
@@ -105,6 +108,9 @@ export const RBAC: Readonly<Record<string, Rule>> = Object.freeze({
   '/machine.MachineService/EtcdLeaveCluster': admin,
   '/machine.MachineService/EtcdRemoveMemberByID': admin,
   '/machine.MachineService/EtcdRecover': admin,
+
+  // The controller/daemon -> resource graph: names of types, no values (Talos: reader).
+  '/inspect.InspectService/ControllerRuntimeDependencies': reader,
 
   '/time.TimeService/Time': reader,
   '/time.TimeService/TimeCheck': reader,

@@ -89,8 +89,8 @@ export async function loadConfig(o: {
 
 /** The resources the API serves from its first call, the controllers, and machined's API. */
 export async function startApi(
-  o: PublisherDeps & { log: KmsgLogger; pid1: boolean; controllers: Pick<ControllerRuntime, 'start'>; cluster: ClusterParts; lifecycle: NodeLifecycle },
-  api: Pick<MachinedApiDeps, 'supervisor' | 'events' | 'requestSequence' | 'generateClientConfiguration' | 'applyConfiguration'>,
+  o: PublisherDeps & { log: KmsgLogger; pid1: boolean; controllers: Pick<ControllerRuntime, 'start' | 'dependencies'>; cluster: ClusterParts; lifecycle: NodeLifecycle },
+  api: Pick<MachinedApiDeps, 'supervisor' | 'events' | 'requestSequence' | 'generateClientConfiguration' | 'applyConfiguration' | 'metaDevice'>,
 ): Promise<{ close(): Promise<void> }> {
   const { state, registry, log, cluster } = o;
   await publishSystemFacts(o, o.pid1);
@@ -108,6 +108,7 @@ export async function startApi(
     }),
     etcd: cluster.api,
     clusterRegistry: cluster.registryService,
+    controllers: () => o.controllers.dependencies(),
     powerCheck: cluster.powerCheck,
     onError: (m) => log.warn(m),
   });
@@ -192,6 +193,7 @@ export function bootTasks(node: MachinedNode): Tasks {
           requestSequence: (seq, reason, actorId) => request(seq, reason, actorId),
           generateClientConfiguration: (req) => nodeConfig.generateClientConfiguration(req),
           applyConfiguration: (req) => nodeConfig.applyConfiguration(req),
+          metaDevice: () => node.metaDevice(),
         },
       );
     },

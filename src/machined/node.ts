@@ -144,7 +144,7 @@ export class MachinedNode {
       installNotice: pid1 ? (text) => lifecycle.installNotice(text) : undefined,
       // META: the configuration record and recovery identity (a host run may name a file for it).
       meta: () => {
-        const dev = pid1 ? this.volumes?.disk?.partitions.META?.device : process.env.BRONZE_META_FILE;
+        const dev = this.metaDevice();
         return dev ? metaRecordStore(dev) : undefined;
       },
       event: (type, error) => void this.events.publish(type, { error }),
@@ -161,6 +161,11 @@ export class MachinedNode {
       },
     });
     this.#tasks = o.tasks(this);
+  }
+
+  /** META: the partition of the node's disk, or in a host run the file BRONZE_META_FILE names; undefined: none. */
+  metaDevice(): string | undefined {
+    return (this.pid1 ? this.volumes?.disk?.partitions.META?.device : process.env.BRONZE_META_FILE) || undefined;
   }
 
   /** A configuration became the node's (at boot, or applied later). */

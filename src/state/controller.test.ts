@@ -368,3 +368,19 @@ describe('ControllerRuntime', () => {
     expect(() => rt.register(counter('F', { inputs: [{ namespace: '', type: IN, kind: 'weak' }], outputs: [] }).c)).toThrow(/input without/);
   });
 });
+
+describe('dependencies', () => {
+  it('lists each controller’s declared inputs and outputs, in registration order, as copies', () => {
+    const { rt } = setup();
+    const run = async () => {};
+    rt.register({ name: 'B', inputs: [{ namespace: 'config', type: IN, kind: 'strong' }], outputs: [{ type: OUT, kind: 'exclusive' }], run });
+    rt.register({ name: 'A', inputs: [], outputs: [{ type: 'Shared.bronze.dev', kind: 'shared' }], run });
+    const deps = rt.dependencies();
+    expect(deps).toEqual([
+      { name: 'B', inputs: [{ namespace: 'config', type: IN, kind: 'strong' }], outputs: [{ type: OUT, kind: 'exclusive' }] },
+      { name: 'A', inputs: [], outputs: [{ type: 'Shared.bronze.dev', kind: 'shared' }] },
+    ]);
+    deps[0]!.inputs[0]!.type = 'changed';
+    expect(rt.dependencies()[0]!.inputs[0]!.type).toBe(IN);
+  });
+});

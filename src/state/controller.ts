@@ -146,7 +146,20 @@ export class ControllerRuntime {
   status(): ControllerStatus[] {
     return [...this.#runners.values()].map((r) => r.status());
   }
+
+  /** What each registered controller declares (name, inputs, outputs), in registration order:
+   *  the dependency graph the inspect API serves. */
+  dependencies(): ControllerDependencies[] {
+    return [...this.#runners.values()].map(({ controller: c }) => ({
+      name: c.name,
+      inputs: c.inputs.map((i) => ({ ...i })),
+      outputs: c.outputs.map((o) => ({ ...o })),
+    }));
+  }
 }
+
+/** A controller's declarations without its code. */
+export type ControllerDependencies = Pick<Controller, 'name' | 'inputs' | 'outputs'>;
 
 export function registerControllers(runtime: ControllerRuntime, controllers: readonly Controller[]): void {
   for (const c of controllers) runtime.register(c);

@@ -8,6 +8,7 @@ import type { KVDefinition as _etcdserverpb_KV } from './etcdserverpb/KV.ts';
 import type { LeaseDefinition as _etcdserverpb_Lease } from './etcdserverpb/Lease.ts';
 import type { MaintenanceDefinition as _etcdserverpb_Maintenance } from './etcdserverpb/Maintenance.ts';
 import type { HealthDefinition as _grpc_health_v1_Health } from './grpc/health/v1/Health.ts';
+import type { InspectServiceDefinition as _inspect_InspectService } from './inspect/InspectService.ts';
 import type { MachineServiceDefinition as _machine_MachineService } from './machine/MachineService.ts';
 import type { SecurityServiceDefinition as _securityapi_SecurityService } from './securityapi/SecurityService.ts';
 import type { TimeServiceDefinition as _time_TimeService } from './time/TimeService.ts';
@@ -37,6 +38,7 @@ export interface RpcMethods {
   '/etcdserverpb.Maintenance/Status': { def: _etcdserverpb_Maintenance['Status']; kind: 'unary' };
   '/grpc.health.v1.Health/Check': { def: _grpc_health_v1_Health['Check']; kind: 'unary' };
   '/grpc.health.v1.Health/Watch': { def: _grpc_health_v1_Health['Watch']; kind: 'server-stream' };
+  '/inspect.InspectService/ControllerRuntimeDependencies': { def: _inspect_InspectService['ControllerRuntimeDependencies']; kind: 'unary' };
   '/machine.MachineService/ApplyConfiguration': { def: _machine_MachineService['ApplyConfiguration']; kind: 'unary' };
   '/machine.MachineService/Bootstrap': { def: _machine_MachineService['Bootstrap']; kind: 'unary' };
   '/machine.MachineService/CPUFreqStats': { def: _machine_MachineService['CPUFreqStats']; kind: 'unary' };
@@ -64,6 +66,8 @@ export interface RpcMethods {
   '/machine.MachineService/LoadAvg': { def: _machine_MachineService['LoadAvg']; kind: 'unary' };
   '/machine.MachineService/Logs': { def: _machine_MachineService['Logs']; kind: 'server-stream' };
   '/machine.MachineService/Memory': { def: _machine_MachineService['Memory']; kind: 'unary' };
+  '/machine.MachineService/MetaDelete': { def: _machine_MachineService['MetaDelete']; kind: 'unary' };
+  '/machine.MachineService/MetaWrite': { def: _machine_MachineService['MetaWrite']; kind: 'unary' };
   '/machine.MachineService/Mounts': { def: _machine_MachineService['Mounts']; kind: 'unary' };
   '/machine.MachineService/Netstat': { def: _machine_MachineService['Netstat']; kind: 'unary' };
   '/machine.MachineService/NetworkDeviceStats': { def: _machine_MachineService['NetworkDeviceStats']; kind: 'unary' };

@@ -1,4 +1,5 @@
-// machined's API server: grpc.health.v1.Health, machine.MachineService and cosi.resource.State
+// machined's API server: grpc.health.v1.Health, machine.MachineService, inspect.InspectService
+// (./inspect.ts) and cosi.resource.State
 // on machined's unix socket (<run dir>/machined/machined.sock), which apid routes to.
 // Everything it serves is passed in explicitly (ApplyConfiguration and
 // GenerateClientConfiguration too). Install, Upgrade, UpgradeStream, Reset and Rollback are
@@ -35,6 +36,9 @@ import { netstatHandlers } from './netstat.ts';
 import { pcapHandlers } from './pcap.ts';
 import { type PowerCheck, type RequestSequence, powerHandlers } from './power.ts';
 import { type EtcdApiDeps, etcdHandlers } from './etcd.ts';
+import { inspectHandlers } from './inspect.ts';
+import { metaHandlers } from './meta.ts';
+import type { ControllerDependencies } from '../../state/controller.ts';
 import { resourceHandlers } from './resources.ts';
 import { type ServiceControl, serviceHandlers } from './services.ts';
 import { sysinfoHandlers } from './sysinfo.ts';
@@ -69,6 +73,10 @@ export interface MachinedApiDeps {
   lifecycle?: Lifecycle;
   /** The node's etcd (control planes): Bootstrap and Etcd*; absent: they answer as on a worker. */
   etcd?: EtcdApiDeps;
+  /** The controllers machined runs, for inspect.InspectService; absent: none (the daemons' types only). */
+  controllers?: () => readonly ControllerDependencies[];
+  /** META (MetaWrite, MetaDelete): the partition, or a file in a host run; absent or undefined: FAILED_PRECONDITION. */
+  metaDevice?: () => string | undefined;
   /** bronze.cluster.Registry (trustd relays workers' Hello to it); absent: not served. */
   clusterRegistry?: grpc.UntypedServiceImplementation;
   /** Checked before a Reboot or Shutdown is accepted (etcd quorum safety); throws an ApiError to refuse. */
@@ -142,6 +150,7 @@ export async function startMachinedApi(deps: MachinedApiDeps): Promise<MachinedA
       ...containersHandlers(),
       ...pcapHandlers(),
       ...etcdHandlers(deps.etcd),
+      ...metaHandlers({ metaDevice: () => deps.metaDevice?.() }),
       ...powerHandlers({
         requestSequence: deps.requestSequence,
         check: deps.powerCheck,
@@ -155,6 +164,7 @@ export async function startMachinedApi(deps: MachinedApiDeps): Promise<MachinedA
       }),
     },
   });
+  services.push({ name: 'inspect.InspectService', impl: inspectHandlers({ controllers: () => deps.controllers?.() ?? [], definitions: () => deps.registry.list() }) });
   services.push({ name: 'cosi.resource.State', impl: resourceHandlers({ state: deps.state, registry: deps.registry }) });
   if (deps.clusterRegistry) services.push({ name: 'bronze.cluster.Registry', impl: deps.clusterRegistry });
 

@@ -41,6 +41,10 @@ import type { ListRequest as _machine_ListRequest, ListRequest__Output as _machi
 import type { LoadAvgResponse as _machine_LoadAvgResponse, LoadAvgResponse__Output as _machine_LoadAvgResponse__Output } from '../machine/LoadAvgResponse.ts';
 import type { LogsRequest as _machine_LogsRequest, LogsRequest__Output as _machine_LogsRequest__Output } from '../machine/LogsRequest.ts';
 import type { MemoryResponse as _machine_MemoryResponse, MemoryResponse__Output as _machine_MemoryResponse__Output } from '../machine/MemoryResponse.ts';
+import type { MetaDeleteRequest as _machine_MetaDeleteRequest, MetaDeleteRequest__Output as _machine_MetaDeleteRequest__Output } from '../machine/MetaDeleteRequest.ts';
+import type { MetaDeleteResponse as _machine_MetaDeleteResponse, MetaDeleteResponse__Output as _machine_MetaDeleteResponse__Output } from '../machine/MetaDeleteResponse.ts';
+import type { MetaWriteRequest as _machine_MetaWriteRequest, MetaWriteRequest__Output as _machine_MetaWriteRequest__Output } from '../machine/MetaWriteRequest.ts';
+import type { MetaWriteResponse as _machine_MetaWriteResponse, MetaWriteResponse__Output as _machine_MetaWriteResponse__Output } from '../machine/MetaWriteResponse.ts';
 import type { MountsResponse as _machine_MountsResponse, MountsResponse__Output as _machine_MountsResponse__Output } from '../machine/MountsResponse.ts';
 import type { NetstatRequest as _machine_NetstatRequest, NetstatRequest__Output as _machine_NetstatRequest__Output } from '../machine/NetstatRequest.ts';
 import type { NetstatResponse as _machine_NetstatResponse, NetstatResponse__Output as _machine_NetstatResponse__Output } from '../machine/NetstatResponse.ts';
@@ -101,6 +105,8 @@ export interface MachineServiceDefinition {
   LoadAvg: MethodDefinition<_google_protobuf_Empty, _machine_LoadAvgResponse, _google_protobuf_Empty__Output, _machine_LoadAvgResponse__Output>
   Logs: MethodDefinition<_machine_LogsRequest, _common_Data, _machine_LogsRequest__Output, _common_Data__Output>
   Memory: MethodDefinition<_google_protobuf_Empty, _machine_MemoryResponse, _google_protobuf_Empty__Output, _machine_MemoryResponse__Output>
+  MetaDelete: MethodDefinition<_machine_MetaDeleteRequest, _machine_MetaDeleteResponse, _machine_MetaDeleteRequest__Output, _machine_MetaDeleteResponse__Output>
+  MetaWrite: MethodDefinition<_machine_MetaWriteRequest, _machine_MetaWriteResponse, _machine_MetaWriteRequest__Output, _machine_MetaWriteResponse__Output>
   Mounts: MethodDefinition<_google_protobuf_Empty, _machine_MountsResponse, _google_protobuf_Empty__Output, _machine_MountsResponse__Output>
   Netstat: MethodDefinition<_machine_NetstatRequest, _machine_NetstatResponse, _machine_NetstatRequest__Output, _machine_NetstatResponse__Output>
   NetworkDeviceStats: MethodDefinition<_google_protobuf_Empty, _machine_NetworkDeviceStatsResponse, _google_protobuf_Empty__Output, _machine_NetworkDeviceStatsResponse__Output>

@@ -105,7 +105,7 @@ async function sample(c: Client, startedAt: number): Promise<Sample> {
     const res = await c.machine.Processes({}, { deadline: Date.now() + 60_000 });
     const procs = res.messages[0]?.processes ?? [];
     const mib = (p?: { resident_memory: string }) => (p ? Number(p.resident_memory) / (1 << 20) : undefined);
-    return { atMs: at, apidMiB: mib(procs.find((p) => p.command === 'apid')), machinedMiB: mib(procs.find((p) => p.pid === 1)) };
+    return { atMs: at, apidMiB: mib(procs.find((p) => p.command === 'apid' || /(^|\/)apid$/.test(p.args.split(' ')[0] ?? ''))), machinedMiB: mib(procs.find((p) => p.pid === 1)) };
   } catch (err) {
     return { atMs: at, error: (err as Error).message.split('\n')[0] };
   }

@@ -15,7 +15,7 @@
 // thread in Node.
 import fs from 'node:fs';
 import { koffi } from './native.ts';
-import { SyscallError } from './sys.ts';
+import { checkSyscall, prctl } from './sys.ts';
 
 /** Capability numbers (linux/capability.h) of the names Bronze uses. */
 export const CAPABILITIES: Readonly<Record<string, number>> = Object.freeze({
@@ -51,7 +51,6 @@ export function capabilityMask(names: readonly string[]): bigint {
 interface CapLibc {
   capget: (hdr: Buffer, data: Buffer) => number;
   capset: (hdr: Buffer, data: Buffer) => number;
-  prctl: (option: number, a2: number, a3: number, a4: number, a5: number) => number;
 }
 
 let bound: CapLibc | undefined;
@@ -61,15 +60,10 @@ function lib(): CapLibc {
   bound = {
     capget: c.func('int capget(void *hdr, void *data)'),
     capset: c.func('int capset(void *hdr, void *data)'),
-    prctl: c.func('int prctl(int option, unsigned long a2, unsigned long a3, unsigned long a4, unsigned long a5)'),
   };
   return bound;
 }
 
-function check(call: string, rc: number): number {
-  if (rc < 0) throw new SyscallError(call, koffi().errno());
-  return rc;
-}
 
 export interface CapSets {
   effective: bigint;
@@ -87,7 +81,7 @@ function header(): Buffer {
 /** The calling thread's capability sets. */
 export function getCapabilities(): CapSets {
   const data = Buffer.alloc(24);
-  check('capget', lib().capget(header(), data));
+  checkSyscall('capget', lib().capget(header(), data));
   const at = (field: number) => BigInt(data.readUInt32LE(field)) | (BigInt(data.readUInt32LE(12 + field)) << 32n);
   return { effective: at(0), permitted: at(4), inheritable: at(8) };
 }
@@ -102,11 +96,11 @@ export function setCapabilities(s: CapSets): void {
   put(0, s.effective);
   put(4, s.permitted);
   put(8, s.inheritable);
-  check('capset', lib().capset(header(), data));
+  checkSyscall('capset', lib().capset(header(), data));
 }
 
 function securebits(): number {
-  return check('prctl(PR_GET_SECUREBITS)', lib().prctl(PR_GET_SECUREBITS, 0, 0, 0, 0));
+  return prctl('prctl(PR_GET_SECUREBITS)', PR_GET_SECUREBITS);
 }
 
 let poisoned: string | undefined;
@@ -127,13 +121,13 @@ export function withAmbientCapabilities<T>(names: readonly string[], spawn: () =
   const bits = securebits();
   try {
     setCapabilities({ ...saved, inheritable: saved.inheritable | mask });
-    for (const n of names) check(`prctl(PR_CAP_AMBIENT_RAISE, ${n})`, lib().prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAPABILITIES[n]!, 0, 0));
-    check('prctl(PR_SET_SECUREBITS)', lib().prctl(PR_SET_SECUREBITS, bits | SECBIT_NO_SETUID_FIXUP, 0, 0, 0));
+    for (const n of names) prctl(`prctl(PR_CAP_AMBIENT_RAISE, ${n})`, PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAPABILITIES[n]!);
+    prctl('prctl(PR_SET_SECUREBITS)', PR_SET_SECUREBITS, bits | SECBIT_NO_SETUID_FIXUP);
     return spawn();
   } finally {
     try {
-      check('prctl(PR_SET_SECUREBITS)', lib().prctl(PR_SET_SECUREBITS, bits, 0, 0, 0));
-      check('prctl(PR_CAP_AMBIENT_CLEAR_ALL)', lib().prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0));
+      prctl('prctl(PR_SET_SECUREBITS)', PR_SET_SECUREBITS, bits);
+      prctl('prctl(PR_CAP_AMBIENT_CLEAR_ALL)', PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL);
       setCapabilities(saved);
       const now = getCapabilities();
       if (securebits() !== bits || now.inheritable !== saved.inheritable) throw new Error('the thread\'s securebits or inheritable set did not go back');

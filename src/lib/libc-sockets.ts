@@ -7,6 +7,7 @@ export interface SocketLibc {
   socket: (domain: number, type: number, protocol: number) => number;
   bind: (fd: number, addr: Buffer, len: number) => number;
   setsockopt: (fd: number, level: number, name: number, value: Buffer, len: number) => number;
+  getsockopt: (fd: number, level: number, name: number, value: Buffer, len: Buffer) => number;
   sendto: (fd: number, buf: Buffer, len: number, flags: number, addr: Buffer | null, addrlen: number) => number;
   recv: (fd: number, buf: Buffer, len: number, flags: number) => number;
   recvfrom: (fd: number, buf: Buffer, len: number, flags: number, addr: Buffer, addrlen: Buffer) => number | bigint;
@@ -28,6 +29,7 @@ export function socketLibc(): SocketLibc {
     socket: c.func('int socket(int domain, int type, int protocol)'),
     bind: c.func('int bind(int fd, const void *addr, uint32_t len)'),
     setsockopt: c.func('int setsockopt(int fd, int level, int name, const void *value, uint32_t len)'),
+    getsockopt: c.func('int getsockopt(int fd, int level, int name, void *value, void *len)'),
     sendto: c.func('intptr_t sendto(int fd, const void *buf, size_t len, int flags, const void *addr, uint32_t addrlen)'),
     recv: c.func('intptr_t recv(int fd, void *buf, size_t len, int flags)'),
     recvfrom: c.func('intptr_t recvfrom(int fd, void *buf, size_t len, int flags, void *addr, void *addrlen)'),

@@ -1,9 +1,9 @@
 // Who is at the other end of a unix socket: the kernel's SO_PEERCRED (the pid, uid and gid of
-// the process that connected, as they were when it connected), read with getsockopt through
-// koffi on the accepted socket's descriptor. Node offers no way to read it.
+// the process that connected, as they were when it connected), read with getsockopt
+// (lib/libc-sockets.ts) on the accepted socket's descriptor. Node offers no way to read it.
 import type net from 'node:net';
-import { koffi } from './native.ts';
-import { SyscallError } from './sys.ts';
+import { socketLibc } from './libc-sockets.ts';
+import { checkSyscall } from './sys.ts';
 
 const SOL_SOCKET = 1;
 const SO_PEERCRED = 17;
@@ -14,15 +14,12 @@ export interface PeerCredentials {
   gid: number;
 }
 
-let getsockopt: ((fd: number, level: number, name: number, value: Buffer, len: Buffer) => number) | undefined;
-
 /** SO_PEERCRED of the socket with descriptor `fd`. */
 export function peerCredentialsOfFd(fd: number): PeerCredentials {
-  getsockopt ??= koffi().load('libc.so.6').func('int getsockopt(int fd, int level, int name, void *value, void *len)');
   const ucred = Buffer.alloc(12);
   const len = Buffer.alloc(4);
   len.writeUInt32LE(ucred.length, 0);
-  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, ucred, len) < 0) throw new SyscallError(`getsockopt(${fd}, SO_PEERCRED)`, koffi().errno());
+  checkSyscall(`getsockopt(${fd}, SO_PEERCRED)`, socketLibc().getsockopt(fd, SOL_SOCKET, SO_PEERCRED, ucred, len));
   if (len.readUInt32LE(0) !== ucred.length) throw new Error(`getsockopt(${fd}, SO_PEERCRED): ${len.readUInt32LE(0)} bytes, not 12`);
   return { pid: ucred.readInt32LE(0), uid: ucred.readUInt32LE(4), gid: ucred.readUInt32LE(8) };
 }

@@ -73,9 +73,16 @@ function lib(): Libc {
   return libc;
 }
 
-function check(call: string, rc: number): number {
+/** `rc`, or a SyscallError naming `call` and errno when the call failed (rc < 0). */
+export function checkSyscall(call: string, rc: number): number {
   if (rc < 0) throw new SyscallError(call, koffi().errno());
   return rc;
+}
+const check = checkSyscall;
+
+/** prctl(2), checked: `what` names the call in the error. */
+export function prctl(what: string, option: number, arg2 = 0, arg3 = 0, arg4 = 0, arg5 = 0): number {
+  return check(what, lib().prctl(option, arg2, arg3, arg4, arg5));
 }
 
 export function mount(src: string | null, target: string, fstype: string | null, flags: number, data: string | null = null): void {
@@ -145,5 +152,5 @@ const PR_SET_CHILD_SUBREAPER = 36;
 
 /** Makes this process the reaper of its orphaned descendants, as PID 1 is for everyone. */
 export function setChildSubreaper(): void {
-  check('prctl(PR_SET_CHILD_SUBREAPER)', lib().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0));
+  prctl('prctl(PR_SET_CHILD_SUBREAPER)', PR_SET_CHILD_SUBREAPER, 1);
 }

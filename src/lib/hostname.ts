@@ -19,6 +19,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { keptRandomId } from './kept-id.ts';
 
 export type IdentitySource = 'smbios-uuid' | 'mac' | 'machine-id';
 
@@ -70,21 +71,7 @@ export function physicalLinks(sysRoot = '/sys'): Array<{ link: string; mac: stri
 
 /** The machine id in `<stateDir>/machine-id`, made (32 random hex digits) the first time. */
 export function machineId(stateDir: string): { id: string; created: boolean } {
-  const file = path.join(stateDir, 'machine-id');
-  const existing = read(file);
-  if (existing && /^[0-9a-f]{32}$/.test(existing)) return { id: existing, created: false };
-  const id = crypto.randomBytes(16).toString('hex');
-  fs.mkdirSync(stateDir, { recursive: true });
-  const tmp = `${file}.tmp`;
-  fs.writeFileSync(tmp, `${id}\n`, { mode: 0o644 });
-  const fd = fs.openSync(tmp, 'r');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(tmp, file);
-  return { id, created: true };
+  return keptRandomId(path.join(stateDir, 'machine-id'), 0o644);
 }
 
 /** The identity, in the order at the top of this file; a machine id only when `stateDir` is given. */

@@ -4,41 +4,15 @@
 // SMBIOS UUID is what a LUKS2 nodeID key is derived from), while the registry's ids are read
 // by every member and every os:reader.
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
+import { keptRandomId } from '../../lib/kept-id.ts';
 import type { Logger } from '../../lib/log.ts';
 
 export const MEMBER_ID_FILE = 'member-id';
-const ID = /^[0-9a-f]{32}$/;
 
 /** Reads <stateDir>/member-id, making it first when absent (or not an id); throws when STATE cannot hold it. */
 export function loadOrCreateMemberId(stateDir: string): string {
-  const file = path.join(stateDir, MEMBER_ID_FILE);
-  try {
-    const text = fs.readFileSync(file, 'utf8').trim();
-    if (ID.test(text)) return text;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  const id = crypto.randomBytes(16).toString('hex');
-  fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-  // Written beside, synced, renamed over: a crash leaves the old file or the new one.
-  const tmp = path.join(stateDir, `.${MEMBER_ID_FILE}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`);
-  const fd = fs.openSync(tmp, 'wx', 0o600);
-  try {
-    fs.fchmodSync(fd, 0o600);
-    fs.writeFileSync(fd, `${id}\n`);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  try {
-    fs.renameSync(tmp, file);
-  } catch (err) {
-    fs.rmSync(tmp, { force: true });
-    throw err;
-  }
-  return id;
+  return keptRandomId(path.join(stateDir, MEMBER_ID_FILE), 0o600).id;
 }
 
 /**

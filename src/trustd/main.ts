@@ -18,9 +18,10 @@ import { ApidCertificateSource } from '../daemon/certs.ts';
 import { secretsDir, socketPath } from '../contract/paths.ts';
 import { RegistryRefusal, workerRecord, workerTtlSeconds } from '../contract/registry-limits.ts';
 import { ipToBytes } from '../lib/ip.ts';
+import { MACHINE_TYPES } from '../contract/resources/member.ts';
 import { RateLimiter } from '../lib/rate-limit.ts';
 import { IdentityError, workerIdentity } from './worker-identity.ts';
-import { listenPeerTls } from './peer-tls.ts';
+import { listenPeerTls, type PeerTlsListener } from './peer-tls.ts';
 
 export const CERT_TTL_MS = 24 * 3600 * 1000;
 
@@ -54,11 +55,21 @@ export function peerAddress(peer: string): string {
   return i > 0 && /^\d+$/.test(peer.slice(i + 1)) ? peer.slice(0, i) : peer;
 }
 
-/** A RESOURCE_EXHAUSTED for an address that failed too often; undefined while it may call. */
-function failureRefusal(failures: RateLimiter, addr: string): grpc.ServiceError | undefined {
-  if (failures.allows(addr)) return undefined;
-  const s = Math.ceil(failures.retryAfterMs(addr) / 1000);
-  return { code: grpc.status.RESOURCE_EXHAUSTED, details: `too many failed calls from ${addr}; retry in ${s} s` } as grpc.ServiceError;
+/**
+ * How a handler refuses its caller, counting a failure against the caller's address; undefined
+ * (the call already answered RESOURCE_EXHAUSTED) when that address failed too often.
+ */
+function failureGuard(failures: RateLimiter, peer: string, cb: grpc.sendUnaryData<unknown>): ((code: grpc.status, details: string) => void) | undefined {
+  const addr = peerAddress(peer);
+  if (!failures.allows(addr)) {
+    const s = Math.ceil(failures.retryAfterMs(addr) / 1000);
+    cb({ code: grpc.status.RESOURCE_EXHAUSTED, details: `too many failed calls from ${addr}; retry in ${s} s` });
+    return undefined;
+  }
+  return (code, details) => {
+    failures.charge(addr);
+    cb({ code, details });
+  };
 }
 
 function tokenMatches(given: string, want: string): boolean {
@@ -84,15 +95,13 @@ export function securityService(
 ): grpc.UntypedServiceImplementation {
   return {
     Certificate: (call: grpc.ServerUnaryCall<{ csr: Buffer }, unknown>, cb: grpc.sendUnaryData<unknown>) => {
-      const addr = peerAddress(call.getPeer());
-      const limited = failureRefusal(failures, addr);
-      if (limited) return cb(limited);
+      const fail = failureGuard(failures, call.getPeer(), cb);
+      if (!fail) return;
       const s = secrets();
       if (!s) return cb({ code: grpc.status.UNAVAILABLE, details: 'trustd has no CA yet' });
       const token = String(call.metadata.get('token')[0] ?? '');
-      if (!token || !tokenMatches(token, s.token)) failures.charge(addr);
-      if (!token) return cb({ code: grpc.status.UNAUTHENTICATED, details: 'the join token is required (metadata "token")' });
-      if (!tokenMatches(token, s.token)) return cb({ code: grpc.status.PERMISSION_DENIED, details: 'the join token is not valid' });
+      if (!token) return fail(grpc.status.UNAUTHENTICATED, 'the join token is required (metadata "token")');
+      if (!tokenMatches(token, s.token)) return fail(grpc.status.PERMISSION_DENIED, 'the join token is not valid');
       const csr = Buffer.from(call.request.csr ?? []).toString('utf8');
       loadCerts().then(
         ({ signCSR }) =>
@@ -101,10 +110,7 @@ export function securityService(
               log.info(`signed a certificate for ${call.getPeer()}`);
               cb(null, { ca: Buffer.from(s.ca.crt), crt: Buffer.from(crt) });
             },
-            (err: Error) => {
-              failures.charge(addr);
-              cb({ code: grpc.status.INVALID_ARGUMENT, details: `bad certificate signing request: ${err.message}` });
-            },
+            (err: Error) => fail(grpc.status.INVALID_ARGUMENT, `bad certificate signing request: ${err.message}`),
           ),
         (err: Error) => cb({ code: grpc.status.INTERNAL, details: `trustd cannot load its certificate code: ${err.message}` }),
       );
@@ -117,8 +123,6 @@ export interface RegistryServiceOptions {
   peerCertificate: (peer: string) => Buffer | undefined;
   /** Shared with Certificate: failed calls per peer address. */
   failures?: RateLimiter;
-  /** Hellos per caller's certificate key. */
-  hellos?: RateLimiter;
 }
 
 /**
@@ -130,17 +134,12 @@ export interface RegistryServiceOptions {
 export function registryService(secrets: () => TrustdSecrets | undefined, machinedSocket: string, log: Logger, o: RegistryServiceOptions): grpc.UntypedServiceImplementation {
   const Registry = serviceClient('bronze.cluster.Registry');
   const failures = o.failures ?? new RateLimiter(FAILURE_LIMIT);
-  const hellos = o.hellos ?? new RateLimiter(HELLO_LIMIT);
+  const hellos = new RateLimiter(HELLO_LIMIT);
   let client: (grpc.Client & { Hello(req: unknown, md: grpc.Metadata, opts: grpc.CallOptions, cb: grpc.requestCallback<unknown>): void }) | undefined;
   return {
     Hello: (call: grpc.ServerUnaryCall<{ member?: unknown; ttl_seconds?: unknown }, unknown>, cb: grpc.sendUnaryData<unknown>) => {
-      const addr = peerAddress(call.getPeer());
-      const limited = failureRefusal(failures, addr);
-      if (limited) return cb(limited);
-      const fail = (code: grpc.status, details: string) => {
-        failures.charge(addr);
-        cb({ code, details });
-      };
+      const fail = failureGuard(failures, call.getPeer(), cb);
+      if (!fail) return;
       const s = secrets();
       if (!s) return cb({ code: grpc.status.UNAVAILABLE, details: 'trustd has no join token yet' });
       const token = String(call.metadata.get('token')[0] ?? '');
@@ -157,7 +156,7 @@ export function registryService(secrets: () => TrustdSecrets | undefined, machin
         const ttl = workerTtlSeconds(call.request.ttl_seconds);
         const r = workerRecord(call.request.member, id.nodeId);
         // Rebuilt from the checked record: nothing of the request travels further unchecked.
-        request = { member: { node_id: r.nodeId, addresses: r.addresses.map((a) => ({ ip: ipToBytes(a) })), hostname: r.hostname, machine_type: 3, operating_system: r.operatingSystem }, ttl_seconds: ttl };
+        request = { member: { node_id: r.nodeId, addresses: r.addresses.map((a) => ({ ip: ipToBytes(a) })), hostname: r.hostname, machine_type: MACHINE_TYPES.worker, operating_system: r.operatingSystem }, ttl_seconds: ttl };
       } catch (err) {
         if (!(err instanceof RegistryRefusal)) return cb({ code: grpc.status.INTERNAL, details: `registry Hello: ${(err as Error).message}` });
         return fail(err.kind === 'denied' ? grpc.status.PERMISSION_DENIED : grpc.status.INVALID_ARGUMENT, err.message);
@@ -188,11 +187,11 @@ export async function main(): Promise<void> {
   const dir = path.join(secretsDir(), 'trustd');
   let secrets = readTrustdSecrets(dir);
   let server: grpc.Server | undefined;
-  let closeListener: (() => Promise<void>) | undefined;
+  let listener: PeerTlsListener | undefined;
   const stop = async (sig: string) => {
     log.info(`${sig}: stopping`);
     local.setStatus('NOT_SERVING');
-    await Promise.all([local.close(), closeListener?.(), server ? shutdownServer(server) : undefined]);
+    await Promise.all([local.close(), listener?.close(), server ? shutdownServer(server) : undefined]);
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
@@ -215,10 +214,8 @@ export async function main(): Promise<void> {
   server = new grpc.Server({ 'grpc.max_receive_message_length': MAX_REQUEST_BYTES });
   const failures = new RateLimiter(FAILURE_LIMIT);
   const listen = process.env.BRONZE_TRUSTD_LISTEN ?? '[::]:50001';
-  let listener: Awaited<ReturnType<typeof listenPeerTls>> | undefined;
   server.addService(serviceDefinition('securityapi.SecurityService'), securityService(() => secrets, log, CERT_TTL_MS, failures));
   server.addService(serviceDefinition('bronze.cluster.Registry'), registryService(() => secrets, socketPath('machined'), log, { peerCertificate: (peer) => listener?.peerCertificate(peer), failures }));
   listener = await listenPeerTls(server, certs, listen, log);
-  closeListener = () => listener!.close();
   log.info(`signing certificates on ${listen}`);
 }

@@ -12,6 +12,7 @@ import tls from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
 import type { ApidCertificateSource } from '../daemon/certs.ts';
 import type { Logger } from '../lib/log.ts';
+import { splitHostPort } from '../lib/hostport.ts';
 
 export interface PeerTlsListener {
   /** The DER certificate the peer of `call.getPeer()` presented, if any. */
@@ -22,9 +23,9 @@ export interface PeerTlsListener {
 
 /** "[::]:50001", "10.0.0.2:50001" → host and port. */
 export function splitListen(listen: string): { host: string; port: number } {
-  const m = /^\[([^\]]+)\]:(\d+)$/.exec(listen) ?? /^([^:]*):(\d+)$/.exec(listen);
-  if (!m) throw new Error(`listen address ${JSON.stringify(listen)} is not host:port`);
-  return { host: m[1] || '::', port: Number(m[2]) };
+  const { host, port } = splitHostPort(listen);
+  if (port === undefined) throw new Error(`listen address ${JSON.stringify(listen)} is not host:port`);
+  return { host: host || '::', port };
 }
 
 /** What grpc-js's getPeer() says of a socket. */

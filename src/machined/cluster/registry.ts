@@ -23,7 +23,7 @@ import type { EtcdClient } from '../../etcd/client.ts';
 import { PeerCredentials } from '../../lib/peer-credentials.ts';
 import { prefixEnd } from '../../etcd/client.ts';
 import { RateLimiter } from '../../lib/rate-limit.ts';
-import { REGISTRY_LIMITS, RegistryRefusal, WORKER_ID_PATTERN, workerRecord, workerTtlSeconds, type RegistryLimits, type WorkerRecord } from '../../contract/registry-limits.ts';
+import { REGISTRY_LIMITS, RegistryRefusal, WORKER_ID_PATTERN, workerRecord, workerTtlSeconds, type WorkerRecord } from '../../contract/registry-limits.ts';
 
 /** Control planes' records, written with their own etcd credentials. */
 export const REGISTRY_PREFIX = '/bronze/members/';
@@ -278,7 +278,6 @@ export interface RegistryHandlerOptions {
   etcd: () => Promise<EtcdClient | undefined>;
   /** Worker records at most (default REGISTRY_LIMITS.maxWorkers). */
   maxWorkers?: number;
-  limits?: RegistryLimits;
 }
 
 /**
@@ -288,7 +287,6 @@ export interface RegistryHandlerOptions {
  * WORKER_PREFIX, refuses a new id when the registry is full, and answers without node ids.
  */
 export function registryHandlers(opts: RegistryHandlerOptions): grpc.UntypedServiceImplementation {
-  const limits = opts.limits ?? REGISTRY_LIMITS;
   // A backstop behind trustd's own (looser, so that it never refuses what trustd let through).
   const perNode = new RateLimiter({ burst: 10, refillMs: 1000 });
   return {
@@ -298,8 +296,8 @@ export function registryHandlers(opts: RegistryHandlerOptions): grpc.UntypedServ
       try {
         const nodeId = String(call.request.member?.node_id ?? '');
         if (!WORKER_ID_PATTERN.test(nodeId)) throw new RegistryRefusal('invalid', 'node_id must be the worker id trustd derives from the caller\'s certificate (w- and 32 hex digits)');
-        ttl = workerTtlSeconds(call.request.ttl_seconds, limits);
-        record = workerRecord(call.request.member, nodeId, limits);
+        ttl = workerTtlSeconds(call.request.ttl_seconds);
+        record = workerRecord(call.request.member, nodeId);
       } catch (err) {
         const refusal = err instanceof RegistryRefusal;
         return cb({ code: refusal && err.kind === 'denied' ? grpc.status.PERMISSION_DENIED : grpc.status.INVALID_ARGUMENT, details: `invalid member: ${(err as Error).message}` });
@@ -309,7 +307,7 @@ export function registryHandlers(opts: RegistryHandlerOptions): grpc.UntypedServ
         const client = await opts.etcd();
         if (!client) return cb({ code: grpc.status.UNAVAILABLE, details: 'this node has no running etcd to keep the registry in' });
         try {
-          await opts.registry.helloWorker(client, record, ttl, opts.maxWorkers ?? limits.maxWorkers);
+          await opts.registry.helloWorker(client, record, ttl, opts.maxWorkers);
           const members = await opts.registry.list(client);
           cb(null, { members: members.map((m) => memberToWire(m, false)) });
         } catch (err) {

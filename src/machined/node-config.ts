@@ -60,7 +60,7 @@ export interface NodeConfigOptions {
   /** META, where the node's configuration record and recovery identity are kept (undefined: none). */
   meta?: () => RecordStore | undefined;
   /** Publishes an event on the machine's event stream (a configuration that cannot be used at boot). */
-  event?: (type: Extract<EventType, 'machine.ConfigLoadErrorEvent' | 'machine.ConfigValidationErrorEvent'>, error: string) => void;
+  event?: (type: Extract<EventType, 'machine.ConfigLoadErrorEvent'>, error: string) => void;
 }
 
 /** What the console and the 'config' condition tell the operator of a configured node left without its configuration. */
@@ -166,7 +166,7 @@ export class NodeConfig {
     if (text === undefined) {
       if (configured) {
         const why = broken ? `the machine configuration cannot be read: ${broken}` : `no machine configuration on STATE (${this.manager.file}), although META records that this node was configured`;
-        return this.lock([why], 'machine.ConfigLoadErrorEvent', record, undefined);
+        return this.lock([why], record, undefined);
       }
       return this.enterMaintenance([broken ? `no machine configuration: ${broken}` : 'no machine configuration (STATE, bronze.config=, bronze.config.inline=)']);
     }
@@ -174,7 +174,7 @@ export class NodeConfig {
     if (v.errors.length) {
       log.error(`machine configuration from ${source} is invalid:\n${v.errors.join('\n')}`);
       const reasons = v.errors.map((e) => `invalid configuration from ${source}: ${e}`);
-      if (configured) return this.lock(reasons, 'machine.ConfigLoadErrorEvent', record, stored);
+      if (configured) return this.lock(reasons, record, stored);
       return this.enterMaintenance(reasons);
     }
     await this.manager.adopt(text, persist);
@@ -182,7 +182,7 @@ export class NodeConfig {
     if (this.identity) log.info(`configuration from ${source}: ${this.identity.type}${this.identity.clusterName ? ` of cluster ${this.identity.clusterName}` : ''}`);
     else if (record?.configured) {
       // Typed documents alone: no identity. A configured node still does not open its API.
-      return this.lock([`the configuration from ${source} has no v1alpha1 document (machine.type, token, ca)`], 'machine.ConfigLoadErrorEvent', record, undefined);
+      return this.lock([`the configuration from ${source} has no v1alpha1 document (machine.type, token, ca)`], record, undefined);
     } else return this.enterMaintenance([`the configuration from ${source} has typed documents only: the node needs the v1alpha1 document (machine.type, token, ca) to leave maintenance mode`]);
   }
 
@@ -192,20 +192,16 @@ export class NodeConfig {
    * configuration on STATE that does not validate); apid serves the recovery identity (client certificates from
    * the OS CA required), or nothing when there is none. Never maintenance mode.
    */
-  private async lock(reasons: string[], event: 'machine.ConfigLoadErrorEvent', record: ConfiguredRecord | undefined, invalidConfig: string | undefined): Promise<void> {
-    const { log, secretsDir } = this.o;
-    const dir = path.join(secretsDir, 'apid');
+  private async lock(reasons: string[], record: ConfiguredRecord | undefined, invalidConfig: string | undefined): Promise<void> {
+    const { log } = this.o;
     let served: string;
     try {
-      const names = certificateNames({ type: 'worker', ca: { crt: '' }, token: '', certSANs: [] }, [...nodeAddresses(), ...this.o.extraAddresses()], os.hostname());
-      const id = await recoveryIdentityAtBoot(record, invalidConfig, { names, hostname: os.hostname(), ttlMs: this.o.certTtlMs });
+      const id = await recoveryIdentityAtBoot(record, invalidConfig, { names: this.apidNames(), hostname: os.hostname(), ttlMs: this.o.certTtlMs });
       if ('why' in id) {
         served = `the API serves nothing: no recovery identity (${id.why}); without one the node cannot prove who it is, and it never serves an unauthenticated API: repair or erase the disk from other media (the ISO)`;
       } else {
-        fs.rmSync(path.join(dir, MAINTENANCE_MARKER), { force: true });
-        await writeFileAtomic(path.join(dir, 'ca.crt'), id.ca);
-        await writeFileAtomic(path.join(dir, 'server.key'), id.key);
-        await writeFileAtomic(path.join(dir, 'server.crt'), id.crt);
+        fs.rmSync(path.join(this.o.secretsDir, 'apid', MAINTENANCE_MARKER), { force: true });
+        await this.serveApid(id.ca, id.crt, id.key);
         served = `the API serves ${id.from}: it requires client certificates signed by the OS CA`;
       }
     } catch (err) {
@@ -217,28 +213,37 @@ export class NodeConfig {
     if (this.o.status.stage === 'maintenance') await this.o.status.setStage('booting');
     for (const r of reasons) {
       log.error(`configuration unavailable: ${r}`);
-      this.o.event?.(event, r);
+      this.o.event?.('machine.ConfigLoadErrorEvent', r);
     }
     (served.startsWith('the API serves nothing') ? log.error : log.warn).call(log, `configuration unavailable: ${served}`);
     log.error(`configuration unavailable: ${LOCKED_ADVICE}`);
   }
 
   private async enterMaintenance(reasons: string[]): Promise<void> {
-    const { log, secretsDir } = this.o;
-    const dir = path.join(secretsDir, 'apid');
+    const { log } = this.o;
     // A throwaway self-signed identity: clients connect with --insecure. Made without the X.509
     // library, which costs more than a second under emulation (pki/self-signed.ts).
-    const names = certificateNames({ type: 'worker', ca: { crt: '' }, token: '', certSANs: [] }, [...nodeAddresses(), ...this.o.extraAddresses()], os.hostname());
+    const names = this.apidNames();
     const server = selfSignedServerCert({ commonName: MAINTENANCE_CA_COMMON_NAME, dnsNames: names.dns, ipAddresses: names.ips, ttlMs: 7 * 24 * 3600_000 });
-    const ca = { crt: server.crt };
-    await writeFileAtomic(path.join(dir, MAINTENANCE_MARKER), reasons.join('\n') + '\n');
-    await writeFileAtomic(path.join(dir, 'ca.crt'), ca.crt);
-    await writeFileAtomic(path.join(dir, 'server.key'), server.key);
-    await writeFileAtomic(path.join(dir, 'server.crt'), server.crt);
+    await writeFileAtomic(path.join(this.o.secretsDir, 'apid', MAINTENANCE_MARKER), reasons.join('\n') + '\n');
+    await this.serveApid(server.crt, server.crt, server.key);
     await this.o.status.report('config', reasons);
     await this.o.status.setStage('maintenance');
     log.warn(`maintenance mode: ${reasons.join('; ')}`);
     log.warn('waiting for a configuration: bronzectl apply-config --insecure -n <node address> -f <config.yaml>');
+  }
+
+  /** The names apid's certificate carries when the node has no identity (no certSANs): its addresses and host name. */
+  private apidNames(): { ips: string[]; dns: string[] } {
+    return certificateNames({ type: 'worker', ca: { crt: '' }, token: '', certSANs: [] }, [...nodeAddresses(), ...this.o.extraAddresses()], os.hostname());
+  }
+
+  /** Gives apid the identity it serves (key before certificate, as ApiCertificates writes them). */
+  private async serveApid(ca: string, crt: string, key: string): Promise<void> {
+    const dir = path.join(this.o.secretsDir, 'apid');
+    await writeFileAtomic(path.join(dir, 'ca.crt'), ca);
+    await writeFileAtomic(path.join(dir, 'server.key'), key);
+    await writeFileAtomic(path.join(dir, 'server.crt'), crt);
   }
 
   /** Makes `text` (already validated) the running configuration. */

@@ -38,7 +38,8 @@ export interface NodeOptions {
   pid1: boolean;
   log: KmsgLogger;
   handoff: RoleHandoff;
-  /** The boot tasks on this node's parts (boot-tasks.ts). */
+  /** The boot tasks on this node's parts (boot-tasks.ts; passed in by main.ts, since the tasks
+   *  take this node's type and an import of them here would close a type circle). */
   tasks: (node: MachinedNode) => Tasks;
 }
 

@@ -20,6 +20,7 @@
 import crypto from 'node:crypto';
 import YAML from 'yaml';
 import { META_CONFIGURED, META_RECOVERY, MetaStore, readMeta } from '../install/meta.ts';
+import { ipVersion } from '../lib/ip.ts';
 import type { Logger } from '../lib/log.ts';
 import { fromBase64Pem } from '../pki/pem.ts';
 import type { NodeIdentity } from './config/identity.ts';
@@ -29,7 +30,6 @@ import { RECOVERY_CN_PREFIX } from '../contract/registry-limits.ts';
 export const RECOVERY_TTL_MS = 365 * 24 * 3600_000;
 /** At most this many names in the recovery certificate (the latest first). */
 export const RECOVERY_MAX_NAMES = 32;
-export { RECOVERY_CN_PREFIX };
 
 export interface RecoveryIdentity {
   type: 'controlplane' | 'worker';
@@ -262,7 +262,6 @@ export class RecoveryRecorder {
       if (!why) return;
       const merged = record.identity?.type === 'controlplane' && record.identity.ca.trim() === id.ca.crt.trim() ? mergedNames(names, record.identity.names) : mergedNames(names, []);
       const { issueServerCert } = await import('../pki/certs.ts');
-      const { ipVersion } = await import('../lib/ip.ts');
       const issued = await issueServerCert(
         { crt: id.ca.crt, key: id.ca.key! },
         { commonName: `${RECOVERY_CN_PREFIX}${this.o.hostname()}`, ipAddresses: merged.filter((n) => ipVersion(n)), dnsNames: merged.filter((n) => !ipVersion(n)), ttlMs: this.o.ttlMs ?? RECOVERY_TTL_MS, now: new Date(this.#now()) },

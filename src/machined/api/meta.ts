@@ -12,7 +12,7 @@
 // answers FAILED_PRECONDITION, as does a damaged META (no valid copy: the API does not
 // overwrite what boot may still need to see). Values are text (Bronze's META holds strings).
 import * as grpc from '@grpc/grpc-js';
-import { MetaStore, readMeta } from '../../install/meta.ts';
+import { MetaStore } from '../../install/meta.ts';
 import { ApiError, invalidArgument, notFound, unary } from './common.ts';
 
 export type TalosMetaKey =
@@ -55,11 +55,17 @@ export interface MetaApiDeps {
 
 const failedPrecondition = (msg: string) => new ApiError(grpc.status.FAILED_PRECONDITION, msg);
 
-function device(deps: MetaApiDeps): string {
+/** Opens META once for a call, refusing when there is none or it is damaged; closed after fn. */
+function withMeta<T>(deps: MetaApiDeps, fn: (store: MetaStore) => T): T {
   const dev = deps.metaDevice();
   if (!dev) throw failedPrecondition('this node has no META partition (it runs without a system disk): META keys cannot be written or deleted');
-  if (readMeta(dev).corrupt) throw failedPrecondition(`META on ${dev} is damaged (no valid copy): not writing to it through the API`);
-  return dev;
+  const store = MetaStore.open(dev);
+  try {
+    if (store.corrupt) throw failedPrecondition(`META on ${dev} is damaged (no valid copy): not writing to it through the API`);
+    return fn(store);
+  } finally {
+    store.close();
+  }
 }
 
 export function metaHandlers(deps: MetaApiDeps): Record<string, grpc.handleUnaryCall<any, any>> {
@@ -72,20 +78,22 @@ export function metaHandlers(deps: MetaApiDeps): Record<string, grpc.handleUnary
       } catch {
         throw invalidArgument("the value is not UTF-8 text: Bronze's META holds text");
       }
-      const dev = device(deps);
-      try {
-        MetaStore.update(dev, { [key]: value });
-      } catch (err) {
-        if (/^META: the values take/.test((err as Error).message)) throw new ApiError(grpc.status.RESOURCE_EXHAUSTED, `meta write failed: ${(err as Error).message}`);
-        throw err;
-      }
+      withMeta(deps, (store) => {
+        try {
+          store.set({ [key]: value });
+        } catch (err) {
+          if (/^META: the values take/.test((err as Error).message)) throw new ApiError(grpc.status.RESOURCE_EXHAUSTED, `meta write failed: ${(err as Error).message}`);
+          throw err;
+        }
+      });
       return { messages: [{}] };
     }),
     MetaDelete: unary((req: { key?: number }) => {
       const key = bronzeMetaKey(Number(req.key ?? 0));
-      const dev = device(deps);
-      if (readMeta(dev).values.get(key) === undefined) throw notFound(`meta key not found: ${req.key ?? 0} (${key})`);
-      MetaStore.update(dev, {}, [key]);
+      withMeta(deps, (store) => {
+        if (store.get(key) === undefined) throw notFound(`meta key not found: ${req.key ?? 0} (${key})`);
+        store.delete([key]);
+      });
       return { messages: [{}] };
     }),
   };

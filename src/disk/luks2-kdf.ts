@@ -65,6 +65,9 @@ export function calibrateArgon2(ms: number, o: { memory?: number; cpus?: number 
 /** The most Argon2 memory a keyslot may ask for here, KiB: half the machine's memory (a larger one would take the node down). */
 const argon2MemoryLimit = (): number => Math.floor(os.totalmem() / 1024 / 2);
 
+/** The keyslot KDFs deriveKek runs (argon2id is what new keyslots get). */
+export const READABLE_KDFS: ReadonlySet<string> = new Set(['pbkdf2', 'argon2id', 'argon2i']);
+
 /** The key a keyslot's KDF derives from `passphrase`; throws a Luks2Error naming a KDF or setting it will not run. */
 export function deriveKek(kdf: { type: string; hash?: string; iterations?: number; time?: number; memory?: number; cpus?: number }, salt: Buffer, passphrase: Buffer, keySize: number, what: string): Buffer {
   if (kdf.type === 'pbkdf2') {

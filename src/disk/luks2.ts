@@ -22,9 +22,10 @@
 // argon2id at the next key sync. The volume digest stays PBKDF2-SHA256, as in cryptsetup.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { ARGON2_MEMORY_KIB, ARGON2_MIN_MEMORY_KIB, ARGON2_MAX_CPUS, ARGON2_MIN_TIME, Luks2Error, calibrateArgon2, calibrateIterations, deriveKek, type Luks2Kdf } from './luks2-kdf.ts';
+import { Luks2Error, calibrateArgon2, calibrateIterations, deriveKek, type Luks2Kdf } from './luks2-kdf.ts';
 
-export { ARGON2_MEMORY_KIB, ARGON2_MIN_MEMORY_KIB, ARGON2_MAX_CPUS, ARGON2_MIN_TIME, Luks2Error, calibrateArgon2, calibrateIterations, type Luks2Kdf };
+export { ARGON2_MEMORY_KIB, ARGON2_MIN_MEMORY_KIB, ARGON2_MIN_TIME, READABLE_KDFS, calibrateArgon2 } from './luks2-kdf.ts';
+export { Luks2Error, type Luks2Kdf };
 
 export const LUKS2_MAGIC = Buffer.from('LUKS\xba\xbe', 'latin1');
 const SECONDARY_MAGIC = Buffer.from('SKUL\xba\xbe', 'latin1');

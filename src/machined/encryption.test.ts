@@ -21,9 +21,9 @@ import {
   stateEncryptionAtBoot,
   syncEncryptedKeys,
   syncStateEncryption,
-  systemDiskEncryptionOf,
   volumeContent,
 } from './encryption.ts';
+import { systemDiskEncryptionOf } from '../config/accessors/encryption.ts';
 
 let dir: string;
 beforeEach(() => {

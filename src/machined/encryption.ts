@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { systemDiskEncryptionOf } from '../config/accessors/encryption.ts';
 import { encryptionSchemas, type EncryptionConfig } from '../config/schema.ts';
-import { DATA_OFFSET, formatLuks2, isLuks, readLuks2, rewriteKeyslots, unlockLuks2, type Luks2Kdf, type Luks2Volume } from '../disk/luks2.ts';
+import { DATA_OFFSET, READABLE_KDFS, formatLuks2, isLuks, readLuks2, rewriteKeyslots, unlockLuks2, type Luks2Kdf, type Luks2Volume } from '../disk/luks2.ts';
 import { dmCreate, dmRemove } from '../lib/devmapper.ts';
 import { smbiosUuid } from '../lib/hostname.ts';
 import { MetaStore } from '../install/meta.ts';
@@ -147,9 +147,6 @@ function unlockWith(fd: number, device: string, label: string, cfg: EncryptionCo
   }
   throw new Error(`failed to open encrypted ${label} (${device}): ${why.join('; ') || 'no keys configured'}`);
 }
-
-/** The keyslot KDFs Bronze reads (src/disk/luks2.ts); argon2id is what it writes. */
-const READABLE_KDFS = new Set(['pbkdf2', 'argon2id', 'argon2i']);
 
 /** Options for writing keyslots: the KDF of new ones (default: argon2id calibrated here; tests pass a cheap one). */
 export interface KeyslotWriteOptions {
@@ -300,7 +297,6 @@ export function volumeContent(device: string): 'luks' | 'erased' | 'blank' | 'ot
 }
 
 // The settings' resolver lives with the configuration's accessors; re-exported for machined's callers.
-export { systemDiskEncryptionOf } from '../config/accessors/encryption.ts';
 
 /** STATE's settings as META records them (undefined: none recorded). Throws on a record that does not parse. */
 export function stateEncryptionOfMeta(record: string | undefined): EncryptionConfig | undefined {

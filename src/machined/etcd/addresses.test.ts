@@ -59,10 +59,6 @@ describe('etcd addresses (Talos etcd SpecController)', () => {
     expect(etcdAddresses(nodeAddresses(ifaces), none)?.advertised).toEqual(['10.0.2.15']);
   });
 
-  it('defaults with an excluded address (a virtual IP): the next one', () => {
-    expect(etcdAddresses(addrs, { ...none, advertiseExclude: ['10.0.0.5'] })?.advertised).toEqual(['192.168.1.1']);
-  });
-
   it('advertisedSubnets: every address they select, and listen on them (and loopback for clients)', () => {
     expect(etcdAddresses(addrs, { advertisedSubnets: ['192.168.0.0/16', '2001::/16'], listenSubnets: [] })).toEqual({
       advertised: ['192.168.1.1', '192.168.1.50', '2001:db8::7334'],

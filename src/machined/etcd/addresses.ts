@@ -54,23 +54,16 @@ export interface EtcdAddressPlan {
   listenClient: string[];
 }
 
-export const UNSPECIFIED_LISTEN = '0.0.0.0';
-export const LOOPBACK_LISTEN = '127.0.0.1';
+const UNSPECIFIED_LISTEN = '0.0.0.0';
+const LOOPBACK_LISTEN = '127.0.0.1';
 
 /**
  * Talos's choice of etcd addresses among the node's routable `addrs` (see the top of this file);
  * undefined while there is nothing to advertise or listen on (the node waits for an address).
- * `advertiseExclude`: addresses never advertised (Talos: the shared virtual IPs).
+ * Talos also never advertises its shared virtual IPs; Bronze announces none (config/policy.ts).
  */
-export function etcdAddresses(
-  addrs: readonly string[],
-  o: { advertisedSubnets: readonly string[]; listenSubnets: readonly string[]; advertiseExclude?: readonly string[] },
-): EtcdAddressPlan | undefined {
-  const exclude = (o.advertiseExclude ?? []).map((a) => `!${a}`);
-  const advertised =
-    o.advertisedSubnets.length === 0
-      ? filterAddresses(addrs, ['0.0.0.0/0', '::/0', ...exclude]).slice(0, 1)
-      : filterAddresses(addrs, [...o.advertisedSubnets, ...exclude]);
+export function etcdAddresses(addrs: readonly string[], o: { advertisedSubnets: readonly string[]; listenSubnets: readonly string[] }): EtcdAddressPlan | undefined {
+  const advertised = o.advertisedSubnets.length === 0 ? filterAddresses(addrs, ['0.0.0.0/0', '::/0']).slice(0, 1) : filterAddresses(addrs, o.advertisedSubnets);
   const listenSubnets = o.listenSubnets.length > 0 ? o.listenSubnets : o.advertisedSubnets;
   let listenPeer: string[];
   let listenClient: string[];

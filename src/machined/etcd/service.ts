@@ -25,10 +25,8 @@ import type { CertAndKey } from '../../pki/ca.ts';
 import { ApiError } from '../api/common.ts';
 import { EtcdClient, EtcdError, type EtcdMember, type EtcdTls } from '../../etcd/client.ts';
 import { etcdAddresses, hostPort, nodeAddresses, type EtcdAddressPlan } from './addresses.ts';
-import { ETCD_CLIENT_PORT, ETCD_METRICS_PORT, ETCD_PEER_PORT, etcdArgs, peerURLs } from './args.ts';
+import { ETCD_CLIENT_PORT, ETCD_METRICS_PORT, etcdArgs, peerURLs } from './args.ts';
 import type { EtcdSettings } from './config.ts';
-
-export { ETCD_CLIENT_PORT, ETCD_PEER_PORT, ETCD_METRICS_PORT };
 
 export interface EtcdServiceOptions {
   log: Logger;

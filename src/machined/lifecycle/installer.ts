@@ -19,7 +19,8 @@ import { META_CONFIGURED, MetaStore } from '../../install/meta.ts';
 import { nodeIdentity } from '../config/identity.ts';
 import { type SlotFiles, initGrubenv, writeSlot } from './slots.ts';
 import { LOADER_CONF, UKI_DIR, loaderConf, ukiFile, writeUki } from './sdboot.ts';
-import { META_STATE_ENCRYPTION, closeEncrypted, formatEncrypted, mapperName, systemDiskEncryptionOf } from '../encryption.ts';
+import { systemDiskEncryptionOf } from '../../config/accessors/encryption.ts';
+import { META_STATE_ENCRYPTION, closeEncrypted, formatEncrypted, mapperName } from '../encryption.ts';
 
 /** Whether a configuration gives the node its identity (the v1alpha1 document: type, token, CA). */
 function hasIdentity(text: string | undefined): boolean {

@@ -9,7 +9,8 @@ import type { LifecycleContext } from './context.ts';
 import { mkfsXfs } from './fs-tools.ts';
 import { zeroEnds } from './installer.ts';
 import { DEFAULT_VOLUME_OPS } from '../volumes.ts';
-import { META_STATE_ENCRYPTION, eraseVolume, recordedStateEncryption, systemDiskEncryptionOf } from '../encryption.ts';
+import { systemDiskEncryptionOf } from '../../config/accessors/encryption.ts';
+import { META_STATE_ENCRYPTION, eraseVolume, recordedStateEncryption } from '../encryption.ts';
 
 /** The system volumes a reset may wipe (and a repair may repair). */
 export const WIPEABLE: readonly VolumeLabel[] = ['STATE', 'EPHEMERAL'];

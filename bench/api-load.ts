@@ -31,7 +31,7 @@ const WARMUP_MS = 120_000;
 type Kind = 'version' | 'list' | 'watch' | 'logs';
 
 /** The client mix: half Version, a fifth List, the rest split between Watch and Logs --follow. */
-export function kindOf(i: number, n: number): Kind {
+function kindOf(i: number, n: number): Kind {
   const f = i / n;
   if (f < 0.5) return 'version';
   if (f < 0.7) return 'list';

@@ -38,7 +38,7 @@ export function generateWireTypes(outDir: string): void {
 }
 
 /** How a method streams, by its definition's requestStream and responseStream. */
-export function rpcKind(m: { requestStream: boolean; responseStream: boolean }): 'unary' | 'server-stream' | 'client-stream' | 'bidi' {
+function rpcKind(m: { requestStream: boolean; responseStream: boolean }): 'unary' | 'server-stream' | 'client-stream' | 'bidi' {
   if (m.requestStream) return m.responseStream ? 'bidi' : 'client-stream';
   return m.responseStream ? 'server-stream' : 'unary';
 }
@@ -48,7 +48,7 @@ export function rpcKind(m: { requestStream: boolean; responseStream: boolean }):
  * (which carries the request and reply types) and how it streams, which the generated
  * definitions do not say. The client's typed call (src/client/rpc.ts) is keyed by it.
  */
-export function rpcMethodsSource(methods: Record<string, { requestStream: boolean; responseStream: boolean }>): string {
+function rpcMethodsSource(methods: Record<string, { requestStream: boolean; responseStream: boolean }>): string {
   const services = [...new Set(Object.keys(methods).map((p) => p.slice(1, p.lastIndexOf('/'))))].sort();
   const alias = (svc: string) => `_${svc.replace(/\./g, '_')}`;
   const lines = [

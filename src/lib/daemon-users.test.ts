@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeFileAtomic } from './atomic.ts';
-import { DAEMON_USERS, daemonOfUid, daemonUser, daemonUsersEnabled, ensureDaemonDirs, ensureEtcdDirs } from './daemon-users.ts';
+import { DAEMON_USERS, daemonUser, daemonUsersEnabled, ensureDaemonDirs, ensureEtcdDirs } from './daemon-users.ts';
 
 const isRoot = process.getuid?.() === 0;
 
@@ -16,8 +16,6 @@ describe('daemon users', () => {
     expect(DAEMON_USERS.trustd).toMatchObject({ uid: 51, gid: 51, capabilities: [] });
     expect(DAEMON_USERS.etcd).toMatchObject({ uid: 60, gid: 60, capabilities: [] });
     expect(DAEMON_USERS.timed).toMatchObject({ uid: 52, gid: 52, capabilities: ['CAP_SYS_TIME'] });
-    expect(daemonOfUid(51)).toBe('trustd');
-    expect(daemonOfUid(0)).toBeUndefined();
   });
 
   it('are on as PID 1 or when BRONZE_DAEMON_USERS=1 asks; anything else in it is an error', () => {

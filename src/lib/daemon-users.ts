@@ -43,11 +43,6 @@ export function daemonUser(id: string, env: NodeJS.ProcessEnv = process.env): Da
   return DAEMON_USERS[id as UnprivilegedDaemon];
 }
 
-/** Which daemon a peer uid is (machined's socket tells its callers apart by it). */
-export function daemonOfUid(uid: number): UnprivilegedDaemon | undefined {
-  return (Object.keys(DAEMON_USERS) as UnprivilegedDaemon[]).find((d) => DAEMON_USERS[d].uid === uid);
-}
-
 function ensureDir(dir: string, uid: number, gid: number, mode: number): void {
   fs.mkdirSync(dir, { recursive: true, mode });
   const st = fs.lstatSync(dir);

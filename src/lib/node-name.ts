@@ -5,7 +5,7 @@
 //
 // Shared by apid (which refuses such a value with INVALID_ARGUMENT before any connection) and by
 // the client library and bronzectl (which refuse it before sending).
-import net from 'node:net';
+import { ipVersion } from './ip.ts';
 
 /** A metadata value that does not name a node; the message names the value. */
 export class NodeNameError extends Error {
@@ -23,9 +23,9 @@ function isHostname(s: string): boolean {
 /** `host:port` or `[v6]:port` with a host that could name a node: the value carries a port. */
 function carriesPort(value: string): boolean {
   const v6 = /^\[([^\]]*)\]:(\d*)$/.exec(value);
-  if (v6) return net.isIPv6(v6[1]!);
+  if (v6) return ipVersion(v6[1]!) === 6;
   const m = /^([^:]*):(\d*)$/.exec(value);
-  return m !== null && (net.isIPv4(m[1]!) || isHostname(m[1]!));
+  return m !== null && (ipVersion(m[1]!) === 4 || isHostname(m[1]!));
 }
 
 /**
@@ -34,9 +34,9 @@ function carriesPort(value: string): boolean {
  */
 export function nodeHost(value: string): string {
   if (value === '') throw new NodeNameError('node metadata names a node, but the value is empty');
-  if (net.isIP(value)) return value;
+  if (ipVersion(value)) return value;
   const bracketed = /^\[([^\]]+)\]$/.exec(value);
-  if (bracketed && net.isIPv6(bracketed[1]!)) return bracketed[1]!;
+  if (bracketed && ipVersion(bracketed[1]!) === 6) return bracketed[1]!;
   if (carriesPort(value)) throw new NodeNameError(`node metadata names a node, not an address with a port: ${value}`);
   if (isHostname(value)) return value;
   throw new NodeNameError(`node metadata names a node (a hostname or an IP address), not ${JSON.stringify(value)}`);
@@ -44,5 +44,5 @@ export function nodeHost(value: string): string {
 
 /** The address a node is dialled on: its host (IPv6 in brackets) and the API port. */
 export function nodeAddress(host: string, port: number): string {
-  return `${net.isIPv6(host) ? `[${host}]` : host}:${port}`;
+  return `${ipVersion(host) === 6 ? `[${host}]` : host}:${port}`;
 }

@@ -49,9 +49,9 @@ export function startFirstServices(): EarlyChildren {
     try {
       // apid under its own user, as the supervisor would start it (services.ts); it needs no capability.
       const user = daemonUser(id);
+      if (user?.capabilities.length) continue; // one with capabilities: the supervisor starts it
       if (user) ensureDaemonDirs(id as UnprivilegedDaemon, { runDir: runDir(), secretsDir: secretsDir() });
-      const ids = user && user.capabilities.length === 0 ? { uid: user.uid, gid: user.gid } : {};
-      if (user && !('uid' in ids)) continue; // one with capabilities: the supervisor starts it
+      const ids = user ? { uid: user.uid, gid: user.gid } : {};
       child = spawn(inv.command, inv.args, { argv0: inv.argv0, env: withReadyFd(daemonEnv(id, baseServiceEnv({ ...SERVICE_ENV }))), detached: false, stdio: READY_STDIO, ...ids });
     } catch {
       continue;

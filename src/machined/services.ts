@@ -21,7 +21,6 @@ export function serviceSpecs(extraEnv: Record<string, string> = {}, only?: reado
     const inv = selfInvocation(node.id);
     const health = healthChecker(socketPath(node.id));
     const user = daemonUser(node.id);
-    const serviceEnv = daemonEnv(node.id, env);
     return {
       id: node.id,
       ...(user
@@ -33,7 +32,7 @@ export function serviceSpecs(extraEnv: Record<string, string> = {}, only?: reado
       command: inv.command,
       args: inv.args,
       argv0: inv.argv0,
-      env: serviceEnv,
+      env: daemonEnv(node.id, env),
       healthCheck: health.check,
       healthInterval: 2000,
       // Every daemon serves through daemon/serve.ts, which says READY=1 once its socket serves

@@ -24,7 +24,13 @@ export interface FieldRule {
 /** The rules of the fields that do not follow the naming rule, by path ('family', 'vlan.protocol'). */
 export type FieldRules = Readonly<Record<string, FieldRule>>;
 
-const normal = (name: string): string => name.toLowerCase().replace(/_/g, '');
+/** A name as the naming rule compares it; memoized, since the same few names come on every call. */
+const normals = new Map<string, string>();
+function normal(name: string): string {
+  let n = normals.get(name);
+  if (n === undefined) normals.set(name, (n = name.toLowerCase().replace(/_/g, '')));
+  return n;
+}
 
 function convert(rule: FieldRule | undefined, value: unknown): unknown {
   const as = rule?.as;

@@ -82,6 +82,8 @@ export interface QemuOptions {
   imageDir?: string;
   /** Host port forwarded to the node's :50000 (loopback only). */
   apiPort?: number;
+  /** More TCP ports forwarded from the host's loopback to the node (a container's port). */
+  forwards?: Array<{ host: number; guest: number }>;
   /** Default 512: the memory Bronze promises to run in (issue: the whole node in 512 MiB). */
   memoryMiB?: number;
   cpus?: number;
@@ -140,7 +142,7 @@ export function qemuCommand(o: QemuOptions = {}): { bin: string; args: string[];
   const boot = o.boot ?? { kind: 'kernel' };
   const port = o.apiPort ?? 50000;
   const monitor = o.monitorSocket ?? defaultMonitorSocket(out, arch, port);
-  const hostfwd = `hostfwd=tcp:127.0.0.1:${port}-:50000`;
+  const hostfwd = [`hostfwd=tcp:127.0.0.1:${port}-:50000`, ...(o.forwards ?? []).map((f) => `hostfwd=tcp:127.0.0.1:${f.host}-:${f.guest}`)].join(',');
   const firmware = o.firmware ?? (boot.kind === 'kernel' && arch === 'arm64' ? undefined : m.defaultFirmware);
   if (arch === 'arm64' && firmware === 'bios') throw new Error('arm64 has no BIOS: boot it with UEFI (AAVMF), or a kernel boot without firmware');
   if (arch === 'arm64' && boot.kind === 'pxe') throw new Error("PXE boots are amd64's here (Debian's iPXE ROMs are x86): arm64 boots a kernel, an ISO or a disk");

@@ -95,6 +95,19 @@ function clearStaleStages(ctx: LifecycleContext): void {
   }
 }
 
+/**
+ * Gives up a tried slot before its clock runs out: reboots, and the boot loader, whose boot-once
+ * entry is spent, boots the known-good slot. False (nothing done) when there is no trial.
+ */
+export function abandonTrial(ctx: LifecycleContext, reason: string): boolean {
+  if (ctx.committed || !ctx.trialTimer) return false;
+  clearTimeout(ctx.trialTimer);
+  ctx.trialTimer = undefined;
+  ctx.o.log.error(`slot ${ctx.bootedSlot() ?? '?'} on trial is given up: ${reason}; rebooting into the known-good slot`);
+  void ctx.o.requestSequence('reboot', `trial given up: ${reason}`, '');
+  return true;
+}
+
 /** Every service is Running and healthy: a tried slot becomes the known-good one. */
 export async function running(ctx: LifecycleContext): Promise<void> {
   if (ctx.committed) return;

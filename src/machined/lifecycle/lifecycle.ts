@@ -15,7 +15,7 @@
 // status.ts.
 import type { InstallOptions, Lifecycle, ProgressEvent, RepairOptions, ResetOptions, UpgradeOptions, UpgradeOutcome } from '../api/lifecycle.ts';
 import type { VolumeLabel } from '../volumes.ts';
-import { boot, running } from './commit.ts';
+import { abandonTrial, boot, running } from './commit.ts';
 import { LifecycleContext, type NodeLifecycleOptions } from './context.ts';
 import { install, installNotice, maybeInstall } from './install.ts';
 import { repair } from './repair.ts';
@@ -55,6 +55,15 @@ export class NodeLifecycle implements Lifecycle {
   /** Every service is Running and healthy: a tried slot becomes the known-good one. */
   running(): Promise<void> {
     return running(this.ctx);
+  }
+
+  /**
+   * Something the tried slot must run failed for good (a declared container that does not come
+   * up healthy): give the trial up now rather than when its clock runs out. No-op once committed
+   * or when the booted slot is not on trial.
+   */
+  abandonTrial(reason: string): boolean {
+    return abandonTrial(this.ctx, reason);
   }
 
   // ---- install -------------------------------------------------------------------------

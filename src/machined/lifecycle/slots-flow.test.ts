@@ -361,6 +361,21 @@ describe('NodeLifecycle on an installed disk', () => {
     expect(env()).toEqual({ saved_entry: 'A' });
   });
 
+  it('a tried slot whose declared container fails is given up at once, not when its clock runs out (issue 45)', async () => {
+    initGrubenv(boot, { saved_entry: 'A' });
+    const { lc } = node('B', { trialTimeoutMs: 60_000, holdCommit: () => 'container web: not healthy' });
+    await lc.boot();
+    await lc.running();
+    expect(lc.abandonTrial('container web failed its health probe 3 times')).toBe(true);
+    expect(sequences).toEqual(['reboot: trial given up: container web failed its health probe 3 times']);
+    expect(env()).toEqual({ saved_entry: 'A' });
+    // Committed, or not on trial: nothing to give up.
+    const ok = node('A', {});
+    await ok.lc.boot();
+    await ok.lc.running();
+    expect(ok.lc.abandonTrial('whatever')).toBe(false);
+  });
+
   it('a tried slot that does not reach Running in time is given up: machined reboots into the old one', async () => {
     initGrubenv(boot, { saved_entry: 'A' });
     const { lc } = node('B', { trialTimeoutMs: 50 });

@@ -8,13 +8,30 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { defaultMonitorSocket, nodeUuid, parseSize, qemuCommand, runBoot } from './qemu.ts';
+import { OOM_LINE, defaultMonitorSocket, nodeUuid, parseSize, qemuCommand, runBoot } from './qemu.ts';
 
 let dir: string;
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-qemu-'));
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe('the node running out of memory, and a container its own limit', () => {
+  it('fails a boot on the first, not on a kill inside a container\'s memory cgroup', () => {
+    expect(OOM_LINE.test('[   12.1] Out of memory: Killed process 312 (apid) total-vm:1000kB')).toBe(true);
+    expect(OOM_LINE.test('[   12.1] oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/')).toBe(true);
+    expect(OOM_LINE.test('[   12.1] Memory cgroup out of memory: Killed process 99 (sh)')).toBe(false);
+    expect(OOM_LINE.test('[   12.1] oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=hog')).toBe(false);
+    expect(OOM_LINE.test('[   12.1] sh invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0')).toBe(false);
+  });
+  it('forwards more ports to the node when asked', () => {
+    const iso = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-fwd-')), 'bronze.iso');
+    fs.writeFileSync(iso, '');
+    const c = qemuCommand({ apiPort: 50123, forwards: [{ host: 18080, guest: 8080 }], boot: { kind: 'iso', path: iso } });
+    fs.rmSync(path.dirname(iso), { recursive: true });
+    expect(c.args.join(' ')).toMatch(/hostfwd=tcp:127\.0\.0\.1:50123-:50000,hostfwd=tcp:127\.0\.0\.1:18080-:8080/);
+  });
+});
 
 describe('make run: what boots', () => {
   it('a named disk that does not exist is made blank and sparse, boots with the ISO, and persists', () => {

@@ -122,8 +122,12 @@ export interface QemuOptions {
 /** Every VM's memory unless a caller asks for another: `make run` and the end-to-end tests. */
 export const DEFAULT_MEMORY_MIB = 512;
 
-/** The kernel's lines when it kills a process for want of memory. */
-export const OOM_LINE = /invoked oom-killer|Out of memory: Killed process|oom-kill:/;
+/**
+ * The kernel's lines when it kills a process because the node ran out of memory. A kill inside a
+ * container's own memory limit is not one: its lines say "Memory cgroup out of memory" and
+ * CONSTRAINT_MEMCG (the "invoked oom-killer" line before them says neither, so it is not looked at).
+ */
+export const OOM_LINE = /(?<!cgroup )Out of memory: Killed process|oom-kill:constraint=CONSTRAINT_(?!MEMCG)/;
 
 /** The QEMU monitor socket of the node whose API is forwarded from `port` (one per node). */
 export function defaultMonitorSocket(outDir: string, arch: string, port = 50000): string {

@@ -15,6 +15,9 @@
 #   XFS_REPAIR     for the host's arch; for another, Debian's xfsprogs of that arch unpacked by
 #                  scripts/deps.sh (it cannot be installed beside the host's)
 #   ETCD           its etcd (Debian's etcd-server), the same way
+#   CONTAINERD     its containerd and runc v2 shim (Debian's containerd) and runc (Debian's runc),
+#   CONTAINERD_SHIM  the same way
+#   RUNC
 #   BRONZE_CACHE   ~/.cache/bronze unless set
 # shellcheck disable=SC2034
 BRONZE_CACHE=${BRONZE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bronze}
@@ -35,11 +38,15 @@ arch_setup() {
     MKFS_XFS=$(command -v mkfs.xfs || echo /usr/sbin/mkfs.xfs)
     XFS_REPAIR=$(command -v xfs_repair || echo /usr/sbin/xfs_repair)
     ETCD=$(command -v etcd || echo /usr/bin/etcd)
+    CONTAINERD=/usr/bin/containerd; CONTAINERD_SHIM=/usr/bin/containerd-shim-runc-v2; RUNC=/usr/sbin/runc
   else
     TARGET_RUN=("qemu-$uname_m"); TARGET_CC=$triplet-gcc; TARGET_STRIP=$triplet-strip
     MKFS_XFS=$BRONZE_CACHE/xfsprogs-$1/sbin/mkfs.xfs
     XFS_REPAIR=$BRONZE_CACHE/xfsprogs-$1/sbin/xfs_repair
     ETCD=$BRONZE_CACHE/etcd-server-$1/usr/bin/etcd
+    CONTAINERD=$BRONZE_CACHE/containerd-$1/usr/bin/containerd
+    CONTAINERD_SHIM=$BRONZE_CACHE/containerd-$1/usr/bin/containerd-shim-runc-v2
+    RUNC=$BRONZE_CACHE/runc-$1/usr/sbin/runc
   fi
 }
 

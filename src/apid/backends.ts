@@ -4,6 +4,7 @@ import { socketPath } from '../contract/paths.ts';
 
 export const LOCAL_BACKENDS: Readonly<Record<string, string>> = {
   'machine.MachineService': 'machined',
+  'machine.ImageService': 'machined',
   'inspect.InspectService': 'machined',
   'cosi.resource.State': 'machined',
   'time.TimeService': 'timed',

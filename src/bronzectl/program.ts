@@ -14,6 +14,7 @@ import { register as completion } from './commands/completion.ts';
 import { register as config } from './commands/config.ts';
 import { register as containers } from './commands/containers.ts';
 import { register as bootstrap } from './commands/bootstrap.ts';
+import { register as cgroups } from './commands/cgroups.ts';
 import { register as cluster } from './commands/cluster.ts';
 import { register as cp } from './commands/cp.ts';
 import { register as dmesg } from './commands/dmesg.ts';
@@ -23,6 +24,7 @@ import { register as events } from './commands/events.ts';
 import { register as gen } from './commands/gen.ts';
 import { register as get } from './commands/get.ts';
 import { register as health } from './commands/health.ts';
+import { register as image } from './commands/image.ts';
 import { register as inspect } from './commands/inspect.ts';
 import { register as install } from './commands/install.ts';
 import { register as list } from './commands/list.ts';
@@ -39,6 +41,7 @@ import { register as read } from './commands/read.ts';
 import { register as reboot } from './commands/reboot.ts';
 import { register as repair } from './commands/repair.ts';
 import { register as reset } from './commands/reset.ts';
+import { register as restart } from './commands/restart.ts';
 import { register as rollback } from './commands/rollback.ts';
 import { register as service } from './commands/service.ts';
 import { register as services } from './commands/services.ts';
@@ -62,6 +65,7 @@ type Register = (program: Command, ctx: Ctx) => void;
 export const COMMANDS: ReadonlyArray<readonly [names: readonly string[], register: Register]> = [
   [['apply-config'], applyConfig],
   [['bootstrap'], bootstrap],
+  [['cgroups', 'cg'], cgroups],
   [['cluster'], cluster],
   [[], completion],
   [['config'], config],
@@ -74,6 +78,7 @@ export const COMMANDS: ReadonlyArray<readonly [names: readonly string[], registe
   [['gen'], gen],
   [['get'], get],
   [['health'], health],
+  [['image', 'images'], image],
   [['inspect'], inspect],
   [['install'], install],
   [['list', 'ls'], list],
@@ -90,6 +95,7 @@ export const COMMANDS: ReadonlyArray<readonly [names: readonly string[], registe
   [['reboot'], reboot],
   [['repair'], repair],
   [['reset'], reset],
+  [['restart'], restart],
   [['rollback'], rollback],
   [['service'], service],
   [['services'], services],

@@ -60,6 +60,8 @@ export class Client {
   readonly endpoints: readonly Endpoint[];
   /** machine.MachineService: unary replies are envelopes, one item per node, errors in item metadata. */
   readonly machine: Service<'machine.MachineService'> = service(this, 'machine.MachineService');
+  /** machine.ImageService: replies carry no node metadata, so each call targets one node. */
+  readonly image: Service<'machine.ImageService'> = service(this, 'machine.ImageService');
   readonly time: Service<'time.TimeService'> = service(this, 'time.TimeService');
   readonly inspect: Service<'inspect.InspectService'> = service(this, 'inspect.InspectService');
   /** cosi.resource.State as it is (its replies carry no node metadata: target one node per call). */

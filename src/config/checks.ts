@@ -5,6 +5,7 @@
 import { asArray, asObject, checkRouteFamilies, type Obj, type PathSegment, type Reporter } from './fields.ts';
 import { decodeCertificateAndKey } from './formats.ts';
 import { formatPath } from './report.ts';
+import { checkRegistries } from './kinds-registries.ts';
 import { DEVICE_SELECTOR_FIELDS } from './schema.ts';
 
 const q = (v: unknown) => JSON.stringify(v);
@@ -126,6 +127,8 @@ export function checkV1Alpha1(root: Obj, report: Reporter): void {
   if (network) checkInterfaces(network, report);
   const encryption = asObject(machine?.systemDiskEncryption);
   if (encryption) checkDiskEncryption(encryption, report);
+  const registries = asObject(machine?.registries);
+  if (registries) checkRegistries(registries, report);
 
   const files = new Map<string, number>();
   asArray(machine?.files).forEach((f, i) => {

@@ -252,10 +252,10 @@ export type Obj = Record<string, unknown>;
 
 /** What an issue is: an error (invalid, unsupported, missing a value) or a warning. */
 export type ErrorKind = 'invalid' | 'unsupported' | 'missing';
-export type WarningKind = 'ignored' | 'kept' | 'deprecated' | 'defaulted';
+export type WarningKind = 'ignored' | 'kept' | 'deprecated' | 'defaulted' | 'advice';
 export type IssueKind = ErrorKind | WarningKind;
 
-export const WARNING_KINDS: ReadonlySet<IssueKind> = new Set<IssueKind>(['ignored', 'kept', 'deprecated', 'defaulted']);
+export const WARNING_KINDS: ReadonlySet<IssueKind> = new Set<IssueKind>(['ignored', 'kept', 'deprecated', 'defaulted', 'advice']);
 
 /**
  * Reports a problem at `path` (relative to the document). `at: 'key'` points at the key, not the

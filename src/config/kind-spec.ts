@@ -15,6 +15,13 @@ export interface V1Alpha1Conflict {
   name?: string;
 }
 
+/** A typed document of a configuration, with a reporter at its place (for checks across documents). */
+export interface KindEntry {
+  kind: string;
+  data: Obj;
+  report: Reporter;
+}
+
 export interface KindSpec {
   kind: string;
   schema: z.ZodType;
@@ -26,6 +33,8 @@ export interface KindSpec {
   example: Obj;
   /** Checks across the document's fields, on raw data (run whatever the schema found). */
   check?(doc: Obj, report: Reporter): void;
+  /** Checks across documents (a reference to another document, a cycle): its kind's documents, and all typed ones. */
+  checkAcross?(own: readonly KindEntry[], all: readonly KindEntry[]): void;
   conflicts: readonly V1Alpha1Conflict[];
   /** Validated, stored and published, but not acted on yet: accepted with this warning. */
   keptForLater?: string;

@@ -1,8 +1,10 @@
 // Typed configuration documents that sit beside the v1alpha1 document in the same YAML stream,
 // each `apiVersion: v1alpha1` + `kind` (Talos's multi-document configuration): the kinds Bronze
-// implements, as data (kinds-network.ts, kinds-system.ts). Kinds Bronze does not implement are
+// implements, as data (kinds-network.ts, kinds-system.ts, kinds-containers.ts, kinds-registries.ts). Kinds Bronze does not implement are
 // in policy.ts (ignored, kept for later, or refused as not implemented).
 import type { KindSpec } from './kind-spec.ts';
+import { CONTAINER_KINDS, type ContainerConfig, type ContainerHealthConfig } from './kinds-containers.ts';
+import { REGISTRY_KINDS, type RegistryAuthConfig, type RegistryMirrorConfig, type RegistryTLSConfig } from './kinds-registries.ts';
 import { NETWORK_KINDS, type BondConfig, type BridgeConfig, type DHCPv4Config, type HostnameConfig, type LinkConfig, type ResolverConfig, type StaticHostConfig, type TimeSyncConfig } from './kinds-network.ts';
 import {
   SYSTEM_KINDS,
@@ -16,7 +18,9 @@ import {
   type VolumeConfig,
 } from './kinds-system.ts';
 
-export type { KindSpec, V1Alpha1Conflict } from './kind-spec.ts';
+export type { KindEntry, KindSpec, V1Alpha1Conflict } from './kind-spec.ts';
+export type { ContainerConfig, ContainerHealthConfig } from './kinds-containers.ts';
+export type { RegistryAuthConfig, RegistryMirrorConfig, RegistryTLSConfig } from './kinds-registries.ts';
 export type { BondConfig, BridgeConfig, DHCPv4Config, HostnameConfig, LinkConfig, ResolverConfig, StaticHostConfig, TimeSyncConfig } from './kinds-network.ts';
 export type { DiscoveryIdentityConfig, DiscoveryServiceConfig, EnvironmentConfig, FilesystemTrimConfig, KubeClusterConfig, SysctlConfig, UnattendedInstallConfig, VolumeConfig } from './kinds-system.ts';
 
@@ -38,10 +42,15 @@ export type KindDocument =
   | DiscoveryServiceConfig
   | DiscoveryIdentityConfig
   | SysctlConfig
-  | EnvironmentConfig;
+  | EnvironmentConfig
+  | ContainerConfig
+  | ContainerHealthConfig
+  | RegistryMirrorConfig
+  | RegistryAuthConfig
+  | RegistryTLSConfig;
 export type KindName = KindDocument['kind'];
 
-export const KINDS: readonly KindSpec[] = [...NETWORK_KINDS, ...SYSTEM_KINDS];
+export const KINDS: readonly KindSpec[] = [...NETWORK_KINDS, ...SYSTEM_KINDS, ...CONTAINER_KINDS, ...REGISTRY_KINDS];
 
 export function kindSpec(kind: unknown): KindSpec | undefined {
   return KINDS.find((k) => k.kind === kind);

@@ -35,7 +35,7 @@ export interface KindRule {
 }
 
 const K8S = 'Bronze runs no Kubernetes';
-const CRI = 'Bronze runs no container runtime';
+const CRI = "Bronze runs no Kubernetes CRI: its containerd runs ContainerConfig workloads only";
 
 const k8sField = (path: string, sample: unknown = {}): FieldRule => ({ doc: 'v1alpha1', path, action: 'ignore', reason: K8S, sample });
 const refuse = (doc: string, path: string, reason: string, sample: unknown = {}): FieldRule => ({ doc, path, action: 'refuse', reason, sample });
@@ -72,7 +72,6 @@ export const FIELD_RULES: readonly FieldRule[] = [
   k8sField('cluster.allowSchedulingOnControlPlanes', true),
   k8sField('cluster.allowSchedulingOnMasters', true),
   // ---- no container runtime: ignored ----
-  { doc: 'v1alpha1', path: 'machine.registries', action: 'ignore', reason: CRI, sample: { mirrors: { 'docker.io': { endpoints: ['https://mirror.example'] } } } },
   { doc: 'v1alpha1', path: 'machine.baseRuntimeSpecOverrides', action: 'ignore', reason: CRI, sample: { process: { rlimits: [] } } },
   { doc: 'v1alpha1', path: 'machine.features.imageCache', action: 'ignore', reason: CRI, sample: { localEnabled: true } },
   // ---- harmless Talos-only settings: ignored, saying why ----
@@ -149,6 +148,14 @@ export const FIELD_RULES: readonly FieldRule[] = [
     sample: true,
   },
   refuse('LinkConfig', 'routes[].table', 'networkd writes routes to the main table only', 'main'),
+  {
+    doc: 'RegistryMirrorConfig',
+    path: 'endpoints[].overridePath',
+    action: 'refuse',
+    reason: "the image puller always adds /v2/ to a mirror's URL; an endpoint used as written (overridePath: true) is not supported yet",
+    accept: false,
+    sample: true,
+  },
   refuse('ResolverConfig', 'nameservers[].protocol', 'the node resolves over plain DNS only', 'tls'),
   refuse('ResolverConfig', 'nameservers[].tlsServerName', 'the node resolves over plain DNS only', 'dns.example.com'),
   {
@@ -182,10 +189,9 @@ const KUBERNETES_KINDS = [
 
 export const KIND_RULES: readonly KindRule[] = [
   ...KUBERNETES_KINDS.map((k) => kind(k, 'ignore', K8S)),
-  ...['CRIBaseRuntimeSpecConfig', 'CRICustomizationConfig', 'ImageCacheConfig', 'RegistryAuthConfig', 'RegistryTLSConfig'].map((k) => kind(k, 'ignore', CRI)),
-  kind('SecurityProfileConfig', 'ignore', 'Bronze runs no container workloads to isolate'),
+  ...['CRIBaseRuntimeSpecConfig', 'CRICustomizationConfig', 'ImageCacheConfig'].map((k) => kind(k, 'ignore', CRI)),
+  kind('SecurityProfileConfig', 'ignore', 'Bronze runs no Kubernetes CRI plane to isolate (ContainerConfig containers run in namespaces and cgroups of their own)'),
   kind('DiskSMARTConfig', 'ignore', 'Bronze does not monitor SMART health'),
-  kind('RegistryMirrorConfig', 'keep', 'Bronze pulls no container images yet; the mirrors are stored for when it does'),
   kind('TrustedRootsConfig', 'keep', 'the extra trusted roots are stored; Bronze does not add them to its trust store yet'),
   kind('WatchdogTimerConfig', 'keep', 'machined does not drive a hardware watchdog yet'),
   kind('KmsgLogConfig', 'keep', 'machined does not send kernel logs to remote endpoints yet'),
@@ -199,7 +205,7 @@ export const KIND_RULES: readonly KindRule[] = [
   kind('KubeSpanConfig', 'refuse', 'KubeSpan (the WireGuard mesh between nodes) would leave traffic unencrypted'),
   kind('KubeSpanEndpointsConfig', 'refuse', 'KubeSpan (the WireGuard mesh between nodes) would leave traffic unencrypted'),
   kind('WireguardConfig', 'refuse', 'Bronze creates no WireGuard links; traffic meant for the tunnel would go unencrypted'),
-  kind('ImageVerificationConfig', 'refuse', 'Bronze pulls no container images to verify; refusing is safer than promising verification'),
+  kind('ImageVerificationConfig', 'refuse', 'Bronze does not verify image signatures; refusing is safer than promising verification'),
   kind('SideroLinkConfig', 'refuse', 'Bronze has no SideroLink tunnel'),
   kind('UserVolumeConfig', 'refuse', "Bronze's disk layout is fixed: it makes no user volumes"),
   kind('RawVolumeConfig', 'refuse', "Bronze's disk layout is fixed: it makes no raw volumes"),
@@ -219,7 +225,7 @@ export const KIND_RULES: readonly KindRule[] = [
   ...['OOMConfig', 'PCIDriverRebindConfig', 'UdevRulesConfig', 'KernelModuleConfig', 'EtcFileConfig', 'SysfsConfig', 'FilesystemScrubConfig'].map((k) =>
     kind(k, 'refuse', 'Bronze does not have this feature'),
   ),
-  ...['ExtensionServiceConfig', 'ContainerConfig', 'VirtualMachineConfig', 'ContentLibraryConfig'].map((k) => kind(k, 'refuse', 'Bronze runs no extension services, containers or virtual machines')),
+  ...['ExtensionServiceConfig', 'VirtualMachineConfig', 'ContentLibraryConfig'].map((k) => kind(k, 'refuse', 'Bronze runs no extension services or virtual machines')),
 ];
 
 export function kindRule(kindName: string): KindRule | undefined {

@@ -39,6 +39,7 @@ import {
   uint32,
 } from './fields.ts';
 import { absolutePathError, envNameError, sysctlKeyError, sysfsKeyError } from './formats.ts';
+import { registrySchemas } from './kinds-registries.ts';
 
 const q = (v: unknown) => JSON.stringify(v);
 
@@ -201,6 +202,7 @@ function build() {
     files: z.array(machineFileSchema).optional(),
     env: keyedMap(scalarString(), envNameError, 'environment variable name').optional(),
     features: featuresSchema.optional(),
+    registries: registrySchemas().registriesSchema.optional(),
   });
 
   const etcdSchema = z.strictObject({

@@ -305,7 +305,7 @@ function dropCriFiles(work: Obj, report: ReturnType<Issues['reporter']>): void {
   const kept: unknown[] = [];
   machine.files.forEach((f, i) => {
     const path = asObject(f)?.path;
-    if (typeof path === 'string' && path.startsWith('/etc/cri/')) report(['machine', 'files', i, 'path'], `ignored: ${path} configures containerd, and Bronze runs no container runtime`, 'value', 'ignored');
+    if (typeof path === 'string' && path.startsWith('/etc/cri/')) report(['machine', 'files', i, 'path'], `ignored: ${path} configures the Kubernetes CRI containerd, which Bronze does not run (its own containerd runs ContainerConfig workloads only)`, 'value', 'ignored');
     else kept.push(f);
   });
   if (kept.length === machine.files.length) return;
@@ -328,6 +328,8 @@ function crossDocumentChecks(v1: { doc: SourceDocument; data: Obj; typed?: V1Alp
       }
     }
   }
+  const entries = kinds.map((k) => ({ kind: k.spec.kind, data: k.data, report: issues.reporter(k.doc, k.prefix) }));
+  for (const spec of new Set(kinds.map((k) => k.spec))) spec.checkAcross?.(entries.filter((e) => e.kind === spec.kind), entries);
   const kubeCluster = kinds.find((k) => k.spec.kind === 'KubeClusterConfig')?.data;
   const cluster = asObject(v1Data?.cluster);
   const endpoint = asObject(cluster?.controlPlane)?.endpoint ?? kubeCluster?.endpoint;

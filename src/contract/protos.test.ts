@@ -68,6 +68,7 @@ describe('proto files', () => {
       'google/rpc/status.proto',
       'common/common.proto',
       'machine/machine.proto',
+      'machine/image.proto',
       'inspect/inspect.proto',
       'time/time.proto',
       'security/security.proto',
@@ -80,9 +81,11 @@ describe('proto files', () => {
       'resource/definitions/runtime/runtime.proto',
       'resource/definitions/time/time.proto',
       'resource/definitions/v1alpha1/v1alpha1.proto',
+      'resource/definitions/containers/containers.proto',
       'resource/config/config.proto',
       'bronze/resource/definitions/runtime.proto',
       'bronze/resource/definitions/config.proto',
+      'bronze/resource/definitions/containers.proto',
       'resource/definitions/cluster/cluster.proto',
       'bronze/cluster/registry.proto',
       'etcd/kv.proto',
@@ -103,10 +106,11 @@ describe('proto files', () => {
         'Bootstrap', 'EtcdMemberList', 'EtcdRemoveMemberByID', 'EtcdLeaveCluster', 'EtcdForfeitLeadership', 'EtcdRecover', 'EtcdAlarmList',
         'EtcdAlarmDisarm', 'EtcdDefragment', 'EtcdStatus',
         'GenerateClientConfiguration', 'Hostname', 'Install', 'List', 'LoadAvg', 'Logs', 'Memory', 'Mounts', 'Netstat', 'NetworkDeviceStats',
-        'PacketCapture', 'Processes', 'Read', 'Reboot', 'Repair', 'Reset', 'Rollback', 'ServiceList', 'ServiceRestart', 'ServiceStart', 'ServiceStop',
+        'PacketCapture', 'Processes', 'Read', 'Reboot', 'Repair', 'Reset', 'Restart', 'Rollback', 'ServiceList', 'ServiceRestart', 'ServiceStart', 'ServiceStop',
         'Shutdown', 'Stats', 'SystemStat', 'Upgrade', 'UpgradeStream', 'Version', 'MetaWrite', 'MetaDelete',
       ].sort(),
     );
+    expect(names('machine.ImageService')).toEqual(['Import', 'List', 'Pull', 'Remove', 'Verify']);
     expect(names('time.TimeService')).toEqual(['Time', 'TimeCheck']);
     expect(names('inspect.InspectService')).toEqual(['ControllerRuntimeDependencies']);
     expect(names('securityapi.SecurityService')).toEqual(['Certificate']);
@@ -115,7 +119,7 @@ describe('proto files', () => {
     expect(serviceDefinition('cosi.resource.State').Watch!.path).toBe('/cosi.resource.State/Watch');
   });
 
-  it('mark exactly the streaming RPCs as server streaming, and only UpgradeStream (bidi) and EtcdRecover as client streaming', () => {
+  it('mark exactly the streaming RPCs as server streaming, and only UpgradeStream (bidi), EtcdRecover and ImageService Import as client streaming', () => {
     const streaming = new Set([
       '/machine.MachineService/Copy',
       '/machine.MachineService/DiskUsage',
@@ -132,11 +136,13 @@ describe('proto files', () => {
       '/cosi.resource.State/List',
       '/cosi.resource.State/Watch',
       '/grpc.health.v1.Health/Watch',
+      '/machine.ImageService/List',
+      '/machine.ImageService/Pull',
     ]);
-    // EtcdRecover: the client uploads a snapshot (Talos's), one reply.
-    const clientStreaming = new Set(['/machine.MachineService/UpgradeStream', '/machine.MachineService/EtcdRecover']);
+    // EtcdRecover: the client uploads a snapshot (Talos's), one reply; so does ImageService's Import (an archive).
+    const clientStreaming = new Set(['/machine.MachineService/UpgradeStream', '/machine.MachineService/EtcdRecover', '/machine.ImageService/Import']);
     const seen = new Set<string>();
-    for (const s of ['machine.MachineService', 'inspect.InspectService', 'time.TimeService', 'securityapi.SecurityService', 'cosi.resource.State', 'grpc.health.v1.Health']) {
+    for (const s of ['machine.MachineService', 'machine.ImageService', 'inspect.InspectService', 'time.TimeService', 'securityapi.SecurityService', 'cosi.resource.State', 'grpc.health.v1.Health']) {
       for (const m of Object.values(serviceDefinition(s))) {
         expect(m.responseStream, m.path).toBe(streaming.has(m.path));
         expect(m.requestStream, m.path).toBe(clientStreaming.has(m.path));
@@ -363,7 +369,19 @@ describe('field numbers by name (Talos / COSI contract table)', () => {
     'machine.PacketCaptureRequest': { interface: 1, promiscuous: 2, snap_len: 3, bpf_filter: 4 },
     'machine.BPFInstruction': { op: 1, jt: 2, jf: 3, k: 4 },
     'machine.ContainersRequest': { namespace: 1, driver: 2 },
-    'machine.ContainerInfo': { namespace: 1, id: 2, image: 3, pid: 4, status: 5, pod_id: 6, name: 7, network_namespace: 8 },
+    'machine.ContainerInfo': { namespace: 1, id: 2, image: 3, pid: 4, status: 5, pod_id: 6, name: 7, network_namespace: 8, internal_id: 9, uid: 10 },
+    'machine.RestartRequest': { namespace: 1, id: 2, driver: 3 },
+    'common.ContainerdInstance': { driver: 1, namespace: 2 },
+    'machine.ImageServiceListResponse': { name: 1, digest: 2, size: 3, created_at: 4, labels: 5 },
+    'machine.ImageServicePullRequest': { containerd: 1, image_ref: 3 },
+    'machine.ImageServicePullResponse': { name: 1, pull_progress: 2 },
+    'machine.ImageServicePullProgress': { layer_id: 1, progress: 2 },
+    'machine.ImageServicePullLayerProgress': { status: 1, elapsed: 2, offset: 3, total: 4 },
+    'machine.ImageServiceImportRequest': { containerd: 1, image_chunk: 2 },
+    'machine.ImageServiceImportResponse': { name: 1 },
+    'machine.ImageServiceRemoveRequest': { containerd: 1, image_ref: 2 },
+    'machine.ImageServiceVerifyRequest': { image_ref: 1, credentials: 2 },
+    'machine.ImageServiceVerifyResponse': { verified: 1, message: 2, digested_image_ref: 3 },
     'machine.Container': { metadata: 1, containers: 2 },
     'machine.StatsRequest': { namespace: 1, driver: 2 },
     'machine.Stat': { namespace: 1, id: 2, memory_usage: 4, cpu_usage: 5, pod_id: 6, name: 7 },
@@ -425,7 +443,7 @@ describe('field numbers by name (Talos / COSI contract table)', () => {
         checked.push(m.name);
       }
     }
-    expect(checked.length).toBe(52);
+    expect(checked.length).toBe(53);
   });
 });
 

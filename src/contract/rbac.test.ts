@@ -74,6 +74,8 @@ describe('allowed', () => {
         '/cosi.resource.State/List',
         '/cosi.resource.State/Watch',
         '/inspect.InspectService/ControllerRuntimeDependencies',
+        '/machine.ImageService/List',
+        '/machine.ImageService/Verify',
         '/machine.MachineService/CPUFreqStats',
         '/machine.MachineService/CPUInfo',
         '/machine.MachineService/Containers',
@@ -109,11 +111,13 @@ describe('allowed', () => {
   it('operator adds power, service control and packet capture to reader, and nothing that changes configuration', () => {
     const extra = grantedTo('os:operator').filter((m) => !allowed(m, ['os:reader']));
     expect(extra).toEqual([
+      '/machine.ImageService/Pull',
       '/machine.MachineService/EtcdAlarmDisarm',
       '/machine.MachineService/EtcdDefragment',
       '/machine.MachineService/EtcdSnapshot',
       '/machine.MachineService/PacketCapture',
       '/machine.MachineService/Reboot',
+      '/machine.MachineService/Restart',
       '/machine.MachineService/ServiceRestart',
       '/machine.MachineService/ServiceStart',
       '/machine.MachineService/ServiceStop',

@@ -82,6 +82,8 @@ export const RBAC: Readonly<Record<string, Rule>> = Object.freeze({
   '/machine.MachineService/ServiceRestart': operator,
   '/machine.MachineService/ServiceStart': operator,
   '/machine.MachineService/ServiceStop': operator,
+  // A container's restart is a new instance of what is already declared (Talos: operator).
+  '/machine.MachineService/Restart': operator,
 
   // Changing or destroying what the node runs: admin.
   '/machine.MachineService/Reset': admin,
@@ -108,6 +110,16 @@ export const RBAC: Readonly<Record<string, Rule>> = Object.freeze({
   '/machine.MachineService/EtcdLeaveCluster': admin,
   '/machine.MachineService/EtcdRemoveMemberByID': admin,
   '/machine.MachineService/EtcdRecover': admin,
+
+  // Images in the node's containerd (Talos's table): listing and verifying are reads, pulling
+  // fetches what the registry config already allows (operator), importing an archive brings
+  // in an image from anywhere and removing one can stop containers from starting (admin).
+  // Talos also grants Verify to its os:image-verifier role, which Bronze does not have.
+  '/machine.ImageService/List': reader,
+  '/machine.ImageService/Verify': reader,
+  '/machine.ImageService/Pull': operator,
+  '/machine.ImageService/Import': admin,
+  '/machine.ImageService/Remove': admin,
 
   // The controller/daemon -> resource graph: names of types, no values (Talos: reader).
   '/inspect.InspectService/ControllerRuntimeDependencies': reader,

@@ -13,6 +13,7 @@ import type { Cmdline } from './cmdline.ts';
 import { currentMounts, mountEarly, setupSystemEtc, unmountAll } from './mounts.ts';
 import { mountStatuses } from './mount-status.ts';
 import { checkMemory, readMeminfo } from './memory-check.ts';
+import { cgroupFs, killCgroups, setupCgroups } from './cgroups.ts';
 import { mountNodeVolumes, type MountedVolumes } from './volumes.ts';
 import { closeVolumes, ephemeralEncryptionOnState, stateEncryptionAtBoot, syncStateEncryption } from './encryption.ts';
 import { wipeRecordedVolumes, type NodeLifecycle } from './lifecycle/lifecycle.ts';
@@ -28,10 +29,15 @@ import { watchPowerButton } from './powerbutton.ts';
 import { publishSystemFacts, type PublisherDeps } from './registrations.ts';
 import type { MachinedNode, Tasks } from './node.ts';
 
-/** /proc, /sys, /dev and the runtime tmpfs; then, below the minimum of memory, say so once, clearly, and keep going (slowly). */
+/**
+ * /proc, /sys, /dev and the runtime tmpfs; the cgroup layout, with machined in /init (Talos's
+ * CreateSystemCgroups); then, below the minimum of memory, say so once, clearly, and keep going
+ * (slowly).
+ */
 export function mountEarlyFilesystems(log: KmsgLogger, status: MachineStatusReporter): void {
   mountEarly(log);
   log.reopen();
+  setupCgroups({ fs: cgroupFs(), log, selfPid: process.pid });
   const mem = checkMemory(readMeminfo());
   if (!mem.ok) {
     log.error(`memory: ${mem.message}`);
@@ -90,7 +96,7 @@ export async function loadConfig(o: {
 /** The resources the API serves from its first call, the controllers, and machined's API. */
 export async function startApi(
   o: PublisherDeps & { log: KmsgLogger; pid1: boolean; controllers: Pick<ControllerRuntime, 'start' | 'dependencies'>; cluster: ClusterParts; lifecycle: NodeLifecycle },
-  api: Pick<MachinedApiDeps, 'supervisor' | 'events' | 'requestSequence' | 'generateClientConfiguration' | 'applyConfiguration' | 'metaDevice'>,
+  api: Pick<MachinedApiDeps, 'supervisor' | 'events' | 'requestSequence' | 'generateClientConfiguration' | 'applyConfiguration' | 'metaDevice' | 'workloads'>,
 ): Promise<{ close(): Promise<void> }> {
   const { state, registry, log, cluster } = o;
   await publishSystemFacts(o, o.pid1);
@@ -143,6 +149,8 @@ export async function stopServices(o: {
   supervisor: Pick<Supervisor, 'stop'>;
   machinedApi: { close(): Promise<void> } | undefined;
   controllers: Pick<ControllerRuntime, 'stop'>;
+  /** As PID 1: what is left in the containers' and services' cgroups (shims, containers) is killed. */
+  killLeftovers?: () => Promise<void>;
 }): Promise<void> {
   await o.lifecycle.quiesce();
   o.nodeConfig.stop();
@@ -150,6 +158,7 @@ export async function stopServices(o: {
   o.cluster.etcd.stop();
   o.log.info('stopping services in reverse dependency order');
   await o.supervisor.stop();
+  await o.killLeftovers?.();
   o.log.info('all services stopped');
   await o.machinedApi?.close();
   await o.controllers.stop();
@@ -194,6 +203,7 @@ export function bootTasks(node: MachinedNode): Tasks {
           generateClientConfiguration: (req) => nodeConfig.generateClientConfiguration(req),
           applyConfiguration: (req) => nodeConfig.applyConfiguration(req),
           metaDevice: () => node.metaDevice(),
+          workloads: () => node.workloads.api(),
         },
       );
     },
@@ -201,7 +211,16 @@ export function bootTasks(node: MachinedNode): Tasks {
       startServices({ pid1, supervisor: node.supervisor, started: () => void (node.servicesStarted = true), cluster: node.cluster, lifecycle: node.lifecycle, configText: () => node.configText }),
     watchPowerButton: () => watchPowerButton(log, () => void request('shutdown', 'power button')),
     stopServices: () =>
-      stopServices({ log, lifecycle: node.lifecycle, nodeConfig: node.nodeConfig, cluster: node.cluster, supervisor: node.supervisor, machinedApi: node.machinedApi, controllers: node.controllers }),
+      stopServices({
+        log,
+        lifecycle: node.lifecycle,
+        nodeConfig: node.nodeConfig,
+        cluster: node.cluster,
+        supervisor: node.supervisor,
+        machinedApi: node.machinedApi,
+        controllers: node.controllers,
+        ...(pid1 ? { killLeftovers: () => killCgroups({ fs: cgroupFs(), log }) } : {}),
+      }),
     sync: () => sync(),
     unmountAll: () => unmountFilesystems(log, pid1),
     wipeVolumes: () => node.lifecycle.wipePending(),

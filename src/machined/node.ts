@@ -13,11 +13,13 @@ import { StatePublisher } from '../daemon/publisher.ts';
 import { MemoryState } from '../state/memory.ts';
 import { ControllerRuntime, registerControllers } from '../state/controller.ts';
 import { DefinitionRegistry } from '../contract/resources/registry.ts';
-import { apidListenAddress, secretsDir } from '../contract/paths.ts';
+import { apidListenAddress, runDir, secretsDir } from '../contract/paths.ts';
 import { readCmdline, type Cmdline } from './cmdline.ts';
 import { Reaper, spawnedChildren } from './reaper.ts';
 import { runSequence, type SequenceName, type TaskName } from './sequences.ts';
-import { SERVICE_ENV, serviceSpecs } from './services.ts';
+import { SERVICE_ENV, baseServiceEnv, serviceSpecs } from './services.ts';
+import { NODE_CONTAINERD, containerdSpec, hostContainerd } from './containerd/service.ts';
+import { cgroupFs, servicePlacement } from './cgroups.ts';
 import { Supervisor } from './supervisor/supervisor.ts';
 import { EventBus, mirrorServiceEvents } from './api/events.ts';
 import { NodeConfig } from './node-config.ts';
@@ -29,6 +31,7 @@ import { validateMachineConfig } from './config/validation.ts';
 import { clusterParts, type ClusterParts } from './cluster/cluster.ts';
 import { memberIdReader } from './cluster/member-id.ts';
 import { machinedControllers } from './registrations.ts';
+import { NodeWorkloads } from './workloads/node-workloads.ts';
 import { debugAids } from './debug-aids.ts';
 import { watchAllRunning, type AllRunning } from './all-running.ts';
 
@@ -62,6 +65,8 @@ export class MachinedNode {
   readonly withEtcd: boolean;
   readonly reaper: Reaper;
   readonly controllers: ControllerRuntime;
+  /** containerd and the declared containers. */
+  readonly workloads: NodeWorkloads;
   readonly lifecycle: NodeLifecycle;
   readonly nodeConfig: NodeConfig;
   readonly allRunning: AllRunning;
@@ -97,19 +102,41 @@ export class MachinedNode {
       stopEtcd: () => this.supervisor.stopService('etcd'),
       listenHost,
     });
-    const daemons = serviceSpecs(serviceEnv, only?.filter((id) => id !== 'etcd'));
+    const daemons = serviceSpecs(serviceEnv, only?.filter((id) => id !== 'etcd' && id !== 'containerd'));
     this.withEtcd = !only || only.includes('etcd');
     const etcdSpec = { ...this.cluster.etcdSpec(serviceEnv), dependsOn: ['apid', 'networkd'].filter((d) => daemons.some((s) => s.id === d)) };
-    this.supervisor = new Supervisor([...daemons, ...(this.withEtcd ? [etcdSpec] : [])], { log: (m) => log.info(m), adopt: handoff.firstServices });
+    // containerd: the rootfs's on a node; a host run has it only when BRONZE_SERVICES names it.
+    const withContainerd = pid1 || !!only?.includes('containerd');
+    const containerd = containerdSpec(pid1 ? NODE_CONTAINERD : hostContainerd(runDir()), baseServiceEnv(serviceEnv));
+    this.supervisor = new Supervisor([...daemons, ...(this.withEtcd ? [etcdSpec] : []), ...(withContainerd ? [containerd] : [])], {
+      log: (m) => log.info(m),
+      adopt: handoff.firstServices,
+      // As PID 1: each service in its own cgroup, with its OOM score (cgroups.ts).
+      placement: pid1 ? servicePlacement({ fs: cgroupFs(), log }) : undefined,
+    });
     if (handoff.firstServices?.size) log.info(`started first, before machined loaded: ${[...handoff.firstServices.keys()].join(', ')}`);
     // Never the children libuv waits for: the daemons, and whatever machined's own work spawns.
     const children = spawnedChildren();
     this.reaper = new Reaper(() => new Set([...this.supervisor.pids(), ...children()]), log);
 
+    // The operator's containers: commit a tried slot only once they run and are healthy, give
+    // the trial up when one fails for good (issue 45, item 7).
+    this.workloads = new NodeWorkloads({
+      log,
+      socket: pid1 ? NODE_CONTAINERD.address : hostContainerd(runDir()).address,
+      onSettled: () => {
+        if (this.allRunning.reached) void this.lifecycle.running();
+      },
+      onFailure: (why) => void this.lifecycle.abandonTrial(why),
+    });
+    this.workloads.follow(this.supervisor);
     this.controllers = new ControllerRuntime(this.state, { log });
     registerControllers(
       this.controllers,
-      machinedControllers({ supervisor: this.supervisor, serviceEnv, volumes: () => (this.volumes?.mounted ?? []).map((m) => ({ label: m.label, mountpoint: m.target })) }, pid1),
+      machinedControllers(
+        { supervisor: this.supervisor, serviceEnv, volumes: () => (this.volumes?.mounted ?? []).map((m) => ({ label: m.label, mountpoint: m.target })), workloads: this.workloads, log },
+        pid1,
+      ),
     );
     mirrorServiceEvents(this.supervisor, this.events);
 
@@ -122,7 +149,7 @@ export class MachinedNode {
       requestSequence: (seq, reason, actorId) => this.request(seq, reason, actorId),
       status: this.machineStatus,
       // A tried slot that could not use the configuration is not committed (recovery.ts).
-      holdCommit: (): string | undefined => (this.nodeConfig.locked ? `the configuration could not be used at boot (${this.nodeConfig.locked[0]})` : undefined),
+      holdCommit: (): string | undefined => (this.nodeConfig.locked ? `the configuration could not be used at boot (${this.nodeConfig.locked[0]})` : this.workloads.holdCommit()),
     });
     const lifecycle = this.lifecycle;
     this.nodeConfig = new NodeConfig({

@@ -1,3 +1,4 @@
+import { NodeWorkloads } from './workloads/node-workloads.ts';
 import { describe, expect, it } from 'vitest';
 import { MemoryState } from '../state/memory.ts';
 import { StatePublisher } from '../daemon/publisher.ts';
@@ -8,15 +9,15 @@ import { CONTROLLERS, PUBLISHERS, machinedControllers, publishSystemFacts } from
 
 describe("machined's registrations", () => {
   it('list the controllers once each, in registration order, the kernel- and disk-changing ones node-only', () => {
-    expect(CONTROLLERS.map((c) => c.name)).toEqual(['services', 'env', 'sysctls', 'files', 'ephemeral mount', 'fstrim']);
-    expect(CONTROLLERS.filter((c) => !c.nodeOnly).map((c) => c.name)).toEqual(['services', 'env']);
+    expect(CONTROLLERS.map((c) => c.name)).toEqual(['services', 'containers', 'env', 'sysctls', 'files', 'ephemeral mount', 'fstrim']);
+    expect(CONTROLLERS.filter((c) => !c.nodeOnly).map((c) => c.name)).toEqual(['services', 'containers', 'env']);
   });
 
   it('make only the host-safe controllers off a node, and every one as PID 1', () => {
-    const d = { supervisor: new Supervisor([]), serviceEnv: {}, volumes: () => [] };
+    const d = { supervisor: new Supervisor([]), serviceEnv: {}, volumes: () => [], workloads: new NodeWorkloads({ log: silentLogger, socket: '/nonexistent' }), log: silentLogger };
     const host = machinedControllers(d, false);
-    expect(host).toHaveLength(2);
-    expect(new Set(host.map((c) => c.name)).size).toBe(2);
+    expect(host).toHaveLength(3);
+    expect(new Set(host.map((c) => c.name)).size).toBe(3);
     expect(machinedControllers(d, true)).toHaveLength(CONTROLLERS.length);
   });
 

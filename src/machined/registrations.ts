@@ -19,10 +19,13 @@ import { ROOTFS_STATUS_ID, ROOTFS_STATUS_TYPE } from '../contract/resources/root
 import { baseServiceEnv, daemonEnv } from './services.ts';
 import { serviceController } from './controllers/services.ts';
 import { kernelParamController, procSys } from './controllers/sysctls.ts';
+import { DEFAULT_SYSCTLS } from './controllers/sysctl-defaults.ts';
 import { filesController } from './controllers/files.ts';
 import { ephemeralMountController } from './controllers/ephemeral-mount.ts';
 import { fstrimController } from './controllers/fstrim.ts';
 import { envController } from './controllers/env.ts';
+import { containerController } from './workloads/controller.ts';
+import type { NodeWorkloads } from './workloads/node-workloads.ts';
 import { publishDefinitions, publishNamespaces } from './meta.ts';
 import { readSecurityState } from './security-state.ts';
 import { readRootfsStatus, systemProbe } from './rootfs-status.ts';
@@ -33,6 +36,9 @@ export interface ControllerDeps {
   serviceEnv: Record<string, string>;
   /** The node's mounted volumes (label, mount point), for fstrim. */
   volumes: () => Array<{ label: string; mountpoint: string }>;
+  /** The node's containers (containerd, once it is up). */
+  workloads: NodeWorkloads;
+  log: Logger;
 }
 
 export interface Registration<T> {
@@ -43,8 +49,20 @@ export interface Registration<T> {
 
 export const CONTROLLERS: ReadonlyArray<Registration<ControllerDeps>> = [
   { name: 'services', make: (d) => serviceController(d.supervisor) },
+  // ContainerConfig documents, run by containerd (a host run without containerd publishes their specs).
+  {
+    name: 'containers',
+    make: (d) =>
+      containerController({
+        port: () => d.workloads.port(),
+        log: d.log,
+        onEngine: (e) => d.workloads.engine(e),
+        onSettled: (ok) => d.workloads.settled(ok),
+        onConfig: (n, r) => d.workloads.config(n, r),
+      }),
+  },
   { name: 'env', make: (d) => envController(d.supervisor, baseServiceEnv(d.serviceEnv), daemonEnv) },
-  { name: 'sysctls', nodeOnly: true, make: () => kernelParamController(procSys()) },
+  { name: 'sysctls', nodeOnly: true, make: () => kernelParamController(procSys(), DEFAULT_SYSCTLS) },
   { name: 'files', nodeOnly: true, make: () => filesController() },
   // VolumeConfig (EPHEMERAL's mount options) and FilesystemTrimConfig: the volumes of the node's disk.
   {

@@ -1,29 +1,48 @@
-// `bronzectl containers [-k]` (alias c): talosctl's command for containerd's containers. A
-// Bronze node has no container runtime: the node answers an empty list, and bronzectl prints
-// the header and says so (`stats` likewise).
+// `bronzectl containers [-k] [--namespace NS]` (alias c): talosctl's command for the containers of
+// a containerd namespace, with talosctl's columns. Bronze's own containers (ContainerConfig) are
+// in `taloscontainers`, which is the default here; talosctl's -k reads `k8s.io` through the CRI
+// driver, and --namespace (Bronze's) names any other (`system`).
 import type { Command } from 'commander';
 import type { Ctx } from '../session.ts';
 import { table } from '../output.ts';
 
-export const NO_CONTAINER_RUNTIME = 'no containers: Bronze nodes have no container runtime';
+/** Where Bronze's containers are (Talos's namespace for ContainerConfig containers). */
+export const CONTAINERS_NAMESPACE = 'taloscontainers';
 
-export function namespace(kubernetes?: boolean): string {
-  return kubernetes ? 'k8s.io' : 'system';
+export interface NamespaceOptions {
+  kubernetes?: boolean;
+  namespace?: string;
+}
+
+/** The namespace and driver a command's -k / --namespace select (default: `fallback`). */
+export function containerTarget(opts: NamespaceOptions, fallback = CONTAINERS_NAMESPACE): { namespace: string; driver: 'CRI' | 'CONTAINERD' } {
+  if (opts.kubernetes) return { namespace: 'k8s.io', driver: 'CRI' };
+  return { namespace: opts.namespace ?? fallback, driver: 'CONTAINERD' };
+}
+
+/** The -k and --namespace options, shared by containers, stats, logs and restart. */
+export function namespaceOptions(cmd: Command, fallback = CONTAINERS_NAMESPACE): Command {
+  return cmd
+    .option('-k, --kubernetes', 'use the k8s.io containerd namespace')
+    .option('--namespace <namespace>', `containerd namespace (default "${fallback}")`);
+}
+
+/** talosctl's ID column: a container in another's pod is drawn under it. */
+export function displayId(c: { id: string; pod_id: string }): string {
+  return c.id !== c.pod_id && c.pod_id !== '' ? `└─ ${c.id}` : c.id;
 }
 
 export function register(program: Command, ctx: Ctx): void {
-  program
-    .command('containers')
-    .alias('c')
-    .description('List containers')
-    .option('-k, --kubernetes', 'use the k8s.io containerd namespace')
-    .action(async (opts: { kubernetes?: boolean }) => {
-      const s = ctx.session();
-      const replies = await s.fanOut((c, o) => c.machine.Containers({ namespace: namespace(opts.kubernetes), driver: opts.kubernetes ? 'CRI' : 'CONTAINERD' }, o));
-      const rows = [['NODE', 'NAMESPACE', 'ID', 'IMAGE', 'PID', 'STATUS']];
-      for (const { node, msg } of replies) for (const c of msg.containers ?? []) rows.push([node, c.namespace, c.id, c.image, String(c.pid), c.status]);
-      if (replies.length === 0) return;
-      s.out(table(rows));
-      if (rows.length === 1) s.warn(NO_CONTAINER_RUNTIME);
-    });
+  namespaceOptions(program.command('containers').alias('c').description('List containers')).action(async (opts: NamespaceOptions) => {
+    const s = ctx.session();
+    const req = containerTarget(opts);
+    const replies = await s.fanOut((c, o) => c.machine.Containers(req, o));
+    const rows = [['NODE', 'NAMESPACE', 'ID', 'IMAGE', 'PID', 'STATUS']];
+    for (const { node, msg } of replies) {
+      const list = [...(msg.containers ?? [])].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      for (const c of list) rows.push([node, c.namespace, displayId(c), c.image, String(c.pid), c.status]);
+    }
+    if (replies.length === 0) return;
+    s.out(table(rows));
+  });
 }

@@ -1,22 +1,22 @@
-// `bronzectl stats [-k]`: talosctl's container stats. A Bronze node has no container runtime:
-// the node answers an empty list, and bronzectl prints the header and says so.
+// `bronzectl stats [-k] [--namespace NS]`: talosctl's container stats (memory in MB, cpu in
+// nanoseconds), for the namespace `containers` reads (default `taloscontainers`).
 import type { Command } from 'commander';
 import type { Ctx } from '../session.ts';
 import { table } from '../output.ts';
-import { NO_CONTAINER_RUNTIME, namespace } from './containers.ts';
+import { type NamespaceOptions, displayId, namespaceOptions, containerTarget } from './containers.ts';
 
 export function register(program: Command, ctx: Ctx): void {
-  program
-    .command('stats')
-    .description('Get container stats')
-    .option('-k, --kubernetes', 'use the k8s.io containerd namespace')
-    .action(async (opts: { kubernetes?: boolean }) => {
-      const s = ctx.session();
-      const replies = await s.fanOut((c, o) => c.machine.Stats({ namespace: namespace(opts.kubernetes), driver: opts.kubernetes ? 'CRI' : 'CONTAINERD' }, o));
-      const rows = [['NODE', 'NAMESPACE', 'ID', 'MEMORY(MB)', 'CPU']];
-      for (const { node, msg } of replies) for (const st of msg.stats ?? []) rows.push([node, st.namespace, st.id, (Number(st.memory_usage) / 1024 / 1024).toFixed(2), String(st.cpu_usage)]);
-      if (replies.length === 0) return;
-      s.out(table(rows));
-      if (rows.length === 1) s.warn(NO_CONTAINER_RUNTIME);
-    });
+  namespaceOptions(program.command('stats').description('Get container stats')).action(async (opts: NamespaceOptions) => {
+    const s = ctx.session();
+    const req = containerTarget(opts);
+    const replies = await s.fanOut((c, o) => c.machine.Stats(req, o));
+    const rows = [['NODE', 'NAMESPACE', 'ID', 'MEMORY(MB)', 'CPU']];
+    for (const { node, msg } of replies) {
+      const list = [...(msg.stats ?? [])].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      // talosctl: float64(MemoryUsage)*1e-6 with %.2f (MB, not MiB).
+      for (const st of list) rows.push([node, st.namespace, displayId(st), (Number(st.memory_usage) * 1e-6).toFixed(2), String(st.cpu_usage)]);
+    }
+    if (replies.length === 0) return;
+    s.out(table(rows));
+  });
 }

@@ -2,22 +2,26 @@ import { describe, expect, it } from 'vitest';
 import { KINDS } from '../kinds.ts';
 import { v1alpha1Schemas } from '../schema.ts';
 import * as cluster from './cluster.ts';
+import * as containers from './containers.ts';
 import * as encryption from './encryption.ts';
 import * as etcd from './etcd.ts';
 import * as install from './install.ts';
 import * as machine from './machine.ts';
 import * as network from './network.ts';
+import * as registries from './registries.ts';
 import { SETTINGS, VIEWS } from './settings.ts';
 import * as time from './time.ts';
 import * as volumes from './volumes.ts';
 
 const MODULES: Record<string, Record<string, unknown>> = {
   'cluster.ts': cluster,
+  'containers.ts': containers,
   'encryption.ts': encryption,
   'etcd.ts': etcd,
   'install.ts': install,
   'machine.ts': machine,
   'network.ts': network,
+  'registries.ts': registries,
   'time.ts': time,
   'volumes.ts': volumes,
 };

@@ -32,6 +32,8 @@ export const SETTINGS: readonly Setting[] = [
   { setting: 'filesystem trim', resolver: 'volumes.ts#filesystemTrim', sources: ['FilesystemTrimConfig'] },
   { setting: 'volume trim', resolver: 'volumes.ts#volumeTrim', sources: ['VolumeConfig.trim'] },
   { setting: 'EPHEMERAL mount options', resolver: 'volumes.ts#ephemeralMount', sources: ['VolumeConfig.mount'] },
+  { setting: 'containers', resolver: 'containers.ts#containerDocs', sources: ['ContainerConfig', 'ContainerHealthConfig'] },
+  { setting: 'image registries', resolver: 'registries.ts#registries', sources: ['machine.registries', 'RegistryMirrorConfig', 'RegistryAuthConfig', 'RegistryTLSConfig'] },
 ];
 
 /**
@@ -42,4 +44,6 @@ export const VIEWS: Readonly<Record<string, readonly string[]>> = {
   'time.ts#timeSync': ['time sync'],
   'time.ts#timeServers': ['time sync'],
   'network.ts#network': ['hostname', 'resolvers', '/etc/hosts entries', 'links'],
+  'containers.ts#containerRunSpecs': ['containers'],
+  'containers.ts#healthProbes': ['containers'],
 };

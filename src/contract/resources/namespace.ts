@@ -16,6 +16,7 @@ export const NAMESPACES: Readonly<Record<string, string>> = {
   runtime: 'The running system: services, boot, kernel parameters, block devices, time.',
   network: 'Network links, addresses, routes, resolvers, hostname and time servers.',
   cluster: 'The cluster: its members.',
+  containers: 'The declared containers: their specs, images and running instances.',
 };
 
 export const namespaceDefinition: ResourceDefinition<NamespaceSpec> = {

@@ -6,6 +6,10 @@
 import { addressStatusDefinition } from './address-status.ts';
 import { blockDeviceDefinition } from './block-device.ts';
 import { blockSymlinkDefinition } from './block-symlink.ts';
+import { containerImageStatusDefinition } from './container-image-status.ts';
+import { containerInstanceSpecDefinition } from './container-instance-spec.ts';
+import { containerSpecDefinition } from './container-spec.ts';
+import { containerStatusDefinition } from './container-status.ts';
 import { bootStatusDefinition } from './boot-status.ts';
 import { type OwnerRole, type ResourceDefinition, type ResourceDefinitionSpec, definitionSpec, validateDefinition } from './definition.ts';
 import { discoveredVolumeDefinition } from './discovered-volume.ts';
@@ -63,6 +67,11 @@ export const RESOURCE_DEFINITIONS: readonly ResourceDefinition[] = [
   nodeAddressDefinition,
   // cluster
   memberDefinition,
+  // containers
+  containerSpecDefinition,
+  containerImageStatusDefinition,
+  containerInstanceSpecDefinition,
+  containerStatusDefinition,
 ];
 
 /** gRPC metadata key in which a local daemon names itself when it writes resources. */

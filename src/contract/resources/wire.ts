@@ -64,7 +64,8 @@ function clearDefaults(t: protobuf.Type, msg: Record<string, unknown>): void {
       else if (isMessage) for (const e of v as unknown[]) clearDefaults(f.resolvedType as protobuf.Type, e as Record<string, unknown>);
     } else if (isMessage) {
       clearDefaults(f.resolvedType as protobuf.Type, v as Record<string, unknown>);
-    } else if (v === false || v === 0 || v === '' || (v instanceof Uint8Array && v.length === 0) || (INT64.has(f.type) && String(v) === '0')) {
+    } else if (!f.options?.proto3_optional && (v === false || v === 0 || v === '' || (v instanceof Uint8Array && v.length === 0) || (INT64.has(f.type) && String(v) === '0'))) {
+      // A proto3 `optional` field keeps its zero value: its presence is the point (ContainerStatus's healthy: false).
       delete msg[f.name];
     }
   }

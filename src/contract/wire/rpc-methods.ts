@@ -9,6 +9,7 @@ import type { LeaseDefinition as _etcdserverpb_Lease } from './etcdserverpb/Leas
 import type { MaintenanceDefinition as _etcdserverpb_Maintenance } from './etcdserverpb/Maintenance.ts';
 import type { HealthDefinition as _grpc_health_v1_Health } from './grpc/health/v1/Health.ts';
 import type { InspectServiceDefinition as _inspect_InspectService } from './inspect/InspectService.ts';
+import type { ImageServiceDefinition as _machine_ImageService } from './machine/ImageService.ts';
 import type { MachineServiceDefinition as _machine_MachineService } from './machine/MachineService.ts';
 import type { SecurityServiceDefinition as _securityapi_SecurityService } from './securityapi/SecurityService.ts';
 import type { TimeServiceDefinition as _time_TimeService } from './time/TimeService.ts';
@@ -39,6 +40,11 @@ export interface RpcMethods {
   '/grpc.health.v1.Health/Check': { def: _grpc_health_v1_Health['Check']; kind: 'unary' };
   '/grpc.health.v1.Health/Watch': { def: _grpc_health_v1_Health['Watch']; kind: 'server-stream' };
   '/inspect.InspectService/ControllerRuntimeDependencies': { def: _inspect_InspectService['ControllerRuntimeDependencies']; kind: 'unary' };
+  '/machine.ImageService/Import': { def: _machine_ImageService['Import']; kind: 'client-stream' };
+  '/machine.ImageService/List': { def: _machine_ImageService['List']; kind: 'server-stream' };
+  '/machine.ImageService/Pull': { def: _machine_ImageService['Pull']; kind: 'server-stream' };
+  '/machine.ImageService/Remove': { def: _machine_ImageService['Remove']; kind: 'unary' };
+  '/machine.ImageService/Verify': { def: _machine_ImageService['Verify']; kind: 'unary' };
   '/machine.MachineService/ApplyConfiguration': { def: _machine_MachineService['ApplyConfiguration']; kind: 'unary' };
   '/machine.MachineService/Bootstrap': { def: _machine_MachineService['Bootstrap']; kind: 'unary' };
   '/machine.MachineService/CPUFreqStats': { def: _machine_MachineService['CPUFreqStats']; kind: 'unary' };
@@ -77,6 +83,7 @@ export interface RpcMethods {
   '/machine.MachineService/Reboot': { def: _machine_MachineService['Reboot']; kind: 'unary' };
   '/machine.MachineService/Repair': { def: _machine_MachineService['Repair']; kind: 'server-stream' };
   '/machine.MachineService/Reset': { def: _machine_MachineService['Reset']; kind: 'unary' };
+  '/machine.MachineService/Restart': { def: _machine_MachineService['Restart']; kind: 'unary' };
   '/machine.MachineService/Rollback': { def: _machine_MachineService['Rollback']; kind: 'unary' };
   '/machine.MachineService/ServiceList': { def: _machine_MachineService['ServiceList']; kind: 'unary' };
   '/machine.MachineService/ServiceRestart': { def: _machine_MachineService['ServiceRestart']; kind: 'unary' };

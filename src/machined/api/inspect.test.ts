@@ -1,3 +1,4 @@
+import { silentLogger } from '../../lib/log.ts';
 import { describe, expect, it } from 'vitest';
 import { RESOURCE_DEFINITIONS } from '../../contract/resources/registry.ts';
 import { CONTROLLERS } from '../registrations.ts';
@@ -41,7 +42,7 @@ describe('dependencyEdges', () => {
   });
 
   it("covers every type Bronze serves, and every registered controller's declarations", () => {
-    const controllers = CONTROLLERS.map((r) => r.make({ supervisor: {} as never, serviceEnv: {}, volumes: () => [] }));
+    const controllers = CONTROLLERS.map((r) => r.make({ supervisor: {} as never, serviceEnv: {}, volumes: () => [], workloads: {} as never, log: silentLogger }));
     const edges = dependencyEdges(controllers, RESOURCE_DEFINITIONS);
     const produced = new Set(edges.filter((e) => e.edge_type.startsWith('OUTPUT')).map((e) => e.resource_type));
     for (const d of RESOURCE_DEFINITIONS) expect(produced.has(d.type), d.type).toBe(true);

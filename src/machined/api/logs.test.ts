@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type LogSource, type ServiceLogSource, logsHandlers, tailLines } from './logs.ts';
 import { callStream, collect } from './testing.ts';
+import { MemoryWorkloads } from '../../containerd/testing.ts';
 
 class FakeLog implements LogSource {
   readonly ring: string[] = [];
@@ -16,7 +17,7 @@ class FakeLog implements LogSource {
   }
 }
 
-function setup() {
+function setup(workloads: MemoryWorkloads | null = new MemoryWorkloads()) {
   const machined = new FakeLog();
   const apid = new FakeLog();
   for (let i = 1; i <= 5; i++) apid.add(`apid line ${i}`);
@@ -26,7 +27,7 @@ function setup() {
     logs: () => apid.lines(),
     followLogs: (_id, fn) => apid.follow(fn),
   };
-  return { machined, apid, h: logsHandlers({ supervisor, log: machined }) };
+  return { machined, apid, workloads, h: logsHandlers({ supervisor, log: machined, workloads: () => workloads ?? undefined }) };
 }
 
 const text = (msgs: Array<{ bytes: Buffer }>) => msgs.map((m) => m.bytes.toString()).join('');
@@ -72,7 +73,45 @@ describe('Logs', () => {
 
   it('unknown id → NOT_FOUND naming it; no id → INVALID_ARGUMENT', async () => {
     const { h } = setup();
-    await expect(collect(h.Logs, { id: 'etcd' })).rejects.toEqual({ code: 5, message: 'no logs for "etcd": no such service' });
+    await expect(collect(h.Logs, { id: 'etcd' })).rejects.toEqual({ code: 5, message: `no logs for "etcd": no such service (a container's log is in its namespace: taloscontainers)` });
     await expect(collect(h.Logs, {})).rejects.toMatchObject({ code: 3 });
+  });
+});
+
+describe("Logs of a container (a namespace other than 'system')", () => {
+  it('streams what the runtime reads, tail_lines and all', async () => {
+    const { h, workloads } = setup();
+    workloads!.addContainer('taloscontainers', { id: 'web' }, { log: ['one', 'two', 'three'] });
+    expect(text(await collect(h.Logs, { namespace: 'taloscontainers', id: 'web', tail_lines: 2 }))).toBe('two\nthree\n');
+    expect(text(await collect(h.Logs, { namespace: 'taloscontainers', id: 'web', tail_lines: -1 }))).toBe('one\ntwo\nthree\n');
+    expect(workloads!.calls).toContain('logs taloscontainers web');
+  });
+
+  it('follow: new lines until cancelled', async () => {
+    const { h, workloads } = setup();
+    workloads!.addContainer('taloscontainers', { id: 'web' }, { log: ['one'] });
+    const s = callStream(h.Logs, { namespace: 'taloscontainers', id: 'web', tail_lines: -1, follow: true });
+    await s.waitFor(1);
+    workloads!.write('taloscontainers', 'web', 'two');
+    await s.waitFor(2);
+    expect(text(s.messages)).toBe('one\ntwo\n');
+    s.cancel();
+    await s.done;
+    expect(s.error).toBeUndefined();
+  });
+
+  it("services stay under 'system' (and no namespace), never the runtime", async () => {
+    const { h, workloads } = setup();
+    expect(text(await collect(h.Logs, { namespace: 'system', id: 'apid', tail_lines: 1 }))).toBe('apid line 5\n');
+    expect(workloads!.calls).toEqual([]);
+  });
+
+  it('unknown container → NOT_FOUND naming it; bad namespace → INVALID_ARGUMENT; no runtime → UNAVAILABLE', async () => {
+    const { h } = setup();
+    await expect(collect(h.Logs, { namespace: 'taloscontainers', id: 'nope' })).rejects.toEqual({ code: 5, message: 'container "nope" not found in namespace "taloscontainers"' });
+    await expect(collect(h.Logs, { namespace: 'bad/ns', id: 'web' })).rejects.toMatchObject({ code: 3, message: expect.stringContaining('invalid containerd namespace "bad/ns"') });
+    await expect(collect(h.Logs, { namespace: 'taloscontainers', driver: 'CRI', id: 'web' })).rejects.toMatchObject({ code: 3 });
+    const none = setup(null);
+    await expect(collect(none.h.Logs, { namespace: 'taloscontainers', id: 'web' })).rejects.toEqual({ code: 14, message: 'containerd is not running yet' });
   });
 });

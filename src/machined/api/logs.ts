@@ -2,10 +2,14 @@
 // Each line is one common.Data whose bytes are the line and its newline, so that the chunks
 // concatenate into the log. tail_lines as Talos: N >= 0 → the last N lines (0: none, only what
 // follows), negative → everything kept. follow streams new lines until the client cancels.
-// The namespace ('system' in Talos) and driver are ignored: Bronze has only its own services.
+// Namespace as Talos's: `system` (what talosctl sends; unset too, as Bronze's older clients
+// did) names a service; any other containerd namespace (`taloscontainers`, `k8s.io`) names a
+// container in it, whose log the container runtime streams in the chunks it reads (checked as
+// Containers checks it: ./containers.ts).
 
 import type * as grpc from '@grpc/grpc-js';
-import { invalidArgument, notFound, serverStream } from './common.ts';
+import { invalidArgument, notFound, serverStream, type Stream } from './common.ts';
+import { type WorkloadsSource, containerNamespace, findContainer, fromRuntime, runtimeError, runtimeOf } from './containers.ts';
 import { MACHINED_ID } from './services.ts';
 
 /** machined's own log (KmsgLogger). */
@@ -24,6 +28,7 @@ export interface ServiceLogSource {
 export interface LogsRequest {
   namespace?: string;
   id?: string;
+  driver?: string | number;
   follow?: boolean;
   tail_lines?: number;
 }
@@ -34,10 +39,30 @@ export function tailLines(lines: readonly string[], tail: number): string[] {
   return tail === 0 ? [] : lines.slice(-tail);
 }
 
-export function logsHandlers(deps: { supervisor: ServiceLogSource; log: LogSource }): Record<string, grpc.handleServerStreamingCall<any, any>> {
+/** The namespace of services' logs (Talos's). */
+export const SERVICES_NAMESPACE = 'system';
+
+/** A container's log, streamed as the runtime reads it. */
+async function containerLogs(workloads: WorkloadsSource | undefined, req: LogsRequest, stream: Stream<{ bytes: Buffer }>): Promise<void> {
+  const ns = containerNamespace(req.namespace, req.driver);
+  const id = req.id ?? '';
+  const w = runtimeOf(workloads);
+  await findContainer(w, ns, id);
+  const chunks = await fromRuntime(async () => w.logs(ns, id, { follow: !!req.follow, tailLines: Number(req.tail_lines ?? 0), signal: stream.signal }));
+  try {
+    for await (const chunk of chunks) {
+      if (stream.closed) break;
+      await stream.send({ bytes: Buffer.from(chunk) });
+    }
+  } catch (err) {
+    if (!stream.closed) throw runtimeError(err);
+  }
+}
+
+export function logsHandlers(deps: { supervisor: ServiceLogSource; log: LogSource; workloads?: WorkloadsSource }): Record<string, grpc.handleServerStreamingCall<any, any>> {
   const source = (id: string): LogSource => {
     if (id === MACHINED_ID) return deps.log;
-    if (!deps.supervisor.get(id)) throw notFound(`no logs for ${JSON.stringify(id)}: no such service`);
+    if (!deps.supervisor.get(id)) throw notFound(`no logs for ${JSON.stringify(id)}: no such service (a container's log is in its namespace: taloscontainers)`);
     return { lines: () => deps.supervisor.logs(id), follow: (fn) => deps.supervisor.followLogs(id, fn) };
   };
   const data = (line: string) => ({ bytes: Buffer.from(`${line}\n`) });
@@ -45,6 +70,8 @@ export function logsHandlers(deps: { supervisor: ServiceLogSource; log: LogSourc
   return {
     Logs: serverStream<LogsRequest, { bytes: Buffer }>(async (req, stream) => {
       const id = req.id ?? '';
+      const ns = req.namespace ?? '';
+      if (ns !== '' && ns !== SERVICES_NAMESPACE) return containerLogs(deps.workloads, req, stream);
       if (id === '') throw invalidArgument('log id is required (a service id, or machined)');
       const src = source(id);
       const history = tailLines(src.lines(), Number(req.tail_lines ?? 0));

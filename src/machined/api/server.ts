@@ -4,8 +4,9 @@
 // Everything it serves is passed in explicitly (ApplyConfiguration and
 // GenerateClientConfiguration too). Install, Upgrade, UpgradeStream, Reset and Rollback are
 // served by ./lifecycle.ts on top of the Lifecycle machined passes in (none: UNAVAILABLE).
-// The read API (Copy, DiskUsage, CPUFreqStats, Netstat, PacketCapture, Containers, Stats) has
-// a file each. Bootstrap and the Etcd* RPCs are ./etcd.ts, on the etcd service machined passes
+// The read API (Copy, DiskUsage, CPUFreqStats, Netstat, PacketCapture) has a file each;
+// Containers, Stats, Restart, containers' Logs and machine.ImageService (./containers.ts,
+// ./images.ts) go to the container runtime machined passes in (none yet: UNAVAILABLE). Bootstrap and the Etcd* RPCs are ./etcd.ts, on the etcd service machined passes
 // in (none: a node without etcd, which answers as Talos's workers do).
 // machined accepts the socket's connections itself and tells its callers apart by their uid
 // (SO_PEERCRED): ./callers.ts says what each may call.
@@ -23,7 +24,8 @@ import { type CallerClass, callerClass, callerInterceptor, offers } from './call
 import type { DefinitionRegistry } from '../../contract/resources/registry.ts';
 import type { State } from '../../state/state.ts';
 import { unary, unavailable } from './common.ts';
-import { containersHandlers } from './containers.ts';
+import { type WorkloadsSource, containersHandlers } from './containers.ts';
+import { imageHandlers } from './images.ts';
 import { copyHandlers } from './copy.ts';
 import { cpuFreqHandlers } from './cpufreq.ts';
 import { diskUsageHandlers } from './diskusage.ts';
@@ -77,6 +79,8 @@ export interface MachinedApiDeps {
   controllers?: () => readonly ControllerDependencies[];
   /** META (MetaWrite, MetaDelete): the partition, or a file in a host run; absent or undefined: FAILED_PRECONDITION. */
   metaDevice?: () => string | undefined;
+  /** The container runtime, once containerd is up (undefined before); absent: never. */
+  workloads?: WorkloadsSource;
   /** bronze.cluster.Registry (trustd relays workers' Hello to it); absent: not served. */
   clusterRegistry?: grpc.UntypedServiceImplementation;
   /** Checked before a Reboot or Shutdown is accepted (etcd quorum safety); throws an ApiError to refuse. */
@@ -139,7 +143,7 @@ export async function startMachinedApi(deps: MachinedApiDeps): Promise<MachinedA
         afterReplyMs: deps.powerDelayMs,
         onError: (err) => deps.onError?.(`service request failed: ${err instanceof Error ? err.message : String(err)}`),
       }),
-      ...logsHandlers({ supervisor: deps.supervisor, log: deps.log }),
+      ...logsHandlers({ supervisor: deps.supervisor, log: deps.log, workloads: deps.workloads }),
       ...dmesgHandlers({ kmsgPath: deps.kmsgPath }),
       ...eventsHandlers(deps.events),
       ...filesHandlers(),
@@ -147,7 +151,7 @@ export async function startMachinedApi(deps: MachinedApiDeps): Promise<MachinedA
       ...diskUsageHandlers(),
       ...cpuFreqHandlers(),
       ...netstatHandlers({ procRoot: deps.procRoot }),
-      ...containersHandlers(),
+      ...containersHandlers({ workloads: deps.workloads }),
       ...pcapHandlers(),
       ...etcdHandlers(deps.etcd),
       ...metaHandlers({ metaDevice: () => deps.metaDevice?.() }),
@@ -164,6 +168,7 @@ export async function startMachinedApi(deps: MachinedApiDeps): Promise<MachinedA
       }),
     },
   });
+  services.push({ name: 'machine.ImageService', impl: imageHandlers({ workloads: deps.workloads }) });
   services.push({ name: 'inspect.InspectService', impl: inspectHandlers({ controllers: () => deps.controllers?.() ?? [], definitions: () => deps.registry.list() }) });
   services.push({ name: 'cosi.resource.State', impl: resourceHandlers({ state: deps.state, registry: deps.registry }) });
   if (deps.clusterRegistry) services.push({ name: 'bronze.cluster.Registry', impl: deps.clusterRegistry });

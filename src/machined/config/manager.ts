@@ -34,12 +34,26 @@ export const LIVE_PATHS: readonly string[] = [
   'machine.files',
   'machine.env',
   'machine.certSANs',
+  // Pulls read them when they happen: a changed mirror or credential applies to the next pull.
+  'machine.registries',
   // As in Talos: read only when installing (a node not yet installed installs at once).
   'machine.install',
   'debug',
 ];
 /** Multi-document kinds, all applied live. */
-export const LIVE_KINDS: ReadonlySet<string> = new Set(['HostnameConfig', 'ResolverConfig', 'TimeSyncConfig', 'LinkConfig', 'DHCPv4Config']);
+export const LIVE_KINDS: ReadonlySet<string> = new Set([
+  'HostnameConfig',
+  'ResolverConfig',
+  'TimeSyncConfig',
+  'LinkConfig',
+  'DHCPv4Config',
+  // Containers start, change and stop without a reboot, as in Talos.
+  'ContainerConfig',
+  'ContainerHealthConfig',
+  'RegistryMirrorConfig',
+  'RegistryAuthConfig',
+  'RegistryTLSConfig',
+]);
 
 function documents(text: string): Record<string, unknown>[] {
   return YAML.parseAllDocuments(text).map((d) => (d.toJS() ?? {}) as Record<string, unknown>);

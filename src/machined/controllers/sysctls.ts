@@ -29,7 +29,8 @@ export function procSys(root = '/proc/sys'): KernelParams {
   };
 }
 
-export function kernelParamController(params: KernelParams): Controller {
+/** `bronzeDefaults`: set whatever the configuration says (sysctl-defaults.ts); the configuration wins on a key. */
+export function kernelParamController(params: KernelParams, bronzeDefaults: Readonly<Record<string, string>> = {}): Controller {
   const defaults = new Map<string, string | undefined>();
   return {
     name: 'KernelParamController',
@@ -38,7 +39,7 @@ export function kernelParamController(params: KernelParams): Controller {
     async run(ctx) {
       const cfg = await ctx.state.find<MachineConfigSpec>(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID);
       // machine.sysctls with Talos's SysctlConfig documents over them (the document wins on a key).
-      const want = sysctls(cfg?.spec);
+      const want = { ...bronzeDefaults, ...sysctls(cfg?.spec) };
       for (const [key, value] of Object.entries(want)) {
         if (!defaults.has(key)) defaults.set(key, params.read(key));
         const before = params.read(key);

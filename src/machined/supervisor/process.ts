@@ -79,6 +79,9 @@ export function startProcess(
   const run: Run = { child, pid: child.pid!, startedAt: Date.now(), stopping: false, exited, resolveExited };
   svc.run = run;
   svc.healthy = undefined;
+  // Into its cgroup first: a nice value set before the move is kept, and the earlier the move,
+  // the less of what it allocates is charged to machined's group.
+  hooks.place(svc, run.pid);
   if (svc.spec.startNice !== undefined) setNice(run.pid, svc.spec.startNice);
   capture(stdout);
   capture(stderr);

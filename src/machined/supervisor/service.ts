@@ -65,6 +65,8 @@ export interface SupervisorHooks {
   started(svc: Service, run: Run): void;
   /** Starts the process, with the arguments and environment of the prepare step if any. */
   spawn(svc: Service, prepared?: { args?: string[]; env?: Record<string, string> }): void;
+  /** The process runs: put it where it belongs (SupervisorOptions.placement). */
+  place(svc: Service, pid: number): void;
 }
 
 /** A service not started yet; `dependents` are the services stopped before it. */

@@ -686,3 +686,29 @@ describe('prepare (pre state)', () => {
     expect(seen.some((e) => e.message.includes('pre state: no members reachable'))).toBe(true);
   });
 });
+
+describe('placement (cgroups and OOM score, machined as PID 1)', () => {
+  it('hears of every process as it starts, spawned, restarted or taken over; a throwing one is only logged', async () => {
+    const early = spawn(process.execPath, [join(fixtures, 'run.mjs')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const [stdout, stderr] = [new PassThrough(), new PassThrough()];
+    early.stdout.pipe(stdout);
+    early.stderr.pipe(stderr);
+    const placed: Array<[number, string]> = [];
+    const logged: string[] = [];
+    const { sup } = supervise([node('a', 'run.mjs'), node('b', 'crash.mjs', ['0', '1'])], {
+      adopt: new Map([['a', { child: early, stdout, stderr }]]),
+      backoffBase: 10,
+      log: (m) => logged.push(m),
+      placement: (pid, id) => {
+        placed.push([pid, id]);
+        if (id === 'b') throw new Error('no cgroup');
+      },
+    });
+    sup.start();
+    await waitFor('a running', () => sup.get('a')?.state === 'Running');
+    await waitFor('b restarted', () => placed.filter(([, id]) => id === 'b').length >= 2);
+    expect(placed[0]).toEqual([early.pid, 'a']);
+    expect(new Set(placed.filter(([, id]) => id === 'b').map(([pid]) => pid)).size).toBeGreaterThanOrEqual(2);
+    expect(logged.some((m) => /placing b \(pid \d+\): no cgroup/.test(m))).toBe(true);
+  });
+});

@@ -36,6 +36,7 @@ export class Supervisor extends EventEmitter {
   readonly #log: ((msg: string) => void) | undefined;
   readonly #adopt: Map<string, AdoptedProcess>;
   readonly #health: HealthLimits;
+  readonly #placement: SupervisorOptions['placement'];
   readonly #hooks: SupervisorHooks = {
     record: (svc, state, message) => this.#record(svc, state, message),
     schedule: () => this.#schedule(),
@@ -43,6 +44,13 @@ export class Supervisor extends EventEmitter {
     line: (svc, raw) => keepLine(svc, raw, this.#logLines, this.#log),
     started: (svc, run) => pollHealth(svc, run, this.#health, this.#hooks),
     spawn: (svc, prepared) => this.#spawn(svc, prepared),
+    place: (svc, pid) => {
+      try {
+        this.#placement?.(pid, svc.spec.id);
+      } catch (err) {
+        this.#log?.(`supervisor: placing ${svc.spec.id} (pid ${pid}): ${errorMessage(err)}`);
+      }
+    },
   };
   #scheduling = false;
   #rescan = false;
@@ -58,6 +66,7 @@ export class Supervisor extends EventEmitter {
     this.#logLines = opts.logLines ?? 1000;
     this.#log = opts.log;
     this.#adopt = new Map(opts.adopt ?? []);
+    this.#placement = opts.placement;
     for (const id of this.#adopt.keys()) if (!specs.some((s) => s.id === id)) throw new Error(`adopted process of unknown service ${id}`);
     this.#health = {
       failures: Math.max(1, opts.healthFailures ?? 3),

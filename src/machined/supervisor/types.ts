@@ -114,4 +114,10 @@ export interface SupervisorOptions {
   /** Upper bound (ms) of the delay between checks of a failing service, and of one check's time. Default 30000 and 10000. */
   healthBackoffMax?: number;
   healthTimeoutMax?: number;
+  /**
+   * Called with each service process as soon as it runs (spawned, or taken over), before
+   * anything waits on it: machined as PID 1 moves it into its cgroup and sets its OOM score
+   * there (cgroups.ts). Must not throw.
+   */
+  placement?: (pid: number, id: string) => void;
 }

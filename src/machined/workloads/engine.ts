@@ -19,7 +19,8 @@ import { type HealthProbe, probeOnce } from './probes.ts';
 /** What the engine asks of the container runtime (machined: containerd; tests: memory). */
 export interface RuntimePort {
   imagePresent(ref: string): Promise<boolean>;
-  pull(ref: string, onProgress?: (p: PullProgress) => void): Promise<void>;
+  /** Resolves with the digest the reference resolved to, when known. */
+  pull(ref: string, onProgress?: (p: PullProgress) => void): Promise<{ digest?: string } | void>;
   /** Creates and starts the container; one of this id that runs already is replaced. */
   start(spec: ContainerRunSpec, hash: string): Promise<{ pid: number }>;
   /** Containers the runtime has in the namespace, with the hash label `start` gave them. */
@@ -36,6 +37,8 @@ export type InstancePhase = 'waiting' | 'starting' | 'running' | 'exited' | 'fai
 export interface ImageState {
   ref: string;
   phase: ImagePhase;
+  /** What the reference resolved to, once pulled. */
+  digest?: string;
   error?: string;
   /** Bytes so far and expected over all blobs of the pull in progress. */
   progress?: { offset: number; total: number };
@@ -110,6 +113,8 @@ export class WorkloadEngine {
   #stopped = false;
   #pass: Promise<void> = Promise.resolve();
   #again = false;
+  /** A declared container failed for good: its start failed, or it went unhealthy past its threshold. */
+  onFailure: ((why: string) => void) | undefined;
 
   constructor(o: EngineOptions) {
     this.#o = o;
@@ -297,9 +302,9 @@ export class WorkloadEngine {
         this.#image(ref, { ref, phase: 'pulling', progress: { offset, total } });
       })
       .then(
-        () => {
+        (r) => {
           this.#o.log.info(`image ${ref}: pulled`);
-          this.#image(ref, { ref, phase: 'ready' });
+          this.#image(ref, { ref, phase: 'ready', ...(r?.digest ? { digest: r.digest } : {}) });
           return true;
         },
         (err: Error) => {
@@ -342,6 +347,7 @@ export class WorkloadEngine {
         if (this.#slots.get(id) !== slot) return;
         log.warn(`container ${id}: start: ${(err as Error).message}`);
         this.#set(slot, { phase: 'failed', pid: 0, message: (err as Error).message });
+        this.onFailure?.(`container ${id} did not start: ${(err as Error).message}`);
         this.#scheduleRestart(slot);
       }
     })();
@@ -384,6 +390,7 @@ export class WorkloadEngine {
         this.#set(slot, { message: `health probe: ${err} (${slot.failures}/${p.failureThreshold})` });
         if (slot.failures >= p.failureThreshold) {
           this.#o.log.warn(`container ${slot.d.spec.name}: unhealthy after ${slot.failures} failed probes (${err}); restarting it`);
+          this.onFailure?.(`container ${slot.d.spec.name} is unhealthy: ${slot.failures} failed health probes (${err})`);
           this.#set(slot, { healthy: false, phase: 'exited', pid: 0 });
           const id = slot.d.spec.name;
           slot.busy = this.#o.port.remove(id).catch((e: Error) => this.#o.log.warn(`container ${id}: stop: ${e.message}`));

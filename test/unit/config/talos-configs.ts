@@ -86,8 +86,7 @@ export function talosShapedConfig(version: TalosVersion, type: 'controlplane' | 
     }
   }
   if (m <= 11) {
-    machine.registries = {};
-    ignored(b, 'machine.registries');
+    machine.registries = {}; // applied since issue 45 (the image puller's mirrors): no warning
   }
   const features: Record<string, unknown> = {};
   if (m < 15) Object.assign(features, { rbac: true });

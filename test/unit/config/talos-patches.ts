@@ -45,7 +45,7 @@ export const TALOS_PATCHES: TalosPatch[] = [
   { name: 'kubelet extra args and node IP', patch: 'machine:\n  kubelet:\n    extraArgs:\n      rotate-server-certificates: true\n    nodeIP:\n      validSubnets: [192.168.122.0/24]', warnings: ['machine.kubelet: ignored'] },
   { name: 'node labels', patch: 'machine:\n  nodeLabels:\n    topology.kubernetes.io/zone: a', warnings: ['machine.nodeLabels: ignored'] },
   { name: 'containerd customisation file', patch: 'machine:\n  files:\n    - op: create\n      path: /etc/cri/conf.d/20-customization.part\n      content: |\n        [plugins."io.containerd.cri.v1.images"]\n          discard_unpacked_layers = false', warnings: ['machine.files[0].path: ignored'] },
-  { name: 'registry mirror', patch: 'machine:\n  registries:\n    mirrors:\n      docker.io:\n        endpoints: [https://mirror.example]', warnings: ['machine.registries: ignored'] },
+  { name: 'registry mirror', patch: 'machine:\n  registries:\n    mirrors:\n      docker.io:\n        endpoints: [https://mirror.example]' },
   { name: 'disable KubePrism', patch: 'machine:\n  features:\n    kubePrism:\n      enabled: false' },
   { name: 'inline manifest', patch: 'cluster:\n  inlineManifests:\n    - name: ns\n      contents: |\n        apiVersion: v1\n        kind: Namespace\n        metadata:\n          name: demo', warnings: ['cluster.inlineManifests: ignored'] },
   // ---- RFC 6902 ----

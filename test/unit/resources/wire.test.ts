@@ -38,6 +38,8 @@ import { Udevd } from '../../../src/udevd/udevd.ts';
 import { strictDecode, type Decoded } from '../../lib/proto-strict.ts';
 import { unusedKeys } from '../../../src/contract/resources/codec.ts';
 import { messageType } from '../../../src/contract/protos.ts';
+import { containerDocs } from '../../../src/config/accessors/containers.ts';
+import { parseConfig } from '../../../src/config/validate.ts';
 
 const registry = new DefinitionRegistry();
 const quiet: Logger = { info() {}, warn() {}, error() {} };
@@ -136,6 +138,22 @@ beforeAll(async () => {
     memberFromWire(memberToWire({ nodeId: 'node-w1', addresses: ['10.5.0.3'], hostname: 'w1', machineType: 'worker', operatingSystem: 'Bronze (v0.1.0)' })),
   ]);
   samples.push(...(await members.list('cluster', 'Members.cluster.talos.dev')));
+  // Containers: ContainerSpecs as the accessor projects ContainerConfig documents; the pull, the instance and its status as the workload controller writes them.
+  const workloads = parseConfig(
+    'apiVersion: v1alpha1\nkind: ContainerConfig\nname: web\nimage: busybox\nentrypoint: [httpd]\nargs: [-f]\nworkingDir: /srv\nruntime: {}\n'
+      .replace('runtime: {}\n', 'runAs: {uid: 65534, gid: 0}\nenvironment: [A=1]\nmounts:\n  - tmpfs: {destination: /tmp, size: 64MiB}\n  - hostPath: {source: /var/web, destination: /www, options: [rw]}\n')
+      + 'security: {profile: privileged, capabilities: {add: [NET_ADMIN], drop: [MKNOD]}}\nnetwork: {mode: host}\nresources: {limits: {cpu: 1500m, memory: 512MiB}}\ndependsOn: {networks: [addresses], time: true, paths: [/var/web]}\n',
+  );
+  for (const d of containerDocs(workloads)) put('containers', 'ContainerSpecs.containers.talos.dev', d.spec.name, d.resource);
+  put('containers', 'ContainerImageStatuses.containers.talos.dev', 'web', { phase: 'ready', image: 'docker.io/library/busybox:latest', digest: `sha256:${'a'.repeat(64)}` });
+  put('containers', 'ContainerImageStatuses.containers.talos.dev', 'db', { phase: 'failed', image: 'docker.io/library/db:1', error: 'unauthorized' });
+  put('containers', 'ContainerInstanceSpecs.containers.talos.dev', 'web-1', {
+    containerID: 'web', generation: 1, image: `docker.io/library/busybox@sha256:${'a'.repeat(64)}`, entrypoint: ['httpd'], args: ['-f'], workingDir: '/srv', runAs: { uid: 65534, gid: 0 },
+    environment: ['A=1'], mounts: [{ kind: 'tmpfs', destination: '/tmp', size: 67108864 }, { kind: 'hostPath', source: '/var/web', destination: '/www', options: [] }],
+    security: { privileged: true, capabilitiesAdd: ['NET_ADMIN'], capabilitiesDrop: ['MKNOD'] }, network: { hostNetwork: true }, resources: { memoryLimit: 536870912, cpuLimit: 1500 },
+  });
+  put('containers', 'ContainerStatuses.containers.bronze.dev', 'web', { phase: 'running', image: 'docker.io/library/busybox:latest', pid: 4242, starts: 2, startedAt: '2026-08-21T18:00:00.000Z', healthy: false, message: 'health probe: refused (1/3)', hash: '0123456789abcdef' });
+  put('containers', 'ContainerStatuses.containers.bronze.dev', 'db', { phase: 'exited', image: 'docker.io/library/db:1', pid: 0, starts: 1, exitCode: 1 });
   // The meta namespace, as machined publishes it.
   const meta = new MemoryState();
   await publishNamespaces(meta, NAMESPACES);
@@ -238,6 +256,24 @@ describe('resources on Talos\'s wire', () => {
     expect(links).toMatchObject({ aliases: ['link', 'links', 'linkstatus', 'ls'], print_columns: expect.arrayContaining([{ name: 'Oper State', json_path: '{.operationalState}' }]) });
     expect(links.sensitivity).toBeUndefined(); // NON_SENSITIVE: the default, left out
     expect(decoded(of('Namespaces.meta.cosi.dev').find((r) => r.metadata.id === 'network')!)).toEqual({ description: NAMESPACES.network });
+  });
+});
+
+describe('container resources on Talos\'s wire', () => {
+  it('carry Talos\'s fields: the image, limits in bytes and millicores, mounts, the pull\'s phase as its enum number', () => {
+    const spec = decoded(of('ContainerSpecs.containers.talos.dev')[0]!);
+    expect(spec).toMatchObject({
+      image: { ref: 'docker.io/library/busybox:latest' }, entrypoint: ['httpd'], args: ['-f'], working_dir: '/srv', run_as: { uid: 65534 }, environment: ['A=1'],
+      mounts: [{ kind: 'tmpfs', destination: '/tmp', size: 67108864 }, { kind: 'hostPath', source: '/var/web', destination: '/www' }],
+      security: { privileged: true, capabilities_add: ['NET_ADMIN'], capabilities_drop: ['MKNOD'] }, network: { host_network: true },
+      resources: { memory_limit: 536870912, cpu_limit: 1500 }, depends_on: { paths: ['/var/web'], networks: ['addresses'], time: true },
+    });
+    expect(decoded(of('ContainerImageStatuses.containers.talos.dev')[0]!)).toMatchObject({ phase: 2, digest: `sha256:${'a'.repeat(64)}` });
+    expect(decoded(of('ContainerImageStatuses.containers.talos.dev')[1]!)).toMatchObject({ phase: 3, error: 'unauthorized' });
+    expect(decoded(of('ContainerInstanceSpecs.containers.talos.dev')[0]!)).toMatchObject({ container_id: 'web', generation: 1, mounts: [{ kind: 'tmpfs', size: 67108864 }, { kind: 'hostPath', source: '/var/web' }] });
+    expect(decoded(of('ContainerStatuses.containers.bronze.dev')[0]!)).toMatchObject({ phase: 'running', pid: 4242, starts: 2, healthy: false });
+    expect(decoded(of('ContainerStatuses.containers.bronze.dev')[1]!)).toMatchObject({ phase: 'exited', exit_code: 1 });
+    expect(decoded(of('ContainerStatuses.containers.bronze.dev')[1]!).healthy).toBeUndefined(); // no probe: no health
   });
 });
 

@@ -10,6 +10,8 @@ export interface ContainerInfo {
   'pod_id'?: (string);
   'name'?: (string);
   'network_namespace'?: (string);
+  'internal_id'?: (string);
+  'uid'?: (string);
 }
 
 export interface ContainerInfo__Output {
@@ -21,4 +23,6 @@ export interface ContainerInfo__Output {
   'pod_id': (string);
   'name': (string);
   'network_namespace': (string);
+  'internal_id': (string);
+  'uid': (string);
 }

@@ -58,6 +58,8 @@ import type { RebootResponse as _machine_RebootResponse, RebootResponse__Output 
 import type { RepairRequest as _machine_RepairRequest, RepairRequest__Output as _machine_RepairRequest__Output } from '../machine/RepairRequest.ts';
 import type { ResetRequest as _machine_ResetRequest, ResetRequest__Output as _machine_ResetRequest__Output } from '../machine/ResetRequest.ts';
 import type { ResetResponse as _machine_ResetResponse, ResetResponse__Output as _machine_ResetResponse__Output } from '../machine/ResetResponse.ts';
+import type { RestartRequest as _machine_RestartRequest, RestartRequest__Output as _machine_RestartRequest__Output } from '../machine/RestartRequest.ts';
+import type { RestartResponse as _machine_RestartResponse, RestartResponse__Output as _machine_RestartResponse__Output } from '../machine/RestartResponse.ts';
 import type { RollbackRequest as _machine_RollbackRequest, RollbackRequest__Output as _machine_RollbackRequest__Output } from '../machine/RollbackRequest.ts';
 import type { RollbackResponse as _machine_RollbackResponse, RollbackResponse__Output as _machine_RollbackResponse__Output } from '../machine/RollbackResponse.ts';
 import type { ServiceListResponse as _machine_ServiceListResponse, ServiceListResponse__Output as _machine_ServiceListResponse__Output } from '../machine/ServiceListResponse.ts';
@@ -116,6 +118,7 @@ export interface MachineServiceDefinition {
   Reboot: MethodDefinition<_machine_RebootRequest, _machine_RebootResponse, _machine_RebootRequest__Output, _machine_RebootResponse__Output>
   Repair: MethodDefinition<_machine_RepairRequest, _machine_Progress, _machine_RepairRequest__Output, _machine_Progress__Output>
   Reset: MethodDefinition<_machine_ResetRequest, _machine_ResetResponse, _machine_ResetRequest__Output, _machine_ResetResponse__Output>
+  Restart: MethodDefinition<_machine_RestartRequest, _machine_RestartResponse, _machine_RestartRequest__Output, _machine_RestartResponse__Output>
   Rollback: MethodDefinition<_machine_RollbackRequest, _machine_RollbackResponse, _machine_RollbackRequest__Output, _machine_RollbackResponse__Output>
   ServiceList: MethodDefinition<_google_protobuf_Empty, _machine_ServiceListResponse, _google_protobuf_Empty__Output, _machine_ServiceListResponse__Output>
   ServiceRestart: MethodDefinition<_machine_ServiceRestartRequest, _machine_ServiceRestartResponse, _machine_ServiceRestartRequest__Output, _machine_ServiceRestartResponse__Output>

@@ -103,7 +103,7 @@ describe('a node driven by bronzectl', () => {
       },
       consoleFile('api'),
     ).start();
-    await vm.waitFor(/machined\[1\]: all 5 services Running/, BOOT);
+    await vm.waitFor(/machined\[1\]: all 6 services Running/, BOOT);
   }, BOOT + 60_000);
 
   afterAll(async () => {
@@ -296,7 +296,7 @@ describe('a node driven by bronzectl', () => {
     const r = await bronzectl(['reboot'], { config });
     expect(r.code, r.stderr).toBe(0);
     await vm.waitFor(/machined\[1\]: rebooting/, 60_000, before);
-    const up = await vm.waitFor(/machined\[1\]: all 5 services Running/, BOOT, before);
+    const up = await vm.waitFor(/machined\[1\]: all 6 services Running/, BOOT, before);
     expect(up).toBeGreaterThan(before);
     const v = await bronzectlUntilOk(['version'], { config, timeoutMs: 120_000 });
     expect(v.code, v.stderr).toBe(0);

@@ -2,7 +2,7 @@
 // -M virt -cpu max (TCG). aarch64 under TCG is slow, so `make test` keeps this small: two VMs,
 // each reused for every step it can serve, and each step's time printed.
 //   1. A direct-kernel boot (no firmware: QEMU loads the kernel and gives it a device tree):
-//      machined as PID 1 on aarch64, the five services Running, the maintenance API answering;
+//      machined as PID 1 on aarch64, the six services Running, the maintenance API answering;
 //      the power button (gpio-keys) shuts it down in order.
 //   2. disk.raw booted with UEFI (AAVMF): GRUB arm64-efi picks slot A, the maintenance API
 //      answers; `apply-config --insecure`, then over mTLS `bronzectl version` (the node names
@@ -32,7 +32,7 @@ const NEXT = '_out/test-images/arm64/next/upgrade.tar';
 const AMD64_UPGRADE = '_out/amd64/upgrade.tar';
 const BOOT = 600_000;
 const DAEMONS = SERVICE_GRAPH.map((s) => s.id);
-const running = /machined\[1\]: all 5 services Running/;
+const running = /machined\[1\]: all 6 services Running/;
 const maintenance = /machined\[1\]: maintenance mode: no machine configuration/;
 const rejectedCache = /code cache was rejected/;
 
@@ -124,7 +124,7 @@ describe('arm64 under qemu-system-aarch64 -M virt -cpu max', () => {
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('direct-kernel boot: PID 1 on aarch64, five services Running, the maintenance API, the power button', async () => {
+  it('direct-kernel boot: PID 1 on aarch64, six services Running, the maintenance API, the power button', async () => {
     const port = await freePort();
     const target = `127.0.0.1:${port}`;
     vm = new QemuVM({ arch: 'arm64', apiPort: port, noReboot: true }, consoleFile('arm64-kernel')).start();
@@ -136,7 +136,7 @@ describe('arm64 under qemu-system-aarch64 -M virt -cpu max', () => {
       const r = await bronzectlUntilOk(['get', 'resourcedefinitions', '--insecure', '-n', target], { timeoutMs: BOOT });
       expect(r.code, r.stderr).toBe(0);
     });
-    await timed('kernel boot to all 5 services Running', async () => {
+    await timed('kernel boot to all 6 services Running', async () => {
       for (const d of DAEMONS) await vm!.waitFor(new RegExp(`machined\\[1\\]: service ${d}: Running: Health check successful`), BOOT);
       await vm!.waitFor(running, BOOT);
     });

@@ -25,7 +25,7 @@ describe('boot under QEMU', () => {
 
     // All five daemons Running and healthy.
     for (const d of DAEMONS) await vm.waitFor(new RegExp(`machined\\[1\\]: service ${d}: Running: Health check successful`), BOOT_TIMEOUT);
-    const allUp = await vm.waitFor(/machined\[1\]: all 5 services Running/, 60_000);
+    const allUp = await vm.waitFor(/machined\[1\]: all 6 services Running/, 60_000);
     // machined compiled its role from the code cache made at build time (same V8 flags).
     expect(vm.lines.filter((l) => /code cache was rejected/.test(l))).toEqual([]);
     // The roles that load koffi gave back their pages of the SEA blob (src/lib/sea-blob.ts),

@@ -36,7 +36,7 @@ describe('configuration: maintenance mode, apply, live patches', () => {
     await save(config, await newClientConfig({ contextName: 'cfg', endpoints: [target], ca: secrets.certs.os, roles: ['os:admin'], ttlMs: 3600_000 }));
     vm = new QemuVM({ apiPort: port, append: 'ip=dhcp' }, consoleFile('config')).start();
     await vm.waitFor(/machined\[1\]: maintenance mode: no machine configuration/, BOOT);
-    await vm.waitFor(/machined\[1\]: all 5 services Running/, BOOT);
+    await vm.waitFor(/machined\[1\]: all 6 services Running/, BOOT);
   }, BOOT + 60_000);
 
   afterAll(() => {

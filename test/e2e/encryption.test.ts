@@ -37,7 +37,7 @@ const BOOT = 300_000;
 const DISK_BYTES = 3 * 1024 ** 3;
 const STATIC = 'correct horse battery staple';
 const ROTATED = 'a passphrase rotated later';
-const running = /machined\[1\]: all 5 services Running/;
+const running = /machined\[1\]: all 6 services Running/;
 const CRYPTSETUP = ['/usr/sbin/cryptsetup', '/sbin/cryptsetup'].find((p) => fs.existsSync(p));
 
 describe('system disk encryption: install, boot, wipe, another machine', () => {

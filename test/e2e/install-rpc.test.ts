@@ -21,7 +21,7 @@ import { freePort } from '../lib/ports.ts';
 
 const NEXT = '_out/test-images/amd64/next/upgrade.tar';
 const BOOT = 300_000;
-const running = /machined\[1\]: all 5 services Running/;
+const running = /machined\[1\]: all 6 services Running/;
 
 describe('bronzectl install from an image URL', () => {
   let dir: string;

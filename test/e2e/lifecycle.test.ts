@@ -44,7 +44,7 @@ const NEXT = '_out/test-images/amd64/next/upgrade.tar';
 const BROKEN = '_out/test-images/amd64/broken/upgrade.tar';
 const BOOT = 300_000;
 const DISK_BYTES = 3 * 1024 ** 3;
-const running = /machined\[1\]: all 5 services Running/;
+const running = /machined\[1\]: all 6 services Running/;
 
 const sha256 = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 

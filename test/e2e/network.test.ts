@@ -40,7 +40,7 @@ describe('networkd, timed and udevd on a node', () => {
     fs.writeFileSync(path.join(dir, 'hotplug.raw'), Buffer.alloc(0));
     fs.truncateSync(path.join(dir, 'hotplug.raw'), 64 * 1024 * 1024);
     vm = new QemuVM({ apiPort: port, extraArgs: ['-device', 'pcie-root-port,id=rp1,chassis=1,slot=1'] }, consoleFile('network')).start();
-    await vm.waitFor(/machined\[1\]: all 5 services Running/, BOOT);
+    await vm.waitFor(/machined\[1\]: all 6 services Running/, BOOT);
   }, BOOT + 60_000);
 
   afterAll(async () => {

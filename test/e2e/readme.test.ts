@@ -30,7 +30,7 @@ import { xfsUuid } from '../lib/xfs.ts';
 
 const REPO = path.resolve('.');
 const BOOT = 300_000;
-const RUNNING = /machined\[1\]: all 5 services Running/;
+const RUNNING = /machined\[1\]: all 6 services Running/;
 const MAINTENANCE = /machined\[1\]: maintenance mode: no machine configuration/;
 
 /** README lines this test does not run, and why. */

@@ -130,7 +130,7 @@ describe('Secure Boot', () => {
       expect(r.code, r.stderr).toBe(0);
       return JSON.parse(r.stdout).spec;
     };
-    const running = /machined\[1\]: all 5 services Running/;
+    const running = /machined\[1\]: all 6 services Running/;
 
     const t0 = Date.now();
     vm = new QemuVM({ apiPort: port, firmware: 'uefi-secureboot', ovmfVars: diskVars, boot: { kind: 'disk', path: disk } }, consoleFile('secureboot-disk')).start();
@@ -235,7 +235,7 @@ describe('Secure Boot', () => {
     vm = new QemuVM({ apiPort: port, firmware: 'uefi-secureboot', ovmfVars: isoVars, boot: { kind: 'disk', path: disk } }, consoleFile('secureboot-installed')).start();
     const again = await vm.waitFor(/Linux version \d/, BOOT);
     await vm.waitFor(/[Ss]ecure boot enabled/, 60_000, again);
-    await vm.waitFor(/machined\[1\]: all 5 services Running/, BOOT, again);
+    await vm.waitFor(/machined\[1\]: all 6 services Running/, BOOT, again);
     times['installed disk: to Running'] = (Date.now() - t1) / 1000;
     const bs = await ctl(['get', 'bootstatus', '-o', 'json']);
     expect(bs.code, bs.stderr).toBe(0);

@@ -93,6 +93,11 @@ export class ContainerdWorkloads implements WorkloadsApi {
       await this.runtime.remove(id, CONTAINERS_NAMESPACE);
     },
     exec: (id, argv, timeoutMs) => this.exec(CONTAINERS_NAMESPACE, id, argv, timeoutMs),
+    restart: async (id) => {
+      await this.runtime.restart(CONTAINERS_NAMESPACE, id);
+      const c = (await this.runtime.listContainers(CONTAINERS_NAMESPACE)).find((x) => x.id === id);
+      return { pid: c?.pid ?? 0 };
+    },
   };
 
   /**

@@ -34,6 +34,10 @@ function memoryPort() {
     list: async () => [...running].map(([id, r]) => ({ id, hash: r.hash, pid: r.pid, running: true })),
     remove: async (id) => void running.delete(id),
     exec: async () => 0,
+    restart: async (id) => {
+      running.set(id, { hash: running.get(id)!.hash, pid: ++pid });
+      return { pid };
+    },
   };
   return { port, running };
 }

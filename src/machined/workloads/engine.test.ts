@@ -41,6 +41,11 @@ class MemoryPort implements RuntimePort {
   async exec() {
     return this.execCode;
   }
+  async restart(id: string) {
+    const pid = this.nextPid++;
+    this.running.set(id, { hash: this.running.get(id)!.hash, pid });
+    return { pid };
+  }
 }
 
 function setup(port = new MemoryPort(), restartDelayMs = 20) {
@@ -133,6 +138,18 @@ describe('WorkloadEngine', () => {
     engine.exited('web', 137);
     expect(instances.get('web')).toMatchObject({ phase: 'exited', exitCode: 137 });
     await until(() => instances.get('web')?.starts === 2 && instances.get('web')?.phase === 'running');
+    engine.stop();
+  });
+
+  it('restarts a declared container on request: a new task, one start more', async () => {
+    const port = new MemoryPort();
+    port.images.add('reg:5000/busybox:1');
+    const { engine, instances } = setup(port);
+    await engine.declare([{ spec: spec('web') }]);
+    await until(() => instances.get('web')?.phase === 'running');
+    expect(await engine.restart('web')).toBe(true);
+    expect(instances.get('web')).toMatchObject({ phase: 'running', pid: 101, starts: 2 });
+    expect(await engine.restart('other')).toBe(false);
     engine.stop();
   });
 

@@ -29,6 +29,8 @@ export interface RuntimePort {
   remove(id: string): Promise<void>;
   /** Runs argv inside the container; resolves with its exit code. */
   exec(id: string, argv: string[], timeoutMs: number): Promise<number>;
+  /** Replaces the container's task with a new one (same container and rootfs). */
+  restart(id: string): Promise<{ pid: number }>;
 }
 
 export type ImagePhase = 'pending' | 'pulling' | 'ready' | 'failed';
@@ -154,6 +156,39 @@ export class WorkloadEngine {
     this.#clearProbe(slot);
     this.#set(slot, { phase: 'exited', exitCode, pid: 0, ...(slot.d.probe ? { healthy: false } : {}) });
     this.#scheduleRestart(slot);
+  }
+
+  /**
+   * The API's Restart of a declared container: a new task, counted as a start, its probe
+   * started again. False when no declared container has this id (the caller restarts it as
+   * any other container).
+   */
+  async restart(id: string): Promise<boolean> {
+    const slot = this.#slots.get(id);
+    if (!slot) return false;
+    await slot.busy;
+    clearTimeout(slot.restartTimer);
+    slot.restartTimer = undefined;
+    this.#clearProbe(slot);
+    this.#set(slot, { phase: 'starting', message: undefined, exitCode: undefined });
+    const run = (async () => {
+      try {
+        const { pid } = await this.#o.port.restart(id);
+        slot.failures = 0;
+        slot.successes = 0;
+        slot.startedMs = Date.now();
+        this.#set(slot, { phase: 'running', pid, starts: slot.state.starts + 1, startedAt: (this.#o.now?.() ?? new Date()).toISOString(), ...(slot.d.probe ? { healthy: false } : {}) });
+        this.#o.log.info(`container ${id}: restarted (pid ${pid})`);
+        this.#startProbe(slot);
+      } catch (err) {
+        this.#set(slot, { phase: 'failed', pid: 0, message: (err as Error).message });
+        this.#scheduleRestart(slot);
+        throw err;
+      }
+    })();
+    slot.busy = run.catch(() => {});
+    await run;
+    return true;
   }
 
   /** Whether every declared container runs (and, with a probe, is healthy); else why not. */
@@ -332,7 +367,8 @@ export class WorkloadEngine {
   async #start(slot: Slot): Promise<void> {
     const { log } = this.#o;
     const id = slot.d.spec.name;
-    this.#set(slot, { phase: 'starting', message: undefined, exitCode: undefined });
+    // exitCode stays: it is the last exit's, until the next one.
+    this.#set(slot, { phase: 'starting', message: undefined });
     const run = (async () => {
       try {
         const { pid } = await this.#o.port.start(slot.d.spec, slot.hash);

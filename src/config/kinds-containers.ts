@@ -52,7 +52,8 @@ export const LINUX_CAPABILITIES: readonly string[] = [
  * containerd's store (a container could rewrite the images others run), etcd's database (the
  * cluster's secrets) and the staged upgrades (a container could swap the next OS image). A
  * source that contains one of those (/var, /var/lib) is refused as well. The check is on the
- * normalised path; the runtime resolves symbolic links and checks again (hostPathError).
+ * normalised path; machined resolves symbolic links before each start and checks again
+ * (checkBindSources in src/machined/workloads/containerd-workloads.ts).
  */
 export const HOST_PATHS = {
   root: '/var/',

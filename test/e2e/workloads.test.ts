@@ -13,7 +13,10 @@
 //      what is allowed, an unknown image: refused or reported, nothing else changes.
 //   5. `image import` of an archive runs a container with no registry involved.
 //   6. The registry stopped, the node rebooted: the container runs again from the node's store.
-//   7. The documents removed: nothing runs, no cgroup is left.
+//   7. An upgrade (keeping EPHEMERAL) commits the new slot only once the declared container is
+//      healthy there; with its probe failing, the next upgrade's trial is given up and the node
+//      is back on the old slot.
+//   8. The documents removed: nothing runs, no cgroup is left.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -31,6 +34,7 @@ import { buildBusyboxImage, pushImage, writeOciArchive } from '../fixtures/busyb
 import { type RegistryDaemon, startRegistry } from '../fixtures/registry.ts';
 
 const DISK = '_out/amd64/disk.raw';
+const NEXT = '_out/test-images/amd64/next/upgrade.tar';
 const BOOT = 300_000;
 const NS = ['--namespace', 'taloscontainers'];
 
@@ -217,6 +221,38 @@ describe('workloads: containers from ContainerConfig on one node', () => {
     await waitStatus('local', (x) => x.phase === 'running', 60_000);
     expect((await get('/index.html')).body).toBe('hello from a bronze container\n');
   }, BOOT + 300_000);
+
+  it('an upgrade commits once the declared containers are healthy again; with one unhealthy, it rolls back', async () => {
+    if (!fs.existsSync(NEXT)) throw new Error(`${NEXT} is missing: run \`make test-images\` first`);
+    const web = container('web', { ...WEB, environment: ['CHANGED=1'] });
+    const healthy = stringify({ apiVersion: 'v1alpha1', kind: 'ContainerHealthConfig', name: 'web', tcpSocket: { port: 8080 }, periodSeconds: 2, failureThreshold: 3 });
+    expect((await apply([web, healthy])).code).toBe(0);
+    await waitStatus('web', (x) => x.phase === 'running' && x.healthy === true, 120_000);
+    // --preserve: EPHEMERAL, where the images are, stays; the new slot starts web from the store.
+    const from = vm!.lines.length;
+    const up = await ctl(['upgrade', '--image', NEXT, '--preserve', '--wait', '--timeout', '8m'], 600_000);
+    expect(up.code, up.stderr).toBe(0);
+    const booted = await vm!.waitFor(/bronze: booting slot B|bronze: trying slot B/, BOOT, from);
+    const commit = await vm!.waitFor(/commit: slot B reached Running/, BOOT, booted);
+    const healthyAt = vm!.lines.findIndex((l, i) => i > booted && /container web: healthy/.test(l));
+    expect(healthyAt, 'web was healthy on slot B before the commit').toBeGreaterThan(booted);
+    expect(healthyAt).toBeLessThan(commit);
+    expect(JSON.parse((await ctl(['get', 'bootstatus', '-o', 'json'])).stdout).spec).toMatchObject({ booted: 'B', default: 'B', upgrade: { state: 'committed' } });
+
+    // The probe now asks for a page httpd does not have: web goes unhealthy, and an upgrade to
+    // slot A is given up as soon as the probe has failed its threshold there.
+    const unhealthy = stringify({ apiVersion: 'v1alpha1', kind: 'ContainerHealthConfig', name: 'web', httpGet: { port: 8080, path: '/missing' }, periodSeconds: 2, failureThreshold: 3 });
+    expect((await apply([web, unhealthy])).code).toBe(0);
+    const again = vm!.lines.length;
+    const r = await ctl(['upgrade', '--image', NEXT, '--preserve'], 600_000);
+    expect(r.code, r.stderr).toBe(0);
+    const tried = await vm!.waitFor(/bronze: trying slot A/, BOOT, again);
+    const given = await vm!.waitFor(/slot A on trial is given up: container web is unhealthy/, BOOT, tried);
+    await vm!.waitFor(/bronze: booting slot B/, BOOT, given);
+    await vm!.waitFor(/all \d+ services Running/, BOOT, given);
+    const st = await until('boot status', () => ctl(['get', 'bootstatus', '-o', 'json']), (x) => x.code === 0, 60_000);
+    expect(JSON.parse(st.stdout).spec).toMatchObject({ booted: 'B', default: 'B', upgrade: { state: 'failed' } });
+  }, 3 * BOOT);
 
   it('removing the documents leaves nothing running and no cgroup behind', async () => {
     const a = await apply([]);

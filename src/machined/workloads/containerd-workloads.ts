@@ -5,6 +5,8 @@
 // import.ts) and the container runtime (runtime.ts); this file only joins them with the
 // registry settings of the node's configuration.
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { hostPathError } from '../../config/kinds-containers.ts';
 import { type ContainerdClient, connectContainerd, jsonAny } from '../../containerd/client.ts';
 import { imageComplete, listImages, removeImage } from '../../containerd/images.ts';
 import { importImage } from '../../containerd/import.ts';
@@ -13,6 +15,25 @@ import { ContainerRuntime, type InstanceExit, LABEL_SPEC_HASH } from '../../cont
 import { TASKS } from '../../containerd/tasks.ts';
 import { CONTAINERS_NAMESPACE, type ContainerRunSpec, type ImageInfo, type PullProgress, type RegistryConfig, type WorkloadsApi } from '../../containerd/types.ts';
 import type { RuntimePort } from './engine.ts';
+
+/**
+ * The configuration's check of a hostPath source (kinds-containers.ts) sees the path as written;
+ * a symbolic link under /var could still lead to a directory a container must not see. Each bind
+ * source is resolved on the node before a start and checked again.
+ */
+export function checkBindSources(spec: ContainerRunSpec, realpath: (p: string) => string = fs.realpathSync): void {
+  for (const m of spec.mounts) {
+    if (m.type !== 'bind' || !m.source) continue;
+    let real: string;
+    try {
+      real = realpath(m.source);
+    } catch (err) {
+      throw new Error(`hostPath ${m.source}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist on the node' : (err as Error).message}`);
+    }
+    const why = real === m.source ? undefined : hostPathError(real);
+    if (why) throw new Error(`hostPath ${m.source} leads to ${real}, which is not allowed: ${why}`);
+  }
+}
 
 export interface ContainerdWorkloadsOptions {
   socket: string;
@@ -82,6 +103,7 @@ export class ContainerdWorkloads implements WorkloadsApi {
       return { digest: r.digest };
     },
     start: async (spec: ContainerRunSpec, hash: string) => {
+      checkBindSources(spec);
       const r = await this.runtime.ensureRunning(spec, { namespace: CONTAINERS_NAMESPACE, hash });
       return { pid: r.pid };
     },

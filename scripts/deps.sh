@@ -58,10 +58,12 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # arm64's foreign programs in the arm64 rootfs (mkfs.xfs and xfs_repair from xfsprogs, etcd from
-# etcd-server, containerd and its runc v2 shim from containerd, runc from runc): their arm64
-# packages cannot be installed beside the host's, so each (the host's version) is unpacked into
-# the cache, where image-builder/arch.sh looks for it. runc's libseccomp comes through multiarch
-# (ARM64_PKGS), like the other libraries.
+# etcd-server, containerd and its runc v2 shim from containerd, runc from runc), and the arm64
+# busybox of busybox-static that test/e2e/arm64.test.ts puts in the container image it runs on
+# the arm64 node: their arm64 packages cannot be installed beside the host's, so each (the host's
+# version) is unpacked into the cache (<cache>/<package>-arm64/...), where image-builder/arch.sh
+# looks for the rootfs's programs and the test for bin/busybox. runc's libseccomp comes through
+# multiarch (ARM64_PKGS), like the other libraries.
 cache=${BRONZE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bronze}
 unpack_arm64() {
   local pkg=$1 ver dir tmp
@@ -82,6 +84,7 @@ unpack_arm64 xfsprogs
 unpack_arm64 etcd-server
 unpack_arm64 containerd
 unpack_arm64 runc
+unpack_arm64 busybox-static
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   [ -f package-lock.json ] && npm ci --no-audit --no-fund

@@ -8,7 +8,11 @@
 //      answers; `apply-config --insecure`, then over mTLS `bronzectl version` (the node names
 //      its arch) and `get addresses`; every role's V8 code cache accepted (made by the arm64
 //      runtime at build time); the node refuses the amd64 upgrade image before writing
-//      anything, then upgrades to a second arm64 build (slot B), Running and committed on it.
+//      anything, then upgrades to a second arm64 build (slot B), Running and committed on it;
+//      there (EPHEMERAL on the disk, /var, made afresh by the upgrade) the container of issue 45:
+//      a busybox image for arm64 only (Debian's busybox-static:arm64, unpacked by
+//      scripts/deps.sh) through `image import`, a ContainerConfig applied without a reboot,
+//      running under containerd and runc on aarch64, its log naming the machine (`uname -m`).
 // Before them, without a VM: the arm64 artifacts (an aarch64 rootfs without a shell, the signed
 // checksums of both arches, bronzectl for arm64 hosts run under qemu-user).
 import { execFile, execFileSync } from 'node:child_process';
@@ -16,15 +20,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QemuVM } from '../../image-builder/qemu.ts';
 import { newClientConfig, save } from '../../src/contract/clientconfig.ts';
 import { generateConfigs } from '../../src/contract/genconfig.ts';
 import { generateSecrets } from '../../src/contract/secrets.ts';
 import { SERVICE_GRAPH } from '../../src/machined/services.ts';
-import { bronzectl, bronzectlUntilOk } from '../lib/bronzectl.ts';
+import { bronzectl, bronzectlUntilOk, until } from '../lib/bronzectl.ts';
 import { consoleFile } from '../lib/console-log.ts';
 import { freePort } from '../lib/ports.ts';
+import { buildBusyboxImage, writeOciArchive } from '../fixtures/busybox-image.ts';
 
 const OUT = '_out/arm64';
 const DISK = `${OUT}/disk.raw`;
@@ -35,6 +41,9 @@ const DAEMONS = SERVICE_GRAPH.map((s) => s.id);
 const running = /machined\[1\]: all 6 services Running/;
 const maintenance = /machined\[1\]: maintenance mode: no machine configuration/;
 const rejectedCache = /code cache was rejected/;
+/** Debian's arm64 busybox-static, unpacked by scripts/deps.sh where image-builder/arch.sh finds the rootfs's arm64 programs. */
+const BUSYBOX_ARM64 = path.join(process.env.BRONZE_CACHE || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'bronze'), 'busybox-static-arm64/bin/busybox');
+const CONTAINER_IMAGE = 'bronze.test/busybox-arm64:1';
 
 const times: Record<string, number> = {};
 const timed = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
@@ -115,6 +124,7 @@ describe('arm64 under qemu-system-aarch64 -M virt -cpu max', () => {
     for (const f of [`${OUT}/vmlinuz`, `${OUT}/initramfs.xz`, DISK, NEXT, AMD64_UPGRADE]) {
       if (!fs.existsSync(f)) throw new Error(`${f} is missing: run \`make test-images ARCH=arm64\` and \`make image\` first`);
     }
+    if (!fs.existsSync(BUSYBOX_ARM64)) throw new Error(`${BUSYBOX_ARM64} is missing: run scripts/deps.sh first`);
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-arm64-'));
   });
 
@@ -155,7 +165,7 @@ describe('arm64 under qemu-system-aarch64 -M virt -cpu max', () => {
     });
   }, 2 * BOOT);
 
-  it('disk.raw with UEFI: maintenance API; refuses the amd64 upgrade image, then upgrades to another arm64 build', async () => {
+  it('disk.raw with UEFI: maintenance API; refuses the amd64 upgrade image, then upgrades to another arm64 build; a container runs there', async () => {
     const port = await freePort();
     const target = `127.0.0.1:${port}`;
     const { machineConfig, clientConfig } = await clusterFor(dir, 'armdisk', port);
@@ -235,5 +245,30 @@ describe('arm64 under qemu-system-aarch64 -M virt -cpu max', () => {
     let st = await bootStatus();
     for (const until = Date.now() + 120_000; st.default !== 'B' && Date.now() < until; st = await bootStatus()) await new Promise((r) => setTimeout(r, 2000));
     expect(st).toMatchObject({ booted: 'B', default: 'B', next: '', upgrade: { state: 'committed' } });
-  }, 4 * BOOT);
+
+    // The container of workloads.test.ts's `image import` step, on aarch64. After the upgrade, not
+    // before it: the upgrade (without --preserve) wipes EPHEMERAL, and with it the image, so a
+    // container declared before it would keep the new slot from being committed.
+    await timed('image import to a container running on aarch64', async () => {
+      const archive = path.join(dir, 'busybox-arm64.tar');
+      const img = await buildBusyboxImage({ binaries: { arm64: BUSYBOX_ARM64 }, applets: ['sh', 'echo', 'sleep', 'uname'] });
+      await writeOciArchive(img, archive, CONTAINER_IMAGE);
+      const imp = await ctl(['image', 'import', archive], 300_000);
+      expect(imp.code, imp.stderr).toBe(0);
+      const doc = stringify({
+        apiVersion: 'v1alpha1',
+        kind: 'ContainerConfig',
+        name: 'armbox',
+        image: CONTAINER_IMAGE,
+        entrypoint: ['/bin/sh', '-c', 'echo arm64 container $(uname -m); trap "exit 0" TERM; sleep 100000 & wait'],
+      });
+      const file = path.join(dir, 'armdisk-container.yaml');
+      fs.writeFileSync(file, `${fs.readFileSync(machineConfig, 'utf8').replace(/\n*$/, '\n')}---\n${doc}`);
+      const applied = await ctl(['apply-config', '-f', file]);
+      expect(applied.code, applied.stderr).toBe(0);
+      await until('container armbox running', () => ctl(['get', 'containerstatus', 'armbox', '-o', 'json']), (x) => x.code === 0 && JSON.parse(x.stdout).spec.phase === 'running', 240_000);
+      const logs = await until('armbox logs', () => ctl(['logs', 'armbox', '--namespace', 'taloscontainers']), (x) => /arm64 container aarch64/.test(x.stdout), 60_000);
+      expect(logs.stdout).toMatch(/^arm64 container aarch64$/m);
+    });
+  }, 4 * BOOT + 300_000);
 });

@@ -5,17 +5,10 @@
 // probed with exec.
 import http from 'node:http';
 import net from 'node:net';
+import type { ContainerProbe } from '../../config/accessors/containers.ts';
 
-export interface HealthProbe {
-  exec?: { command: string[] };
-  httpGet?: { port: number; path: string; host: string };
-  tcpSocket?: { port: number; host: string };
-  initialDelaySeconds: number;
-  periodSeconds: number;
-  timeoutSeconds: number;
-  failureThreshold: number;
-  successThreshold: number;
-}
+/** A ContainerHealthConfig with every default filled in (the accessor's). */
+export type HealthProbe = ContainerProbe;
 
 export interface ProbeDeps {
   exec(argv: string[], timeoutMs: number): Promise<number>;

@@ -82,7 +82,7 @@ describe('cgroup layout', () => {
 describe('setupCgroups', () => {
   it('enables the controllers down the tree, writes each group, and moves machined into /init', () => {
     const cg = memoryCgroupFs();
-    const problems = setupCgroups({ fs: cg, log: quiet, selfPid: 1, cores: 2 });
+    const problems = setupCgroups({ fs: cg, log: quiet, selfPid: 1, cores: 2, memoryBytes: 4 * 1024 * MiB });
     expect(problems).toEqual([]);
     expect(cg.files.get('/cgroup.subtree_control')).toBe('+cpu +memory +pids +io\n');
     expect(cg.files.get('/system/cgroup.subtree_control')).toBe('+cpu +memory +pids +io\n');
@@ -94,6 +94,15 @@ describe('setupCgroups', () => {
     expect(cg.files.get('/system/runtime/memory.min')).toBe(String(48 * MiB));
     expect(cg.files.get('/system/apid/memory.max')).toBe(String(256 * MiB));
     expect(cg.files.get('/taloscontainers/pids.max')).toBe('16384');
+  });
+
+  it('reserves memory softly only on a machine under 2 GiB (a 512 MiB node)', () => {
+    const cg = memoryCgroupFs();
+    expect(setupCgroups({ fs: cg, log: quiet, selfPid: 1, cores: 2, memoryBytes: 512 * MiB })).toEqual([]);
+    expect(cg.files.get('/init/memory.min') || '0').toBe('0');
+    expect(cg.files.get('/system/runtime/memory.min') || '0').toBe('0');
+    expect(cg.files.get('/init/memory.low')).toBe(String(192 * MiB));
+    expect(cg.files.get('/system/runtime/memory.low')).toBe(String(96 * MiB));
   });
 
   it('enables only what the kernel has, and says what it lacks', () => {

@@ -107,10 +107,18 @@ export function cpuWeight(millicores: number, cores: number): number {
   return Math.floor(((shares - 2) * 9999) / 262142) + 1;
 }
 
+/**
+ * Below this much memory the layout's reservations are soft only (memory.low, no memory.min):
+ * Talos's figures assume a machine of 2 GiB or more. On a 512 MiB node, 192 MiB held hard for
+ * /init and /system left an upgrade's staging no memory to reclaim, and the kernel killed
+ * networkd instead (the Secure Boot upgrade e2e test, 2026-12-07).
+ */
+export const HARD_MEMORY_PROTECTION_MIN_BYTES = 2 * 1024 * MiB;
+
 /** The control files of one group and what goes in them, in the order they are written. */
-export function cgroupSettings(spec: CgroupSpec, cores: number): Array<[file: string, value: string]> {
+export function cgroupSettings(spec: CgroupSpec, cores: number, hardMemory = true): Array<[file: string, value: string]> {
   const out: Array<[string, string]> = [];
-  if (spec.memoryMin !== undefined) out.push(['memory.min', String(spec.memoryMin)]);
+  if (spec.memoryMin !== undefined && hardMemory) out.push(['memory.min', String(spec.memoryMin)]);
   const low = spec.memoryLow ?? (spec.memoryMin !== undefined ? spec.memoryMin * 2 : undefined);
   if (low !== undefined) out.push(['memory.low', String(low)]);
   if (spec.memoryMax !== undefined) out.push(['memory.max', String(spec.memoryMax)]);
@@ -162,7 +170,8 @@ function parentsOf(group: string): string[] {
  * group with its settings; then moves `selfPid` (machined) into /init. Returns what failed
  * (also logged), for the test and the log line.
  */
-export function setupCgroups(o: { fs: CgroupFs; log: Log; selfPid?: number; cores?: number; layout?: readonly CgroupSpec[] }): string[] {
+export function setupCgroups(o: { fs: CgroupFs; log: Log; selfPid?: number; cores?: number; layout?: readonly CgroupSpec[]; memoryBytes?: number }): string[] {
+  const hardMemory = (o.memoryBytes ?? os.totalmem()) >= HARD_MEMORY_PROTECTION_MIN_BYTES;
   const { fs: cg, log } = o;
   const layout = o.layout ?? CGROUP_LAYOUT;
   const cores = o.cores ?? os.availableParallelism();
@@ -200,7 +209,7 @@ export function setupCgroups(o: { fs: CgroupFs; log: Log; selfPid?: number; core
       problem(`making ${spec.path}`, err);
       continue;
     }
-    for (const [file, value] of cgroupSettings(spec, cores)) {
+    for (const [file, value] of cgroupSettings(spec, cores, hardMemory)) {
       try {
         cg.write(spec.path, file, value);
       } catch (err) {

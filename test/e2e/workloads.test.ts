@@ -24,12 +24,15 @@ import path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QemuVM } from '../../image-builder/qemu.ts';
-import { newClientConfig, save } from '../../src/contract/clientconfig.ts';
+import { connect } from '../../src/client/index.ts';
+import { load, newClientConfig, save } from '../../src/contract/clientconfig.ts';
+import { RESOURCE_DEFINITIONS } from '../../src/contract/resources/registry.ts';
 import { generateConfigs } from '../../src/contract/genconfig.ts';
 import { generateSecrets } from '../../src/contract/secrets.ts';
 import { bronzectl, bronzectlUntilOk, until } from '../lib/bronzectl.ts';
 import { consoleFile } from '../lib/console-log.ts';
 import { freePort } from '../lib/ports.ts';
+import { strictDecode } from '../lib/proto-strict.ts';
 import { buildBusyboxImage, pushImage, writeOciArchive } from '../fixtures/busybox-image.ts';
 import { type RegistryDaemon, startRegistry } from '../fixtures/registry.ts';
 
@@ -132,6 +135,23 @@ describe('workloads: containers from ContainerConfig on one node', () => {
     expect(cg.code, cg.stderr).toBe(0);
     expect(cg.stdout).toMatch(/web/);
     expect(cg.stdout).toMatch(/apid/);
+    // The containers' resources on Talos's wire, read strictly with the copies of Talos's
+    // messages (api.test.ts does it for every other type, on a node without containers).
+    const cfg = await load(config);
+    const c = cfg.contexts[cfg.context]!;
+    const client = connect({ endpoints: c.endpoints, ca: c.ca, crt: c.crt, key: c.key });
+    try {
+      for (const def of RESOURCE_DEFINITIONS.filter((d) => d.defaultNamespace === 'containers')) {
+        let n = 0;
+        for await (const res of client.state.list(def.defaultNamespace, def.type)) {
+          n++;
+          expect(() => strictDecode(def.proto!.message, res.spec!.proto_spec), `${def.type}/${res.metadata!.id}`).not.toThrow();
+        }
+        expect(n, def.type).toBeGreaterThan(0);
+      }
+    } finally {
+      client.close();
+    }
   }, 600_000);
 
   it('restart makes a new instance; a killed process comes back; a changed document replaces the instance', async () => {

@@ -63,6 +63,11 @@ export interface ControllerState {
   apply<S>(namespace: string, type: string, id: string, spec: S, opts?: { labels?: Record<string, string> }): Promise<Resource<S>>;
   teardown(namespace: string, type: string, id: string): Promise<Resource>;
   destroy(namespace: string, type: string, id: string): Promise<void>;
+  /**
+   * An output no longer wanted: torn down (which bars new finalizers), then destroyed once no
+   * finalizer holds it. False while one does (the holder's release brings another pass).
+   */
+  retire(resource: Resource): Promise<boolean>;
   /** Finalizers on strong inputs. */
   addFinalizer(namespace: string, type: string, id: string, ...finalizers: string[]): Promise<Resource>;
   removeFinalizer(namespace: string, type: string, id: string, ...finalizers: string[]): Promise<Resource>;
@@ -395,6 +400,14 @@ class ScopedState implements ControllerState {
   async destroy(namespace: string, type: string, id: string): Promise<void> {
     this.#canWrite(type);
     return this.state.destroy(namespace, type, id, { owner: this.#owner });
+  }
+
+  async retire(resource: Resource): Promise<boolean> {
+    const { namespace, type, id } = resource.metadata;
+    const down = resource.metadata.phase === 'running' ? await this.teardown(namespace, type, id) : resource;
+    if (down.metadata.finalizers.length > 0) return false;
+    await this.destroy(namespace, type, id);
+    return true;
   }
 
   async addFinalizer(namespace: string, type: string, id: string, ...finalizers: string[]): Promise<Resource> {

@@ -64,9 +64,7 @@ export function transformController<I = unknown, O = unknown>(opts: TransformOpt
 
       for (const [id, cur] of existing) {
         if (desired.has(id) || cur.metadata.owner !== name) continue;
-        // Tearing down first bars new finalizers, so the finalizers seen after it are final.
-        const down = cur.metadata.phase === 'running' ? await ctx.state.teardown(output.namespace, output.type, id) : cur;
-        if (down.metadata.finalizers.length === 0) await ctx.state.destroy(output.namespace, output.type, id);
+        await ctx.state.retire(cur);
       }
     },
   };

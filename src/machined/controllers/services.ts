@@ -94,9 +94,7 @@ export function serviceController(supervisor: ServiceStatusSource, opts: Service
       for (const r of await ctx.state.list(SERVICES_NAMESPACE, SERVICES_TYPE)) {
         if (desired.has(r.metadata.id) || r.metadata.owner !== SERVICE_CONTROLLER) continue;
         written.delete(r.metadata.id);
-        if (r.metadata.phase === 'running') await ctx.state.teardown(SERVICES_NAMESPACE, SERVICES_TYPE, r.metadata.id);
-        if (r.metadata.finalizers.length === 0) await ctx.state.destroy(SERVICES_NAMESPACE, SERVICES_TYPE, r.metadata.id);
-        else left = true;
+        if (!(await ctx.state.retire(r))) left = true;
       }
       listedIds = left ? undefined : ids;
     },

@@ -204,9 +204,7 @@ export function containerController(d: ContainerControllerDeps): Controller {
 
 async function destroyAll(ctx: ControllerContext, type: string, match: (id: string) => boolean): Promise<void> {
   for (const r of await ctx.state.list(CONTAINERS_NAMESPACE, type)) {
-    if (r.metadata.owner !== CONTAINER_CONTROLLER || !match(r.metadata.id)) continue;
-    if (r.metadata.phase === 'running') await ctx.state.teardown(CONTAINERS_NAMESPACE, type, r.metadata.id);
-    if (r.metadata.finalizers.length === 0) await ctx.state.destroy(CONTAINERS_NAMESPACE, type, r.metadata.id);
+    if (r.metadata.owner === CONTAINER_CONTROLLER && match(r.metadata.id)) await ctx.state.retire(r);
   }
 }
 

@@ -8,10 +8,10 @@
 // a file the shim appends to (logs.ts). A changed document (another hash label) replaces
 // container and snapshot; a restart replaces only the task, so the rootfs keeps its changes as
 // Docker's restart does.
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { stableHash } from '../lib/stable-hash.ts';
 import { type ContainerdClient, type Any, isAlreadyExists, isNotFound, jsonAny, RUNTIME_SPEC_TYPE_URL } from './client.ts';
 import { CONTAINER_LOG_DIR, LOG_MAX_BYTES, containerLogPath, logURI, readLog, trimLog } from './logs.ts';
 import { buildSpec, nofileWithin, type ImageConfig } from './spec.ts';
@@ -91,9 +91,7 @@ interface ContainerMsg {
 
 /** A stable hash of a run spec: equal documents give equal hashes whatever their key order. */
 export function runSpecHash(run: ContainerRunSpec): string {
-  const canon = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(canon) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, x]) => [k, canon(x)])) : v;
-  return createHash('sha256').update(JSON.stringify(canon(run))).digest('hex');
+  return stableHash(run);
 }
 
 /** A signal's number from its name (`SIGTERM`, `TERM`) or number (`15`); SIGTERM when unknown. */

@@ -23,7 +23,7 @@ import { HOSTNAME_STATUS_TYPE, NETWORK_NAMESPACE } from '../../contract/resource
 import { RESOLVER_STATUS_TYPE } from '../../contract/resources/resolver-status.ts';
 import { ROUTE_STATUS_TYPE } from '../../contract/resources/route-status.ts';
 import { NODE_ADDRESS_TYPE } from '../../contract/resources/node-address.ts';
-import { type ImageState, type InstanceState, type RuntimePort, WorkloadEngine, declaredHash } from './engine.ts';
+import { type ImageState, type InstanceState, type RuntimePort, WorkloadEngine } from './engine.ts';
 
 export const CONTAINER_CONTROLLER = 'ContainerController';
 
@@ -230,5 +230,3 @@ function instanceSpec(r: ContainerSpecSpec, id: string, generation: number): Con
   const { image, dependsOn: _d, ...rest } = r;
   return { containerID: id, generation, image: image.ref, ...(rest as Omit<ContainerInstanceSpecSpec, 'containerID' | 'generation' | 'image'>) };
 }
-
-export { declaredHash };

@@ -11,7 +11,7 @@
 // A container's failure is its own: nothing here throws to the caller, fails boot or blocks an
 // upgrade by itself; the upgrade's commit asks `settled()` instead (item 7 of the workloads
 // issue: commit only once every declared container runs and is healthy).
-import { createHash } from 'node:crypto';
+import { stableHash } from '../../lib/stable-hash.ts';
 import type { ContainerRunSpec, PullProgress } from '../../containerd/types.ts';
 import type { Logger } from '../../lib/log.ts';
 import { type HealthProbe, probeOnce } from './probes.ts';
@@ -89,9 +89,7 @@ export const RESTART_DELAY_MS = 5000;
 
 /** The hash that tells a changed document: spec and probe, in a stable key order. */
 export function declaredHash(d: Declared): string {
-  const stable = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(stable) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, stable((v as Record<string, unknown>)[k])])) : v;
-  return createHash('sha256').update(JSON.stringify(stable({ spec: d.spec, probe: d.probe ?? null }))).digest('hex').slice(0, 16);
+  return stableHash({ spec: d.spec, probe: d.probe ?? null }).slice(0, 16);
 }
 
 interface Slot {

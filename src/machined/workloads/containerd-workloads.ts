@@ -40,6 +40,11 @@ export interface ContainerdWorkloadsOptions {
   /** The registry settings of the configuration now (mirrors, auth, TLS). */
   registries: () => RegistryConfig;
   onExit?: (e: InstanceExit) => void;
+  /**
+   * The API's Restart of a container of the operator's namespace, offered to the engine first,
+   * which keeps a declared container's status (pid, starts, probe); false: not a declared one.
+   */
+  restartDeclared?: (id: string) => Promise<boolean>;
   /** Overrides for tests (log and run directories, cgroup parent). */
   runtime?: Partial<ConstructorParameters<typeof ContainerRuntime>[0]>;
 }
@@ -90,8 +95,9 @@ export class ContainerdWorkloads implements WorkloadsApi {
     return this.runtime.logs(namespace, id, opts);
   }
 
-  restart(namespace: string, id: string): Promise<void> {
-    return this.runtime.restart(namespace, id);
+  async restart(namespace: string, id: string): Promise<void> {
+    if (namespace === CONTAINERS_NAMESPACE && (await this.#o.restartDeclared?.(id))) return;
+    await this.runtime.restart(namespace, id);
   }
 
   // ---- RuntimePort (the engine's declared containers) ------------------------------------

@@ -170,7 +170,8 @@ export function containerController(d: ContainerControllerDeps): Controller {
       const cfg = await ctx.state.find<MachineConfigSpec>(MACHINE_CONFIG_NS, MACHINE_CONFIG_TYPE, MACHINE_CONFIG_ID);
       declared = containerDocs(cfg?.spec);
       d.onConfig?.(declared.length, registries(cfg?.spec));
-      conditions = await readConditions(ctx);
+      // Read only when some container waits on them: a pass follows every status change.
+      if (declared.some((x) => x.dependsOn.time || x.dependsOn.networks.length > 0)) conditions = await readConditions(ctx);
       // ContainerSpecs: what the configuration declares, whether or not containerd runs yet.
       const names = new Set(declared.map((x) => x.spec.name));
       for (const x of declared) await ctx.state.apply<ContainerSpecSpec>(CONTAINERS_NAMESPACE, CONTAINER_SPEC_TYPE, x.spec.name, x.resource);

@@ -5,7 +5,7 @@
 // a call when that becomes so (the commit may go ahead), and a container that failed for good
 // during a trial (the trial is given up: lifecycle.abandonTrial).
 import type { Logger } from '../../lib/log.ts';
-import { CONTAINERS_NAMESPACE, type RegistryConfig, type WorkloadsApi } from '../../containerd/types.ts';
+import type { RegistryConfig, WorkloadsApi } from '../../containerd/types.ts';
 import type { ServiceEvent, ServiceInfo } from '../supervisor/types.ts';
 import { ContainerdWorkloads } from './containerd-workloads.ts';
 import type { RuntimePort, WorkloadEngine } from './engine.ts';
@@ -45,6 +45,7 @@ export class NodeWorkloads {
         this.#runtime = new ContainerdWorkloads({
           socket: this.#o.socket,
           registries: () => this.#registries,
+          restartDeclared: async (id) => !!(await this.#engine?.restart(id)),
           onExit: (e) => {
             if (!e.expected && e.namespace === 'taloscontainers') this.#engine?.exited(e.id, e.exitStatus ?? -1, e.pid);
           },
@@ -67,22 +68,7 @@ export class NodeWorkloads {
    * declared container goes through the engine, which keeps its status (pid, starts, probe).
    */
   api(): WorkloadsApi | undefined {
-    const rt = this.#runtime;
-    if (!rt) return undefined;
-    const engine = this.#engine;
-    return {
-      listImages: (ns) => rt.listImages(ns),
-      pullImage: (ns, ref, onProgress) => rt.pullImage(ns, ref, onProgress),
-      importImage: (ns, archive) => rt.importImage(ns, archive),
-      removeImage: (ns, ref) => rt.removeImage(ns, ref),
-      listContainers: (ns) => rt.listContainers(ns),
-      stats: (ns) => rt.stats(ns),
-      logs: (ns, id, opts) => rt.logs(ns, id, opts),
-      restart: async (ns, id) => {
-        if (ns === CONTAINERS_NAMESPACE && engine && (await engine.restart(id))) return;
-        await rt.restart(ns, id);
-      },
-    };
+    return this.#runtime;
   }
 
   /** The engine's view of the runtime: undefined until containerd answers. */

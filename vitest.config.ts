@@ -1,19 +1,8 @@
 import { defineConfig, type Plugin } from 'vitest/config';
-import { protosModuleOnce } from './image-builder/protos.ts';
-import { PROTO_DESCRIPTOR_MODULE } from './src/contract/proto-files.ts';
-import { CONTAINERD_PROTOS_MODULE, containerdProtosModuleOnce } from './image-builder/containerd-protos.ts';
-import { SECCOMP_PROFILE_MODULE, seccompProfileModuleOnce } from './image-builder/seccomp-profile.ts';
+import { BUILD_DATA } from './image-builder/build-data.ts';
 
-// The protos, compiled into one descriptor as the bundler does (image-builder/bundle.ts).
-const PROTOS_ID = '\0' + PROTO_DESCRIPTOR_MODULE;
-const compiledProtos: Plugin = {
-  name: 'bronze-protos',
-  resolveId: (id) => (id === PROTO_DESCRIPTOR_MODULE ? PROTOS_ID : undefined),
-  load: (id) => (id === PROTOS_ID ? protosModuleOnce() : undefined),
-};
-// Build-time data from Debian's packages, as the bundler serves it (image-builder/bundle.ts):
-// containerd's API protos and the default seccomp profile.
-const BUILD_DATA: Record<string, () => string> = { [CONTAINERD_PROTOS_MODULE]: containerdProtosModuleOnce, [SECCOMP_PROFILE_MODULE]: seccompProfileModuleOnce };
+// The modules made at build time (image-builder/build-data.ts: the compiled protos, containerd's
+// protos, the seccomp profile), served as the bundler serves them (image-builder/bundle.ts).
 const buildData: Plugin = {
   name: 'bronze-build-data',
   resolveId: (id) => (id in BUILD_DATA ? '\0' + id : undefined),
@@ -24,7 +13,7 @@ const buildData: Plugin = {
 // end-to-end tests that boot the real image under QEMU (run by `make test` after the image
 // is built, one file at a time).
 export default defineConfig({
-  plugins: [compiledProtos, buildData],
+  plugins: [buildData],
   test: {
     projects: [
       {

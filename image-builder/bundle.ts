@@ -14,13 +14,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
-import { protosModuleOnce } from './protos.ts';
-import { CONTAINERD_PROTOS_MODULE, containerdProtosModuleOnce } from './containerd-protos.ts';
-import { SECCOMP_PROFILE_MODULE, seccompProfileModuleOnce } from './seccomp-profile.ts';
+import { BUILD_DATA, BUILD_DATA_FILTER } from './build-data.ts';
 import { shareInterop } from './shared-interop.ts';
 import { longWithoutWasmPlugin } from './long-without-wasm.ts';
 import { grpcLazyDnsPlugin } from './grpc-lazy-dns.ts';
-import { PROTO_DESCRIPTOR_MODULE } from '../src/contract/proto-files.ts';
 import { NATIVE_ROLES, ROLE_MODULES, type Role } from '../src/roles.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -31,25 +28,11 @@ function env(name: string): string {
   return v;
 }
 
-const protosPlugin: esbuild.Plugin = {
-  name: 'bronze-protos',
-  setup(build) {
-    const filter = new RegExp(`^${PROTO_DESCRIPTOR_MODULE.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
-    build.onResolve({ filter }, () => ({ path: PROTO_DESCRIPTOR_MODULE, namespace: 'bronze-protos' }));
-    build.onLoad({ filter: /.*/, namespace: 'bronze-protos' }, () => ({ contents: protosModuleOnce(), loader: 'js', resolveDir: ROOT }));
-  },
-};
-
-/**
- * Build-time data from Debian's packages, in the bundles of the roles that import it: containerd's
- * API protos (image-builder/containerd-protos.ts) and the default seccomp profile
- * (image-builder/seccomp-profile.ts).
- */
-const BUILD_DATA: Record<string, () => string> = { [CONTAINERD_PROTOS_MODULE]: containerdProtosModuleOnce, [SECCOMP_PROFILE_MODULE]: seccompProfileModuleOnce };
+/** The modules made at build time (image-builder/build-data.ts), in the bundles that import them. */
 const buildDataPlugin: esbuild.Plugin = {
   name: 'bronze-build-data',
   setup(build) {
-    build.onResolve({ filter: /^bronze:(containerd-protos|seccomp-profile)$/ }, (a) => ({ path: a.path, namespace: 'bronze-build-data' }));
+    build.onResolve({ filter: BUILD_DATA_FILTER }, (a) => ({ path: a.path, namespace: 'bronze-build-data' }));
     build.onLoad({ filter: /.*/, namespace: 'bronze-build-data' }, (a) => ({ contents: BUILD_DATA[a.path]!(), loader: 'js', resolveDir: ROOT }));
   },
 };
@@ -88,7 +71,7 @@ function options(): esbuild.BuildOptions {
     keepNames: false,
     legalComments: 'none',
     write: false,
-    plugins: [protosPlugin, buildDataPlugin, zodEnglishPlugin, longWithoutWasmPlugin, grpcLazyDnsPlugin],
+    plugins: [buildDataPlugin, zodEnglishPlugin, longWithoutWasmPlugin, grpcLazyDnsPlugin],
     define: {
       __BRONZE_VERSION__: JSON.stringify(env('BRONZE_VERSION')),
       __BRONZE_SHA__: JSON.stringify(env('BRONZE_SHA')),

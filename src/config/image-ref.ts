@@ -24,6 +24,18 @@ export interface ImageReference {
 
 const q = (v: unknown) => JSON.stringify(v);
 
+/**
+ * A reference that does not parse, with Talos's message. `code` is gRPC's INVALID_ARGUMENT, by
+ * which the API answers a call that named one (src/machined/api/containers.ts runtimeError).
+ */
+export class InvalidReferenceError extends Error {
+  readonly code = 3;
+  constructor(ref: string, reason: string) {
+    super(`invalid image reference ${q(ref)}: ${reason}`);
+    this.name = 'InvalidReferenceError';
+  }
+}
+
 /** The reference's parts, or the reason it is not one (go-containerregistry's rules). */
 export function parseImageReference(ref: string): ImageReference | string {
   if (ref === '') return 'a repository name must be specified';
@@ -74,15 +86,31 @@ function registryAuthorityOk(registry: string): boolean {
   }
 }
 
+/** The reference's parts; throws InvalidReferenceError when it is not one. */
+export function requireImageReference(ref: string): ImageReference {
+  const r = parseImageReference(ref);
+  if (typeof r === 'string') throw new InvalidReferenceError(ref, r);
+  return r;
+}
+
 /** The normal form: `docker.io/library/busybox:latest`; a digest-pinned reference drops its tag (as both parsers do). */
+export function formatImageReference(r: ImageReference): string {
+  return `${r.registry}/${r.repository}${r.digest ? `@${r.digest}` : `:${r.tag ?? 'latest'}`}`;
+}
+
+/** `ref` in the normal form, or undefined when it is not a reference. */
 export function normalizeImageReference(ref: string): string | undefined {
   const r = parseImageReference(ref);
-  if (typeof r === 'string') return undefined;
-  return `${r.registry}/${r.repository}${r.digest ? `@${r.digest}` : `:${r.tag}`}`;
+  return typeof r === 'string' ? undefined : formatImageReference(r);
+}
+
+/** `ref` in the normal form; throws InvalidReferenceError when it is not a reference. */
+export function requireNormalizedImageReference(ref: string): string {
+  return formatImageReference(requireImageReference(ref));
 }
 
 /** Talos's message for an unparseable reference. */
 export function imageReferenceError(ref: string): string | undefined {
   const r = parseImageReference(ref);
-  return typeof r === 'string' ? `invalid image reference ${q(ref)}: ${r}` : undefined;
+  return typeof r === 'string' ? new InvalidReferenceError(ref, r).message : undefined;
 }

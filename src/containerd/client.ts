@@ -59,8 +59,6 @@ export interface BidiCall<Req, Res> {
 export interface ContainerdClient {
   unary<Res = Record<string, unknown>>(service: string, method: string, req: object, namespace?: string, opts?: CallOptions): Promise<Res>;
   serverStream<Res = Record<string, unknown>>(service: string, method: string, req: object, namespace?: string, opts?: CallOptions): AsyncIterable<Res>;
-  /** A client-streaming call: sends every request, resolves with the one reply. */
-  clientStream<Res = Record<string, unknown>>(service: string, method: string, reqs: Iterable<object> | AsyncIterable<object>, namespace?: string, opts?: CallOptions): Promise<Res>;
   bidi<Req extends object = Record<string, unknown>, Res = Record<string, unknown>>(service: string, method: string, namespace?: string, opts?: CallOptions): Promise<BidiCall<Req, Res>>;
   close(): void;
 }
@@ -222,28 +220,6 @@ export function connectContainerd(socketPath: string): ContainerdClient {
         // A consumer that stops early must not leave the stream open on containerd's side.
         call.cancel();
       }
-    },
-    async clientStream<Res>(service: string, method: string, reqs: Iterable<object> | AsyncIterable<object>, namespace?: string, opts?: CallOptions): Promise<Res> {
-      const c = await methodCodec(service, method);
-      let unlink = () => {};
-      const done = new Promise<Res>((resolve, reject) => {
-        const call = client.makeClientStreamRequest(c.path, c.serialize, c.deserialize, metadataFor(namespace, opts), callOptions(opts), (err, res) => {
-          unlink();
-          if (err) reject(err);
-          else resolve(res as Res);
-        });
-        unlink = linkSignal(call, opts?.signal);
-        void (async () => {
-          try {
-            for await (const r of reqs) call.write(r);
-            call.end();
-          } catch (err) {
-            call.cancel();
-            reject(err);
-          }
-        })();
-      });
-      return done;
     },
     async bidi<Req extends object, Res>(service: string, method: string, namespace?: string, opts?: CallOptions): Promise<BidiCall<Req, Res>> {
       const c = await methodCodec(service, method);

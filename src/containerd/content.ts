@@ -200,12 +200,13 @@ export async function writeUnknown(c: ContainerdClient, ns: string, ref: string,
   };
   const hash = createHash('sha256');
   let offset = 0;
-  let head: number[] | undefined;
+  /** The first two bytes, however the stream splits them. */
+  const head: number[] = [];
   try {
     call.write({ action: 'STAT', ref });
     await next();
     for await (const chunk of data) {
-      head ??= [chunk[0]!, chunk[1]!];
+      for (let i = 0; head.length < 2 && i < chunk.length; i++) head.push(chunk[i]!);
       for (let i = 0; i < chunk.length; i += WRITE_CHUNK) {
         const part = chunk.subarray(i, Math.min(chunk.length, i + WRITE_CHUNK));
         hash.update(part);
@@ -221,7 +222,7 @@ export async function writeUnknown(c: ContainerdClient, ns: string, ref: string,
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;
     }
-    return { digest, size: offset, gzip: head?.[0] === 0x1f && head[1] === 0x8b };
+    return { digest, size: offset, gzip: head[0] === 0x1f && head[1] === 0x8b };
   } catch (err) {
     call.cancel();
     await abortIngest(c, ns, ref, opts).catch(() => {});

@@ -2,11 +2,11 @@
 // content store: list, get, create-or-update, remove (content and snapshots are left to
 // containerd's garbage collector, which frees what no image references any more), and the
 // image's run config for the runtime.
-import { type CallOptions, type ContainerdClient, dateToTimestamp, isNotFound, timestampToDate, type Timestamp } from './client.ts';
+import { requireNormalizedImageReference } from '../config/image-ref.ts';
+import { type CallOptions, type ContainerdClient, dateToTimestamp, isAlreadyExists, isNotFound, timestampToDate, type Timestamp } from './client.ts';
 import { contentInfo, readContent } from './content.ts';
 import { type Descriptor, type ImageConfig, type ImageIndex, type ImageManifest, type ImageRunConfig, type Platform, isIndex } from './media-types.ts';
 import { chooseManifest, nodePlatform } from './platform.ts';
-import { normalizeReference } from './reference.ts';
 import type { ImageInfo } from './types.ts';
 import { DEFAULT_SNAPSHOTTER, chainIds, snapshotExists } from './unpack.ts';
 
@@ -41,7 +41,7 @@ export async function putImage(c: ContainerdClient, ns: string, name: string, ta
   try {
     return (await c.unary<{ image: ImageRecord }>(IMAGES, 'Create', { image }, ns, opts)).image;
   } catch (err) {
-    if ((err as { code?: number }).code !== 6 /* ALREADY_EXISTS */) throw err;
+    if (!isAlreadyExists(err)) throw err;
     return (await c.unary<{ image: ImageRecord }>(IMAGES, 'Update', { image, update_mask: { paths: ['target', 'labels'] } }, ns, opts)).image;
   }
 }
@@ -52,7 +52,7 @@ export async function listImageRecords(c: ContainerdClient, ns: string, filters:
 
 /** Removes the image record; its content and snapshots go at containerd's next GC. */
 export async function removeImage(c: ContainerdClient, ns: string, ref: string): Promise<void> {
-  const name = normalizeReference(ref);
+  const name = requireNormalizedImageReference(ref);
   try {
     await c.unary(IMAGES, 'Delete', { name, sync: false }, ns);
   } catch (err) {
@@ -67,7 +67,6 @@ export interface ResolvedImage {
   target: Descriptor;
   manifestDesc: Descriptor;
   manifest: ImageManifest;
-  configDesc: Descriptor;
   config: ImageConfig;
   /** The chain id of the top layer: the parent snapshot of a container's rootfs. */
   chainId: string;
@@ -77,36 +76,41 @@ async function readJson<T>(c: ContainerdClient, ns: string, desc: Descriptor): P
   return JSON.parse((await readContent(c, ns, desc.digest)).toString('utf8')) as T;
 }
 
-/** The manifest for `platform` under `target` (itself, or the index's choice), from the content store. */
-export async function platformManifest(c: ContainerdClient, ns: string, target: Descriptor, platform: Platform = nodePlatform()): Promise<{ desc: Descriptor; manifest: ImageManifest }> {
+/**
+ * The manifest for `platform` under `target` (itself, or the index's choice), from the content
+ * store; with `index`, the index `target` is, when it is one.
+ */
+export async function platformManifest(c: ContainerdClient, ns: string, target: Descriptor, platform: Platform = nodePlatform()): Promise<{ desc: Descriptor; manifest: ImageManifest; index?: ImageIndex }> {
   let desc = target;
+  let top: ImageIndex | undefined;
   for (let depth = 0; isIndex(desc.mediaType); depth++) {
     if (depth > 4) throw new Error(`image index ${target.digest} nests too deep`);
     const index = await readJson<ImageIndex>(c, ns, desc);
+    top ??= index;
     desc = chooseManifest(index.manifests, platform);
   }
-  return { desc, manifest: await readJson<ImageManifest>(c, ns, desc) };
+  return { desc, manifest: await readJson<ImageManifest>(c, ns, desc), ...(top ? { index: top } : {}) };
 }
 
 /** Resolves the image record `ref` to its manifest and config for this node. */
 export async function resolveImage(c: ContainerdClient, ns: string, ref: string, platform?: Platform): Promise<ResolvedImage> {
-  const name = normalizeReference(ref);
+  const name = requireNormalizedImageReference(ref);
   const rec = await getImage(c, ns, name);
   if (!rec) throw Object.assign(new Error(`image ${name} not found in namespace ${ns}`), { code: 5 });
   const target = toDescriptor(rec.target);
   const { desc: manifestDesc, manifest } = await platformManifest(c, ns, target, platform);
   const config = await readJson<ImageConfig>(c, ns, manifest.config);
   const chain = chainIds(config.rootfs?.diff_ids ?? []);
-  return { name, target, manifestDesc, manifest, configDesc: manifest.config, config, chainId: chain[chain.length - 1] ?? '' };
+  return { name, target, manifestDesc, manifest, config, chainId: chain[chain.length - 1] ?? '' };
 }
 
 /**
  * The image's run config (Env, Entrypoint, Cmd, WorkingDir, User, ...) and the snapshot its
  * containers start from, for the runtime.
  */
-export async function imageRunConfig(c: ContainerdClient, ns: string, ref: string): Promise<{ config: ImageRunConfig; chainId: string; snapshotter: string; image: ResolvedImage }> {
+export async function imageRunConfig(c: ContainerdClient, ns: string, ref: string): Promise<{ config: ImageRunConfig; chainId: string; image: ResolvedImage }> {
   const image = await resolveImage(c, ns, ref);
-  return { config: image.config.config ?? {}, chainId: image.chainId, snapshotter: DEFAULT_SNAPSHOTTER, image };
+  return { config: image.config.config ?? {}, chainId: image.chainId, image };
 }
 
 /** The image's size as containerd's Image.Size counts it: its index, manifest, config and layers. */
@@ -122,15 +126,15 @@ export function imageSize(image: Pick<ResolvedImage, 'target' | 'manifestDesc' |
  * Whether everything the image needs on this node is present: its blobs, and its unpacked
  * snapshot. A complete image is not pulled again.
  */
-export async function imageComplete(c: ContainerdClient, ns: string, ref: string, snapshotter = DEFAULT_SNAPSHOTTER): Promise<ResolvedImage | undefined> {
+export async function imageComplete(c: ContainerdClient, ns: string, ref: string): Promise<ResolvedImage | undefined> {
   let image: ResolvedImage;
   try {
     image = await resolveImage(c, ns, ref);
   } catch (err) {
-    if ((err as { code?: number }).code === 5) return undefined;
+    if (isNotFound(err)) return undefined;
     throw err;
   }
-  if (image.chainId && !(await snapshotExists(c, ns, snapshotter, image.chainId))) return undefined;
+  if (image.chainId && !(await snapshotExists(c, ns, DEFAULT_SNAPSHOTTER, image.chainId))) return undefined;
   for (const l of image.manifest.layers) if (!(await contentInfo(c, ns, l.digest))) return undefined;
   return image;
 }

@@ -11,22 +11,13 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
+import { requireNormalizedImageReference } from '../config/image-ref.ts';
 import type { ContainerdClient, CallOptions } from './client.ts';
 import { type BlobRef, contentInfo, ingestRef, openIngest, readContent, setContentLabels, sha256, writeContent, writeUnknown } from './content.ts';
 import { imageSize, platformManifest, putImage, withLease } from './images.ts';
-import { DOCKER_CONFIG, DOCKER_LAYER, DOCKER_LAYER_GZIP, DOCKER_MANIFEST, type Descriptor, type ImageConfig, type ImageIndex, type ImageManifest, type Platform, isIndex } from './media-types.ts';
-import { nodePlatform } from './platform.ts';
-import { normalizeReference } from './reference.ts';
-import { childGcLabels } from './pull.ts';
+import { DOCKER_CONFIG, DOCKER_LAYER, DOCKER_LAYER_GZIP, DOCKER_MANIFEST, type Descriptor, type ImageConfig, type ImageIndex, childGcLabels } from './media-types.ts';
 import type { ImageInfo } from './types.ts';
 import { DEFAULT_SNAPSHOTTER, unpack } from './unpack.ts';
-
-export interface ImportOptions {
-  snapshotter?: string;
-  platform?: Platform;
-  /** Told of each blob stored (or found present). */
-  onBlob?: (digest: string, size: number) => void;
-}
 
 const SMALL_FILE_LIMIT = 8 * 1024 * 1024;
 const BLOB_PATH = /^blobs\/(sha256|sha512)\/([0-9a-f]{64,128})$/;
@@ -68,12 +59,11 @@ export function importName(desc: Descriptor): string | undefined {
   const name = a['io.containerd.image.name'] ?? a['org.opencontainers.image.ref.name'];
   // A bare tag (`latest`, `1`) in ref.name names no repository.
   if (!name || !/[/:@]/.test(name)) return undefined;
-  return normalizeReference(name);
+  return requireNormalizedImageReference(name);
 }
 
 /** Imports the archive into the namespace; resolves with the images it named. */
-export async function importImage(c: ContainerdClient, ns: string, archive: AsyncIterable<Uint8Array>, opts: ImportOptions = {}): Promise<ImageInfo[]> {
-  const snapshotter = opts.snapshotter ?? DEFAULT_SNAPSHOTTER;
+export async function importImage(c: ContainerdClient, ns: string, archive: AsyncIterable<Uint8Array>): Promise<ImageInfo[]> {
   return withLease(c, ns, async (lease) => {
     const call: CallOptions = { lease };
     const files = new Map<string, Buffer>();
@@ -100,7 +90,6 @@ export async function importImage(c: ContainerdClient, ns: string, archive: Asyn
               throw err;
             }
           }
-          opts.onBlob?.(desc.digest, desc.size);
         } else if (name === 'index.json' || name === 'oci-layout' || name === 'manifest.json') {
           files.set(name, await readSmall(entry, name));
         } else if (DOCKER_SAVE_FILE.test(name)) {
@@ -113,7 +102,7 @@ export async function importImage(c: ContainerdClient, ns: string, archive: Asyn
     } catch (err) {
       extract.destroy();
       await feeding.catch(() => {});
-      throw new Error(`image import: ${(err as Error).message}`);
+      throw new Error(`image import: ${(err as Error).message}`, { cause: err });
     }
     const indexJson = files.get('index.json');
     if (!indexJson) {
@@ -121,7 +110,7 @@ export async function importImage(c: ContainerdClient, ns: string, archive: Asyn
       if (!manifestJson) throw new Error('image import: neither an OCI image archive (index.json) nor a docker-save archive (manifest.json)');
       const tops = await dockerSaveManifests(c, ns, manifestJson, byPath, call);
       const out: ImageInfo[] = [];
-      for (const { name, desc } of tops) out.push(await finishImage(c, ns, name, desc, { snapshotter, platform: opts.platform ?? nodePlatform(), call }));
+      for (const { name, desc } of tops) out.push(await finishImage(c, ns, name, desc, call));
       return out;
     }
     const index = JSON.parse(indexJson.toString('utf8')) as ImageIndex;
@@ -129,32 +118,31 @@ export async function importImage(c: ContainerdClient, ns: string, archive: Asyn
     for (const top of index.manifests ?? []) {
       const name = importName(top);
       if (!name) throw new Error(`image import: index entry ${top.digest} has no image name (annotation io.containerd.image.name, or a full reference in org.opencontainers.image.ref.name)`);
-      out.push(await finishImage(c, ns, name, top, { snapshotter, platform: opts.platform ?? nodePlatform(), call }));
+      out.push(await finishImage(c, ns, name, top, call));
     }
     return out;
   });
 }
 
 /** Checks an imported image whole, labels its blobs for GC, unpacks it and records it. */
-async function finishImage(c: ContainerdClient, ns: string, name: string, top: Descriptor, o: { snapshotter: string; platform: Platform; call: CallOptions }): Promise<ImageInfo> {
+async function finishImage(c: ContainerdClient, ns: string, name: string, top: Descriptor, call: CallOptions): Promise<ImageInfo> {
   const target: Descriptor = { mediaType: top.mediaType, digest: top.digest, size: top.size };
   const need = async (d: Descriptor) => {
-    if (!(await contentInfo(c, ns, d.digest, o.call))) throw new Error(`image import: ${name}: the archive lacks blob ${d.digest}`);
+    if (!(await contentInfo(c, ns, d.digest, call))) throw new Error(`image import: ${name}: the archive lacks blob ${d.digest}`);
   };
   await need(target);
-  const { desc: manifestDesc, manifest } = await platformManifest(c, ns, target, o.platform);
+  const { desc: manifestDesc, manifest, index } = await platformManifest(c, ns, target);
   for (const b of [manifest.config, ...manifest.layers]) await need(b);
-  await setContentLabels(c, ns, manifestDesc.digest, childGcLabels([manifest.config, ...manifest.layers]), o.call);
-  if (isIndex(target.mediaType)) await labelIndexChain(c, ns, target, manifestDesc, o.call);
-  const config = JSON.parse((await readContent(c, ns, manifest.config.digest, o.call)).toString('utf8')) as ImageConfig;
-  await unpack(c, ns, manifest as ImageManifest, config, manifest.config, { snapshotter: o.snapshotter, lease: o.call.lease });
-  const rec = await putImage(c, ns, name, target, {}, o.call);
+  await setContentLabels(c, ns, manifestDesc.digest, childGcLabels([manifest.config, ...manifest.layers]), call);
+  if (index) await labelIndex(c, ns, target, index, manifestDesc, call);
+  const config = JSON.parse((await readContent(c, ns, manifest.config.digest, call)).toString('utf8')) as ImageConfig;
+  await unpack(c, ns, manifest, config, { snapshotter: DEFAULT_SNAPSHOTTER, lease: call.lease });
+  const rec = await putImage(c, ns, name, target, {}, call);
   return { name: rec.name, digest: target.digest, size: imageSize({ target, manifestDesc, manifest }), createdAt: new Date() };
 }
 
-/** Labels each index on the way from `top` to the chosen manifest with the child it leads to. */
-async function labelIndexChain(c: ContainerdClient, ns: string, top: Descriptor, chosen: Descriptor, call: CallOptions): Promise<void> {
-  const index = JSON.parse((await readContent(c, ns, top.digest, call)).toString('utf8')) as ImageIndex;
+/** Labels the index `top` with the child that leads to the chosen manifest. */
+async function labelIndex(c: ContainerdClient, ns: string, top: Descriptor, index: ImageIndex, chosen: Descriptor, call: CallOptions): Promise<void> {
   const child = index.manifests.find((m) => m.digest === chosen.digest);
   if (child) await setContentLabels(c, ns, top.digest, childGcLabels([child]), call);
 }
@@ -187,7 +175,7 @@ async function dockerSaveManifests(c: ContainerdClient, ns: string, manifestJson
     await writeContent(c, ns, ingestRef('manifest', desc.digest), body, desc, {}, call);
     const tags = e.RepoTags ?? [];
     if (tags.length === 0) throw new Error(`image import: docker-save image ${cfg.digest} has no RepoTags to name it by`);
-    for (const t of tags) out.push({ name: normalizeReference(t), desc });
+    for (const t of tags) out.push({ name: requireNormalizedImageReference(t), desc });
   }
   return out;
 }

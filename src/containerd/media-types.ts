@@ -21,6 +21,19 @@ export const isConfig = (mt: string): boolean => mt === OCI_CONFIG || mt === DOC
 /** Layers the diff service can apply (Docker's foreign and OCI's non-distributable ones included). */
 export const isLayer = (mt: string): boolean => mt.startsWith('application/vnd.oci.image.layer.') || mt.startsWith('application/vnd.docker.image.rootfs.');
 
+/** containerd's ChildGCLabels: the labels by which a parent blob keeps its children from GC. */
+export function childGcLabels(children: Descriptor[]): Record<string, string> {
+  const labels: Record<string, string> = {};
+  const counts = new Map<string, number>();
+  for (const ch of children) {
+    const key = isConfig(ch.mediaType) ? 'containerd.io/gc.ref.content.config' : isManifest(ch.mediaType) ? 'containerd.io/gc.ref.content.m.' : isLayer(ch.mediaType) ? 'containerd.io/gc.ref.content.l.' : 'containerd.io/gc.ref.content.';
+    const idx = counts.get(key) ?? 0;
+    counts.set(key, idx + 1);
+    labels[idx > 0 || key.endsWith('.') ? `${key}${idx}` : key] = ch.digest;
+  }
+  return labels;
+}
+
 /** An OCI content descriptor (the fields Bronze reads). */
 export interface Descriptor {
   mediaType: string;

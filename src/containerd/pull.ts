@@ -4,19 +4,20 @@
 // the connection), unpack the layers into the snapshotter, and only then create the image
 // record, so that an image either is whole or does not exist. Content already in the store is
 // not fetched again, and an image already complete is not looked up at all unless asked.
-import { type ContainerdClient, type CallOptions } from './client.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { requireImageReference, formatImageReference } from '../config/image-ref.ts';
+import { Limiter } from '../lib/limit.ts';
+import { type CallOptions, type ContainerdClient, isNotFound, timestampToDate } from './client.ts';
 import { BlobSizeError, type Ingest, contentInfo, ingestRef, isRefLocked, openIngest, readContent, writeContent } from './content.ts';
-import { imageComplete, imageSize, putImage, withLease, type ResolvedImage } from './images.ts';
-import { type Descriptor, type ImageConfig, type ImageIndex, type ImageManifest, type Platform, isConfig, isIndex, isManifest } from './media-types.ts';
+import { imageComplete, imageSize, putImage, withLease } from './images.ts';
+import { type Descriptor, type ImageConfig, type ImageIndex, type ImageManifest, childGcLabels, isConfig, isIndex, isManifest } from './media-types.ts';
 import { chooseManifest, nodePlatform } from './platform.ts';
-import { formatReference, parseReference } from './reference.ts';
 import { RegistryClient, RegistryError } from './registry.ts';
 import type { ImageInfo, PullProgress, RegistryConfig } from './types.ts';
 import { DEFAULT_SNAPSHOTTER, unpack } from './unpack.ts';
 
 export interface PullOptions {
   registries?: RegistryConfig;
-  platform?: Platform;
   onProgress?: (p: PullProgress) => void;
   /**
    * `always` (the API's Pull, as `docker pull`): resolve the tag at the registry, fetch only
@@ -24,14 +25,8 @@ export interface PullOptions {
    * used as it is, without the registry.
    */
   policy?: 'always' | 'ifNotPresent';
-  snapshotter?: string;
   /** Registry stall timeout (ms) before a blob fetch is retried from where it was. */
   stallTimeoutMs?: number;
-  /** Attempts per blob that make no progress before the pull fails. */
-  retries?: number;
-  /** Blobs fetched at once. */
-  concurrency?: number;
-  signal?: AbortSignal;
 }
 
 /** What a pull tells its caller: the stored image and how many bytes it fetched. */
@@ -40,24 +35,10 @@ export interface PullResult extends ImageInfo {
   fetchedBytes: number;
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    }, { once: true });
-  });
-
-/** Runs `f` over `items`, at most `n` at once, failing fast. */
-async function eachLimited<T>(items: T[], n: number, f: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(n, items.length) }, async () => {
-      while (next < items.length) await f(items[next++]!);
-    }),
-  );
-}
+/** Attempts per blob that make no progress before the pull fails. */
+const RETRIES = 5;
+/** Blobs fetched at once. */
+const CONCURRENCY = 3;
 
 function kindOf(desc: Descriptor): 'manifest' | 'index' | 'config' | 'layer' {
   if (isIndex(desc.mediaType)) return 'index';
@@ -76,16 +57,12 @@ interface PullContext {
 }
 
 /**
- * Fetches one blob into the content store unless it is there. Retries a fetch that fails
- * (stall, dropped connection, 5xx) from the offset reached, `retries` times in a row without
- * progress; a digest mismatch or an auth refusal is not retried.
+ * Fetches one blob into the content store unless it is there (the ingest's STAT says so).
+ * Retries a fetch that fails (stall, dropped connection, 5xx) from the offset reached, RETRIES
+ * times in a row without progress; a digest mismatch or an auth refusal is not retried.
  */
 async function fetchBlob(p: PullContext, desc: Descriptor): Promise<void> {
   const report = (offset: number, done: boolean) => p.opts.onProgress?.({ digest: desc.digest, offset, total: desc.size, done });
-  if (await contentInfo(p.c, p.ns, desc.digest, p.call)) {
-    report(desc.size, true);
-    return;
-  }
   const ref = ingestRef(kindOf(desc), desc.digest);
   let ingest: Ingest | undefined;
   for (let locked = 0; ; locked++) {
@@ -95,7 +72,7 @@ async function fetchBlob(p: PullContext, desc: Descriptor): Promise<void> {
     } catch (err) {
       // Another pull is writing the same blob: wait for it, then take what it stored.
       if (!isRefLocked(err) || locked > 600) throw err;
-      await sleep(100, p.opts.signal);
+      await sleep(100);
       if (await contentInfo(p.c, p.ns, desc.digest, p.call)) break;
     }
   }
@@ -103,7 +80,6 @@ async function fetchBlob(p: PullContext, desc: Descriptor): Promise<void> {
     report(desc.size, true);
     return;
   }
-  const retries = p.opts.retries ?? 5;
   let failures = 0;
   report(0, false);
   for (;;) {
@@ -137,17 +113,13 @@ async function fetchBlob(p: PullContext, desc: Descriptor): Promise<void> {
       if (ingest.offset < desc.size) throw new RegistryError('unreachable', `blob ${desc.digest} ended at ${ingest.offset} of ${desc.size} bytes`);
       break;
     } catch (err) {
-      if (p.opts.signal?.aborted) {
-        await ingest.abort().catch(() => {});
-        throw err;
-      }
       const fatal = err instanceof RegistryError && (err.kind === 'auth' || err.kind === 'not-found' || err.kind === 'digest');
       failures = ingest.offset > before ? 1 : failures + 1;
-      if (fatal || failures > retries || err instanceof BlobSizeError) {
+      if (fatal || failures > RETRIES || err instanceof BlobSizeError) {
         await ingest.abort().catch(() => {});
         throw err;
       }
-      await sleep(Math.min(200 * 2 ** (failures - 1), 5000), p.opts.signal);
+      await sleep(Math.min(200 * 2 ** (failures - 1), 5000));
     }
   }
   await ingest.commit();
@@ -156,21 +128,12 @@ async function fetchBlob(p: PullContext, desc: Descriptor): Promise<void> {
 
 /** A manifest or index's bytes: from the store if it has them, else from the registry (then stored with its GC labels). */
 async function manifestBytes(p: PullContext, desc: Descriptor): Promise<Buffer> {
-  if (await contentInfo(p.c, p.ns, desc.digest, p.call)) return readContent(p.c, p.ns, desc.digest, p.call);
-  return (await p.registry.manifest(desc.digest)).body;
-}
-
-/** containerd's ChildGCLabels: the labels by which a parent blob keeps its children from GC. */
-export function childGcLabels(children: Descriptor[]): Record<string, string> {
-  const labels: Record<string, string> = {};
-  const counts = new Map<string, number>();
-  for (const ch of children) {
-    const key = isConfig(ch.mediaType) ? 'containerd.io/gc.ref.content.config' : isManifest(ch.mediaType) ? 'containerd.io/gc.ref.content.m.' : ch.mediaType.includes('.layer.') || ch.mediaType.includes('rootfs.diff') ? 'containerd.io/gc.ref.content.l.' : 'containerd.io/gc.ref.content.';
-    const idx = counts.get(key) ?? 0;
-    counts.set(key, idx + 1);
-    labels[idx > 0 || key.endsWith('.') ? `${key}${idx}` : key] = ch.digest;
+  try {
+    return await readContent(p.c, p.ns, desc.digest, p.call);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
   }
-  return labels;
+  return (await p.registry.manifest(desc.digest)).body;
 }
 
 /** Stores a platform manifest's blobs and the manifest itself (bottom-up: a stored parent always has its children). */
@@ -178,24 +141,23 @@ async function storeManifest(p: PullContext, desc: Descriptor, body: Buffer): Pr
   const manifest = JSON.parse(body.toString('utf8')) as ImageManifest;
   if (!manifest.config || !Array.isArray(manifest.layers)) throw new RegistryError('protocol', `manifest ${desc.digest} has no config or layers`);
   const blobs = [manifest.config, ...manifest.layers];
-  await eachLimited(blobs, p.opts.concurrency ?? 3, (b) => fetchBlob(p, b));
+  const limiter = new Limiter(CONCURRENCY);
+  await Promise.all(blobs.map((b) => limiter.run(() => fetchBlob(p, b))));
   await writeContent(p.c, p.ns, ingestRef('manifest', desc.digest), body, desc, childGcLabels(blobs), p.call);
   const config = JSON.parse((await readContent(p.c, p.ns, manifest.config.digest, p.call)).toString('utf8')) as ImageConfig;
   return { manifest, config };
 }
 
-/** Pulls `ref` into the namespace; see PullOptions. */
+/** Pulls `ref` into the namespace; see PullOptions. Throws InvalidReferenceError for a malformed `ref`. */
 export async function pullImage(c: ContainerdClient, ns: string, ref: string, opts: PullOptions = {}): Promise<PullResult> {
-  const parsed = parseReference(ref);
-  const name = formatReference(parsed);
-  const snapshotter = opts.snapshotter ?? DEFAULT_SNAPSHOTTER;
-  const platform = opts.platform ?? nodePlatform();
+  const parsed = requireImageReference(ref);
+  const name = formatImageReference(parsed);
   // A digest names its content for good, so a complete image pinned by digest never needs the registry.
   if (opts.policy === 'ifNotPresent' || parsed.digest) {
-    const have = await imageComplete(c, ns, name, snapshotter);
-    if (have && (!parsed.digest || have.target.digest === parsed.digest)) return { ...resultOf(have), fetchedBytes: 0 };
+    const have = await imageComplete(c, ns, name);
+    if (have && (!parsed.digest || have.target.digest === parsed.digest)) return { name: have.name, digest: have.target.digest, size: imageSize(have), createdAt: new Date(), fetchedBytes: 0 };
   }
-  const registry = new RegistryClient(parsed, { config: opts.registries, stallTimeoutMs: opts.stallTimeoutMs, signal: opts.signal });
+  const registry = new RegistryClient(parsed, { config: opts.registries, stallTimeoutMs: opts.stallTimeoutMs });
   try {
     return await withLease(c, ns, async (lease) => {
       const p: PullContext = { c, ns, call: { lease }, registry, opts, fetched: 0 };
@@ -206,7 +168,7 @@ export async function pullImage(c: ContainerdClient, ns: string, ref: string, op
       let manifestBody = top.body;
       if (isIndex(top.descriptor.mediaType)) {
         const index = JSON.parse(top.body.toString('utf8')) as ImageIndex;
-        manifestDesc = chooseManifest(index.manifests ?? [], platform);
+        manifestDesc = chooseManifest(index.manifests ?? [], nodePlatform());
         if (!isManifest(manifestDesc.mediaType)) throw new RegistryError('protocol', `${name}: nested indexes are not supported`);
         manifestBody = await manifestBytes(p, manifestDesc);
       } else if (!isManifest(top.descriptor.mediaType)) {
@@ -214,17 +176,12 @@ export async function pullImage(c: ContainerdClient, ns: string, ref: string, op
       }
       const { manifest, config } = await storeManifest(p, manifestDesc, manifestBody);
       if (manifestDesc !== top.descriptor) await writeContent(c, ns, ingestRef('index', top.descriptor.digest), top.body, top.descriptor, childGcLabels([manifestDesc]), p.call);
-      await unpack(c, ns, manifest, config, manifest.config, { snapshotter, lease });
+      await unpack(c, ns, manifest, config, { snapshotter: DEFAULT_SNAPSHOTTER, lease });
       // Last: the record that makes the image exist.
       const rec = await putImage(c, ns, name, top.descriptor, {}, p.call);
-      const resolved: ResolvedImage = { name, target: top.descriptor, manifestDesc, manifest, configDesc: manifest.config, config, chainId: '' };
-      return { ...resultOf(resolved, rec.created_at ? new Date(Number(rec.created_at.seconds) * 1000) : new Date()), fetchedBytes: p.fetched };
+      return { name, digest: top.descriptor.digest, size: imageSize({ target: top.descriptor, manifestDesc, manifest }), createdAt: timestampToDate(rec.created_at), fetchedBytes: p.fetched };
     });
   } finally {
     registry.close();
   }
-}
-
-function resultOf(image: ResolvedImage, createdAt = new Date()): ImageInfo {
-  return { name: image.name, digest: image.target.digest, size: imageSize(image), createdAt };
 }

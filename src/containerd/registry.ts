@@ -9,11 +9,18 @@
 import http from 'node:http';
 import https from 'node:https';
 import { type Readable, Transform } from 'node:stream';
+import { type ImageReference, formatImageReference } from '../config/image-ref.ts';
 import { type Challenge, basicAuthorization, parseWwwAuthenticate, tokenOf, tokenUrl } from './auth.ts';
 import { digester } from './content.ts';
-import { DOCKER_HUB_API, DEFAULT_DOMAIN, type ImageReference, formatReference } from './reference.ts';
 import { MANIFEST_ACCEPT, type Descriptor } from './media-types.ts';
 import type { RegistryConfig, RegistryHostConfig } from './types.ts';
+
+/** Docker Hub's name in a reference. */
+const DEFAULT_DOMAIN = 'docker.io';
+/** Where docker.io's API actually is. */
+const DOCKER_HUB_API = 'registry-1.docker.io';
+/** A request with no answer for this long is dropped. */
+const CONNECT_TIMEOUT_MS = 15_000;
 
 export type RegistryErrorKind = 'not-found' | 'auth' | 'unreachable' | 'digest' | 'protocol';
 
@@ -39,11 +46,6 @@ export interface RegistryEndpoint {
   tls?: RegistryHostConfig['tls'];
 }
 
-/** host[:port] of an endpoint URL. */
-function hostOf(u: URL): string {
-  return u.host;
-}
-
 /**
  * The endpoints to try for a registry host, in order: its configured mirrors, then the
  * registry itself unless skipFallback. A registry with no entry falls back to `*`'s mirrors.
@@ -57,10 +59,10 @@ export function endpointsFor(domain: string, config: RegistryConfig = {}): Regis
   const out: RegistryEndpoint[] = [];
   for (const e of entry?.endpoints ?? []) {
     const base = new URL(/^[a-z]+:\/\//i.test(e) ? e : `https://${e}`);
-    const epOwn = config[hostOf(base)];
-    out.push({ base, mirror: hostOf(base) !== domain, auth: epOwn?.auth ?? (hostOf(base) === domain ? own?.auth : undefined), tls: epOwn?.tls ?? (hostOf(base) === domain ? own?.tls : undefined) });
+    const epOwn = config[base.host];
+    out.push({ base, mirror: base.host !== domain, auth: epOwn?.auth ?? (base.host === domain ? own?.auth : undefined), tls: epOwn?.tls ?? (base.host === domain ? own?.tls : undefined) });
   }
-  if (!entry?.skipFallback && !out.some((e) => hostOf(e.base) === domain && !e.mirror)) {
+  if (!entry?.skipFallback && !out.some((e) => e.base.host === domain && !e.mirror)) {
     const host = domain === DEFAULT_DOMAIN ? DOCKER_HUB_API : domain;
     // Docker Hub's settings may be keyed by its API host (as containerd's hosts.toml would) or by docker.io.
     const up = config[host] ?? own;
@@ -73,9 +75,6 @@ export interface RegistryClientOptions {
   config?: RegistryConfig;
   /** A response that sends nothing for this long is dropped (and the fetch retried). */
   stallTimeoutMs?: number;
-  /** Connection timeout. */
-  connectTimeoutMs?: number;
-  signal?: AbortSignal;
 }
 
 interface Response {
@@ -107,22 +106,20 @@ export class RegistryClient {
   /** Authorization per endpoint, once earned. */
   private readonly authorization = new Map<RegistryEndpoint, string>();
   private readonly stallMs: number;
-  private readonly connectMs: number;
   /** The endpoint that resolved the reference: blobs are fetched there first. */
   private preferred: RegistryEndpoint | undefined;
 
   constructor(
     readonly ref: ImageReference,
-    private readonly opts: RegistryClientOptions = {},
+    opts: RegistryClientOptions = {},
   ) {
-    this.endpoints = endpointsFor(ref.domain, opts.config);
+    this.endpoints = endpointsFor(ref.registry, opts.config);
     this.stallMs = opts.stallTimeoutMs ?? 30_000;
-    this.connectMs = opts.connectTimeoutMs ?? 15_000;
   }
 
-  /** The reference as the user knows it, for messages. */
+  /** The reference in its normal form, for messages. */
   private get name(): string {
-    return formatReference(this.ref);
+    return formatImageReference(this.ref);
   }
 
   close(): void {
@@ -147,48 +144,51 @@ export class RegistryClient {
     return a;
   }
 
-  /** One HTTP request; redirects followed (Authorization only to the endpoint's own origin). */
-  private request(ep: RegistryEndpoint, method: string, url: URL, headers: Record<string, string>, redirects = 5): Promise<Response> {
+  /**
+   * One HTTP request, with `body` if given; redirects followed (Authorization only to the
+   * endpoint's own origin), those of a request with a body not.
+   */
+  private request(ep: RegistryEndpoint, method: string, url: URL, headers: Record<string, string>, body?: string, redirects = 5): Promise<Response> {
     return new Promise<Response>((resolve, reject) => {
       const sameOrigin = url.origin === ep.base.origin;
       const lib = url.protocol === 'http:' ? http : https;
       // A redirect to blob storage elsewhere (S3, a CDN) must not carry the registry's credentials.
       const { authorization: _drop, ...anonymous } = headers;
-      const req = lib.request(url, { method, headers: sameOrigin ? headers : anonymous, agent: sameOrigin ? this.agent(ep) : undefined, signal: this.opts.signal, timeout: this.connectMs });
+      const req = lib.request(url, { method, headers: sameOrigin ? headers : anonymous, agent: sameOrigin ? this.agent(ep) : undefined, timeout: CONNECT_TIMEOUT_MS });
       let response: http.IncomingMessage | undefined;
-      // One socket timer serves both: no answer within connectMs before the response; after
-      // it, a body that sends nothing for stallMs is dropped, which its reader sees as an error
-      // (and a blob fetch resumes from where it was).
+      // One socket timer serves both: no answer within CONNECT_TIMEOUT_MS before the response;
+      // after it, a body that sends nothing for stallMs is dropped, which its reader sees as an
+      // error (and a blob fetch resumes from where it was).
       req.on('timeout', () => {
         if (response) response.destroy(new Error(`registry stalled: nothing received for ${this.stallMs} ms`));
-        else req.destroy(new Error(`no answer within ${this.connectMs} ms`));
+        else req.destroy(new Error(`no answer within ${CONNECT_TIMEOUT_MS} ms`));
       });
       req.on('error', reject);
       req.on('response', (res) => {
         const loc = res.headers.location;
-        if (res.statusCode && [301, 302, 303, 307, 308].includes(res.statusCode) && loc && redirects > 0) {
+        if (res.statusCode && [301, 302, 303, 307, 308].includes(res.statusCode) && loc && redirects > 0 && body === undefined) {
           res.resume();
-          this.request(ep, method === 'HEAD' ? 'HEAD' : 'GET', new URL(loc, url), headers, redirects - 1).then(resolve, reject);
+          this.request(ep, method === 'HEAD' ? 'HEAD' : 'GET', new URL(loc, url), headers, undefined, redirects - 1).then(resolve, reject);
           return;
         }
         response = res;
         req.setTimeout(this.stallMs);
         resolve({ status: res.statusCode ?? 0, headers: res.headers, body: res });
       });
-      req.end();
+      req.end(body);
     });
   }
 
   private url(ep: RegistryEndpoint, kind: 'manifests' | 'blobs', reference: string): URL {
     const prefix = ep.base.pathname.replace(/\/+$/, '');
-    const u = new URL(`${ep.base.origin}${prefix}/v2/${this.ref.path}/${kind}/${reference}`);
-    if (ep.mirror) u.searchParams.set('ns', this.ref.domain);
+    const u = new URL(`${ep.base.origin}${prefix}/v2/${this.ref.repository}/${kind}/${reference}`);
+    if (ep.mirror) u.searchParams.set('ns', this.ref.registry);
     return u;
   }
 
   /** Earns an Authorization for the challenges of a 401, or throws an auth error. */
   private async authorize(ep: RegistryEndpoint, challenges: Challenge[]): Promise<string> {
-    const scope = `repository:${this.ref.path}:pull`;
+    const scope = `repository:${this.ref.repository}:pull`;
     const bearer = challenges.find((c) => c.scheme === 'bearer');
     if (bearer) {
       const url = tokenUrl(bearer, scope);
@@ -198,38 +198,28 @@ export class RegistryClient {
       let res: Response;
       if (ep.auth?.identityToken) {
         // OAuth2 refresh-token grant (Docker's identity tokens).
-        res = await this.post(ep, url, new URLSearchParams({ grant_type: 'refresh_token', refresh_token: ep.auth.identityToken, service: bearer.params.service ?? '', scope: url.searchParams.get('scope') ?? scope, client_id: 'bronze' }));
+        const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: ep.auth.identityToken, service: bearer.params.service ?? '', scope: url.searchParams.get('scope') ?? scope, client_id: 'bronze' });
+        res = await this.request(ep, 'POST', url, { 'content-type': 'application/x-www-form-urlencoded' }, form.toString());
       } else {
         res = await this.request(ep, 'GET', url, headers);
       }
       const body = await readAll(res.body, 1024 * 1024);
-      if (res.status === 401 || res.status === 403) throw new RegistryError('auth', `registry ${hostOf(ep.base)} refused authorization for ${this.name} (HTTP ${res.status} from its token service)`, res.status);
-      if (res.status !== 200) throw new RegistryError('protocol', `registry ${hostOf(ep.base)}: token service answered HTTP ${res.status}`, res.status);
+      if (res.status === 401 || res.status === 403) throw new RegistryError('auth', `registry ${ep.base.host} refused authorization for ${this.name} (HTTP ${res.status} from its token service)`, res.status);
+      if (res.status !== 200) throw new RegistryError('protocol', `registry ${ep.base.host}: token service answered HTTP ${res.status}`, res.status);
       let json: unknown;
       try {
         json = JSON.parse(body.toString('utf8'));
       } catch {
-        throw new RegistryError('protocol', `registry ${hostOf(ep.base)}: token service sent no JSON`);
+        throw new RegistryError('protocol', `registry ${ep.base.host}: token service sent no JSON`);
       }
       return `Bearer ${tokenOf(json)}`;
     }
     if (challenges.some((c) => c.scheme === 'basic')) {
       const basic = basicAuthorization(ep.auth);
-      if (!basic) throw new RegistryError('auth', `registry ${hostOf(ep.base)} requires credentials for ${this.name} (none configured)`, 401);
+      if (!basic) throw new RegistryError('auth', `registry ${ep.base.host} requires credentials for ${this.name} (none configured)`, 401);
       return basic;
     }
-    throw new RegistryError('auth', `registry ${hostOf(ep.base)} refused ${this.name} (HTTP 401 without a challenge Bronze knows)`, 401);
-  }
-
-  private post(ep: RegistryEndpoint, url: URL, form: URLSearchParams): Promise<Response> {
-    return new Promise<Response>((resolve, reject) => {
-      const lib = url.protocol === 'http:' ? http : https;
-      const req = lib.request(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, agent: url.origin === ep.base.origin ? this.agent(ep) : undefined, signal: this.opts.signal, timeout: this.connectMs });
-      req.on('timeout', () => req.destroy(new Error(`no answer within ${this.connectMs} ms`)));
-      req.on('error', reject);
-      req.on('response', (res) => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: res }));
-      req.end(form.toString());
-    });
+    throw new RegistryError('auth', `registry ${ep.base.host} refused ${this.name} (HTTP 401 without a challenge Bronze knows)`, 401);
   }
 
   /** A GET with auth: answers a 401 once with what its challenge asks, then reports 401/403 as auth errors. */
@@ -237,8 +227,7 @@ export class RegistryClient {
     const send = (): Promise<Response> => {
       const auth = this.authorization.get(ep);
       return this.request(ep, 'GET', url, auth ? { ...headers, authorization: auth } : headers).catch((err: Error) => {
-        if (err.name === 'AbortError') throw err;
-        throw new RegistryError('unreachable', `registry ${hostOf(ep.base)} unreachable: ${err.message}`);
+        throw new RegistryError('unreachable', `registry ${ep.base.host} unreachable: ${err.message}`);
       });
     };
     let res = await send();
@@ -250,7 +239,7 @@ export class RegistryClient {
     }
     if (res.status === 401 || res.status === 403) {
       res.body.resume();
-      throw new RegistryError('auth', `registry ${hostOf(ep.base)} refused authorization for ${this.name} (HTTP ${res.status})`, res.status);
+      throw new RegistryError('auth', `registry ${ep.base.host} refused authorization for ${this.name} (HTTP ${res.status})`, res.status);
     }
     return res;
   }
@@ -267,12 +256,11 @@ export class RegistryClient {
       try {
         return await f(ep);
       } catch (err) {
-        if (this.opts.signal?.aborted) throw err;
         if (err instanceof RegistryError && err.kind === 'not-found') notFound ??= err;
         else firstErr ??= err;
       }
     }
-    throw firstErr ?? notFound ?? new RegistryError('unreachable', `no registry endpoint for ${this.ref.domain}`);
+    throw firstErr ?? notFound ?? new RegistryError('unreachable', `no registry endpoint for ${this.ref.registry}`);
   }
 
   /** A manifest's bytes from one endpoint, its digest checked against `digest` when given. */
@@ -280,24 +268,24 @@ export class RegistryClient {
     const res = await this.get(ep, this.url(ep, 'manifests', reference), { accept: MANIFEST_ACCEPT });
     if (res.status === 404) {
       res.body.resume();
-      throw new RegistryError('not-found', `image ${this.name} not found in registry ${hostOf(ep.base)}`, 404);
+      throw new RegistryError('not-found', `image ${this.name} not found in registry ${ep.base.host}`, 404);
     }
     if (res.status !== 200) {
       res.body.resume();
-      throw new RegistryError('protocol', `registry ${hostOf(ep.base)} answered HTTP ${res.status} for the manifest of ${this.name}`, res.status);
+      throw new RegistryError('protocol', `registry ${ep.base.host} answered HTTP ${res.status} for the manifest of ${this.name}`, res.status);
     }
     let body: Buffer;
     try {
       body = await readAll(res.body, MAX_MANIFEST);
     } catch (err) {
       if (err instanceof RegistryError) throw err;
-      throw new RegistryError('unreachable', `registry ${hostOf(ep.base)}: manifest of ${this.name} cut off: ${(err as Error).message}`);
+      throw new RegistryError('unreachable', `registry ${ep.base.host}: manifest of ${this.name} cut off: ${(err as Error).message}`);
     }
     const claimed = digest ?? (typeof res.headers['docker-content-digest'] === 'string' ? res.headers['docker-content-digest'] : undefined);
     const d = digester(claimed ?? 'sha256:');
     d.hash.update(body);
     const actual = d.digest();
-    if (claimed && actual !== claimed) throw new RegistryError('digest', `digest mismatch for the manifest of ${this.name} from ${hostOf(ep.base)}: expected ${claimed}, got ${actual}`);
+    if (claimed && actual !== claimed) throw new RegistryError('digest', `digest mismatch for the manifest of ${this.name} from ${ep.base.host}: expected ${claimed}, got ${actual}`);
     let mediaType = String(res.headers['content-type'] ?? '').split(';')[0]!.trim();
     try {
       const parsed = JSON.parse(body.toString('utf8')) as { mediaType?: string; schemaVersion?: number; manifests?: unknown; config?: unknown };
@@ -307,7 +295,7 @@ export class RegistryClient {
       else if (!/json/.test(mediaType) || mediaType === 'application/json') mediaType = parsed.manifests ? 'application/vnd.oci.image.index.v1+json' : 'application/vnd.oci.image.manifest.v1+json';
     } catch (err) {
       if (err instanceof RegistryError) throw err;
-      throw new RegistryError('protocol', `registry ${hostOf(ep.base)} sent a manifest for ${this.name} that is not JSON`);
+      throw new RegistryError('protocol', `registry ${ep.base.host} sent a manifest for ${this.name} that is not JSON`);
     }
     return { descriptor: { mediaType, digest: actual, size: body.length }, body };
   }
@@ -339,12 +327,12 @@ export class RegistryClient {
       const res = await this.get(ep, this.url(ep, 'blobs', desc.digest), offset > 0 ? { range: `bytes=${offset}-` } : {});
       if (res.status === 404) {
         res.body.resume();
-        throw new RegistryError('not-found', `blob ${desc.digest} of ${this.name} not found in registry ${hostOf(ep.base)}`, 404);
+        throw new RegistryError('not-found', `blob ${desc.digest} of ${this.name} not found in registry ${ep.base.host}`, 404);
       }
       if (res.status === 206) return res.body;
       if (res.status === 200) return offset > 0 ? skip(res.body, offset) : res.body;
       res.body.resume();
-      throw new RegistryError('protocol', `registry ${hostOf(ep.base)} answered HTTP ${res.status} for blob ${desc.digest} of ${this.name}`, res.status);
+      throw new RegistryError('protocol', `registry ${ep.base.host} answered HTTP ${res.status} for blob ${desc.digest} of ${this.name}`, res.status);
     });
   }
 }

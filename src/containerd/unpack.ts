@@ -4,10 +4,10 @@
 // layer blob onto the mounts, check the diff id, Commit under the chain id. Then the labels
 // containerd's GC and its own tools read: `containerd.io/uncompressed` on each layer blob and
 // `containerd.io/gc.ref.snapshot.<snapshotter>` on the config, so the image keeps its snapshots.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { type CallOptions, type ContainerdClient, isAlreadyExists, isNotFound } from './client.ts';
-import { setContentLabels } from './content.ts';
-import type { Descriptor, ImageConfig, ImageManifest } from './media-types.ts';
+import { setContentLabels, sha256 } from './content.ts';
+import type { ImageConfig, ImageManifest } from './media-types.ts';
 
 const SNAPSHOTS = 'containerd.services.snapshots.v1.Snapshots';
 const DIFF = 'containerd.services.diff.v1.Diff';
@@ -21,7 +21,7 @@ export function chainIds(diffIds: readonly string[]): string[] {
   const out: string[] = [];
   for (const d of diffIds) {
     const prev = out[out.length - 1];
-    out.push(prev === undefined ? d : `sha256:${createHash('sha256').update(`${prev} ${d}`).digest('hex')}`);
+    out.push(prev === undefined ? d : sha256(Buffer.from(`${prev} ${d}`)));
   }
   return out;
 }
@@ -46,12 +46,10 @@ export interface UnpackOptions {
   snapshotter?: string;
   /** The pull's lease, so that nothing made here is collected before the image record holds it. */
   lease?: string;
-  /** Told of each layer as it is applied. */
-  onLayer?: (layer: Descriptor, applied: boolean) => void;
 }
 
 /** Unpacks the image's layers; resolves with the top chain id (the image's rootfs snapshot). */
-export async function unpack(c: ContainerdClient, ns: string, manifest: ImageManifest, config: ImageConfig, configDesc: Descriptor, opts: UnpackOptions = {}): Promise<string> {
+export async function unpack(c: ContainerdClient, ns: string, manifest: ImageManifest, config: ImageConfig, opts: UnpackOptions = {}): Promise<string> {
   const snapshotter = opts.snapshotter ?? DEFAULT_SNAPSHOTTER;
   const call: CallOptions = opts.lease ? { lease: opts.lease } : {};
   const diffIds = config.rootfs?.diff_ids ?? [];
@@ -60,10 +58,7 @@ export async function unpack(c: ContainerdClient, ns: string, manifest: ImageMan
   for (let i = 0; i < manifest.layers.length; i++) {
     const layer = manifest.layers[i]!;
     const chainId = chain[i]!;
-    if (await snapshotExists(c, ns, snapshotter, chainId, call)) {
-      opts.onLayer?.(layer, false);
-      continue;
-    }
+    if (await snapshotExists(c, ns, snapshotter, chainId, call)) continue;
     const labels = { 'containerd.io/snapshot.ref': chainId };
     const parent = i > 0 ? chain[i - 1]! : '';
     let key = '';
@@ -88,9 +83,8 @@ export async function unpack(c: ContainerdClient, ns: string, manifest: ImageMan
       throw err;
     }
     await setContentLabels(c, ns, layer.digest, { 'containerd.io/uncompressed': diffIds[i]! }, call);
-    opts.onLayer?.(layer, true);
   }
   const top = chain[chain.length - 1] ?? '';
-  if (top) await setContentLabels(c, ns, configDesc.digest, { [`containerd.io/gc.ref.snapshot.${snapshotter}`]: top }, call);
+  if (top) await setContentLabels(c, ns, manifest.config.digest, { [`containerd.io/gc.ref.snapshot.${snapshotter}`]: top }, call);
   return top;
 }

@@ -2,7 +2,6 @@
 // (its own temp root and socket, CRI off) and Debian's docker-registry on loopback, serving a
 // busybox image built by test/fixtures/busybox-image.ts; a fault proxy in front of the registry
 // drops, stalls and corrupts blobs. Needs root (containerd mounts overlays to unpack).
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,12 +14,15 @@ import { pullImage } from '../../src/containerd/pull.ts';
 import { RegistryError } from '../../src/containerd/registry.ts';
 import type { PullProgress } from '../../src/containerd/types.ts';
 import { snapshotExists } from '../../src/containerd/unpack.ts';
-import { type BuiltImage, buildBusyboxImage, dockerSaveArchive, fileChunks, hostArch, ociArchive, pushImage, writeOciArchive } from '../fixtures/busybox-image.ts';
+import { nodePlatform } from '../../src/containerd/platform.ts';
+import { selfSignedServerCert } from '../../src/pki/self-signed.ts';
+import { type BuiltImage, buildBusyboxImage, dockerSaveArchive, fileChunks, ociArchive, pushImage, writeOciArchive } from '../fixtures/busybox-image.ts';
 import { type ContainerdDaemon, haveContainerd, startContainerd } from '../fixtures/containerd.ts';
 import { type FaultProxy, startFaultProxy } from '../fixtures/fault-proxy.ts';
 import { type RegistryDaemon, haveRegistry, startRegistry } from '../fixtures/registry.ts';
 
 const NS = 'bronze-test';
+const ARCH = nodePlatform().architecture;
 
 describe.skipIf(!haveContainerd || !haveRegistry)('containerd images: pull, import, list, remove (real containerd and registry)', () => {
   let ctd: ContainerdDaemon;
@@ -59,20 +61,20 @@ describe.skipIf(!haveContainerd || !haveRegistry)('containerd images: pull, impo
     const r = await pullImage(c, NS, `${reg.host}/busybox:1`, { registries: direct(), onProgress: (p) => progress.push(p) });
     expect(r.name).toBe(`${reg.host}/busybox:1`);
     expect(r.digest).toBe(img.top.digest);
-    expect(r.fetchedBytes).toBe(img.layers[hostArch()]!.size + img.configs[hostArch()]!.size);
-    const layer = img.layers[hostArch()]!;
+    expect(r.fetchedBytes).toBe(img.layers[ARCH]!.size + img.configs[ARCH]!.size);
+    const layer = img.layers[ARCH]!;
     expect(progress.some((p) => p.digest === layer.digest && p.done && p.offset === layer.size)).toBe(true);
     const rec = await getImage(c, NS, r.name);
     expect(rec?.target.digest).toBe(img.top.digest);
     const run = await imageRunConfig(c, NS, `${reg.host}/busybox:1`);
     expect(run.config).toMatchObject({ Cmd: ['httpd', '-f'], Env: ['PATH=/bin', 'A=1'], WorkingDir: '/tmp' });
-    expect(run.chainId).toBe(img.diffIds[hostArch()]);
+    expect(run.chainId).toBe(img.diffIds[ARCH]);
     expect(await snapshotExists(c, NS, 'overlayfs', run.chainId)).toBe(true);
     // The labels containerd's GC follows: manifest → config and layers, config → snapshot.
-    const m = await contentInfo(c, NS, img.manifests[hostArch()]!.digest);
-    expect(m?.labels).toMatchObject({ 'containerd.io/gc.ref.content.config': img.configs[hostArch()]!.digest, 'containerd.io/gc.ref.content.l.0': layer.digest });
-    expect((await contentInfo(c, NS, img.configs[hostArch()]!.digest))?.labels['containerd.io/gc.ref.snapshot.overlayfs']).toBe(run.chainId);
-    expect((await contentInfo(c, NS, layer.digest))?.labels['containerd.io/uncompressed']).toBe(img.diffIds[hostArch()]);
+    const m = await contentInfo(c, NS, img.manifests[ARCH]!.digest);
+    expect(m?.labels).toMatchObject({ 'containerd.io/gc.ref.content.config': img.configs[ARCH]!.digest, 'containerd.io/gc.ref.content.l.0': layer.digest });
+    expect((await contentInfo(c, NS, img.configs[ARCH]!.digest))?.labels['containerd.io/gc.ref.snapshot.overlayfs']).toBe(run.chainId);
+    expect((await contentInfo(c, NS, layer.digest))?.labels['containerd.io/uncompressed']).toBe(img.diffIds[ARCH]);
   });
 
   it('does not fetch a present image again', async () => {
@@ -92,15 +94,15 @@ describe.skipIf(!haveContainerd || !haveRegistry)('containerd images: pull, impo
     const r = await pullImage(c, NS, `${reg.host}/multi:v1`, { registries: direct() });
     expect(r.digest).toBe(multi.top.digest);
     const run = await imageRunConfig(c, NS, `${reg.host}/multi:v1`);
-    expect(run.image.manifestDesc.digest).toBe(multi.manifests[hostArch()]!.digest);
+    expect(run.image.manifestDesc.digest).toBe(multi.manifests[ARCH]!.digest);
     const idx = await contentInfo(c, NS, multi.top.digest);
-    expect(idx?.labels['containerd.io/gc.ref.content.m.0']).toBe(multi.manifests[hostArch()]!.digest);
+    expect(idx?.labels['containerd.io/gc.ref.content.m.0']).toBe(multi.manifests[ARCH]!.digest);
   });
 
   it('survives a registry that drops the connection, then one that stalls, mid-blob', async () => {
     const other = await buildBusyboxImage({ files: { 'etc/stall': 'y\n' } });
     await pushImage(other, reg.url, 'flaky', '1');
-    const layer = other.layers[hostArch()]!;
+    const layer = other.layers[ARCH]!;
     proxy.faults = [
       { kind: 'drop', digest: layer.digest, times: 2 },
       { kind: 'stall', digest: layer.digest, times: 1 },
@@ -117,13 +119,13 @@ describe.skipIf(!haveContainerd || !haveRegistry)('containerd images: pull, impo
     // Resumed from where each attempt stopped, not from 0.
     expect(gets.slice(1).every((g) => g.range && /^bytes=[1-9]\d*-$/.test(g.range))).toBe(true);
     expect((await contentInfo(c, NS, layer.digest))?.size).toBe(layer.size);
-    expect(await snapshotExists(c, NS, 'overlayfs', other.diffIds[hostArch()]!)).toBe(true);
+    expect(await snapshotExists(c, NS, 'overlayfs', other.diffIds[ARCH]!)).toBe(true);
   });
 
   it('refuses a blob whose digest does not match, naming both, and creates no image', async () => {
     const bad = await buildBusyboxImage({ files: { 'etc/bad': 'z\n' } });
     await pushImage(bad, reg.url, 'bad', '1');
-    const layer = bad.layers[hostArch()]!;
+    const layer = bad.layers[ARCH]!;
     proxy.faults = [{ kind: 'flip', digest: layer.digest }];
     try {
       const err = await pullImage(c, NS, `${reg.host}/bad:1`, { registries: viaProxy() }).catch((e: Error) => e);
@@ -177,16 +179,14 @@ describe.skipIf(!haveContainerd || !haveRegistry)('containerd images: pull, impo
   });
 
   it('speaks TLS to an https endpoint: refused without its CA, pulled with it or with insecureSkipVerify', async () => {
-    const key = path.join(tmp, 'tls.key');
-    const crt = path.join(tmp, 'tls.crt');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', crt, '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-days', '1'], { stdio: 'ignore' });
-    const tls = await startFaultProxy(reg.url, { tls: { key: fs.readFileSync(key, 'utf8'), cert: fs.readFileSync(crt, 'utf8') } });
+    const { crt, key } = selfSignedServerCert({ commonName: '127.0.0.1', ipAddresses: ['127.0.0.1'], ttlMs: 86_400_000 });
+    const tls = await startFaultProxy(reg.url, { tls: { key, cert: crt } });
     try {
       const mirror = { [reg.host]: { endpoints: [tls.url], skipFallback: true } };
       const refused = await pullImage(c, NS, `${reg.host}/busybox:1`, { registries: mirror }).catch((e: Error) => e);
       expect((refused as RegistryError).kind).toBe('unreachable');
       expect((refused as Error).message).toMatch(/certificate/);
-      const withCa = await pullImage(c, NS, `${reg.host}/busybox:1`, { registries: { ...mirror, [tls.host]: { endpoints: [], tls: { ca: fs.readFileSync(crt, 'utf8') } } } });
+      const withCa = await pullImage(c, NS, `${reg.host}/busybox:1`, { registries: { ...mirror, [tls.host]: { endpoints: [], tls: { ca: crt } } } });
       expect(withCa.digest).toBe(img.top.digest);
       const skip = await pullImage(c, NS, `${reg.host}/busybox:1`, { registries: { ...mirror, [tls.host]: { endpoints: [], tls: { insecureSkipVerify: true } } } });
       expect(skip.digest).toBe(img.top.digest);
@@ -216,7 +216,7 @@ describe.skipIf(!haveContainerd || !haveRegistry)('containerd images: pull, impo
 
     const broken = await buildBusyboxImage({ files: { 'etc/broken': 'b\n' } });
     const tarBytes = Buffer.from(await ociArchive(broken, 'docker.io/library/broken:1'));
-    const layer = broken.layers[hostArch()]!;
+    const layer = broken.layers[ARCH]!;
     const at = tarBytes.indexOf(layer.data.subarray(0, 64));
     expect(at).toBeGreaterThan(0);
     tarBytes[at + 1000] = tarBytes[at + 1000]! ^ 0xff;
@@ -236,7 +236,7 @@ describe.skipIf(!haveContainerd || !haveRegistry)('containerd images: pull, impo
     })());
     expect(got.map((i) => i.name)).toEqual(['docker.io/library/saved:1', 'ghcr.io/acme/saved:1']);
     const run = await imageRunConfig(c, NS, 'saved:1');
-    expect(run.chainId).toBe(saved.diffIds[hostArch()]);
+    expect(run.chainId).toBe(saved.diffIds[ARCH]);
     expect(run.image.manifest.layers[0]!.mediaType).toBe('application/vnd.docker.image.rootfs.diff.tar');
     expect(await snapshotExists(c, NS, 'overlayfs', run.chainId)).toBe(true);
   });
@@ -245,7 +245,7 @@ describe.skipIf(!haveContainerd || !haveRegistry)('containerd images: pull, impo
     const names = (await listImages(c, NS)).map((i) => i.name);
     expect(names).toEqual(expect.arrayContaining([`${reg.host}/busybox:1`, `${reg.host}/multi:v1`, 'docker.io/library/imported:1']));
     const bb = (await listImages(c, NS)).find((i) => i.name === `${reg.host}/busybox:1`)!;
-    expect(bb.size).toBe(img.top.size + img.configs[hostArch()]!.size + img.layers[hostArch()]!.size);
+    expect(bb.size).toBe(img.top.size + img.configs[ARCH]!.size + img.layers[ARCH]!.size);
     await removeImage(c, NS, `${reg.host}/busybox:1`);
     expect(await getImage(c, NS, `${reg.host}/busybox:1`)).toBeUndefined();
     await expect(removeImage(c, NS, `${reg.host}/busybox:1`)).rejects.toThrow(/not found/);

@@ -5,7 +5,7 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { isIP } from 'node:net';
 import { bytesToIp, ipToBytes } from '../lib/ip.ts';
-import { PRIVATE_KEY_LABELS, fromBase64Pem, normalizePrivateKeyPem, pemDecode } from '../pki/pem.ts';
+import { fromBase64Pem, normalizePrivateKeyPem, pemDecode } from '../pki/pem.ts';
 
 export interface IPPrefix {
   /** The address part as written. */
@@ -165,6 +165,26 @@ export function absolutePathError(p: string): string | undefined {
 /** Where machine.files may write: Bronze's root is read-only, only /var (EPHEMERAL) is writable. */
 export const FILES_PREFIX = '/var/';
 
+/**
+ * Why `text` is not one PEM certificate, or one private key (a label of pki/pem.ts
+ * PRIVATE_KEY_LABELS, read as Node will once normalizePrivateKeyPem has made it PKCS#8), or
+ * undefined: "no valid PEM <what>", with the PEM decoder's reason when it has one.
+ */
+export function pemError(text: string, what: 'certificate' | 'private key'): string | undefined {
+  try {
+    if (what === 'certificate') {
+      pemDecode(text, ['CERTIFICATE']);
+      new X509Certificate(text);
+    } else {
+      createPrivateKey(normalizePrivateKeyPem(text));
+    }
+  } catch (err) {
+    const reason = (err as Error).message;
+    return `no valid PEM ${what}${/PEM/.test(reason) ? ` (${reason})` : ''}`;
+  }
+  return undefined;
+}
+
 export function base64PemError(b64: string, what: 'certificate' | 'private key'): string | undefined {
   let pem: string;
   try {
@@ -172,19 +192,8 @@ export function base64PemError(b64: string, what: 'certificate' | 'private key')
   } catch {
     return `not base64: expected the base64 encoding of a PEM ${what}`;
   }
-  try {
-    if (what === 'certificate') {
-      pemDecode(pem, ['CERTIFICATE']);
-      new X509Certificate(pem);
-    } else {
-      pemDecode(pem, PRIVATE_KEY_LABELS);
-      createPrivateKey(normalizePrivateKeyPem(pem));
-    }
-  } catch (err) {
-    const reason = (err as Error).message;
-    return `the base64 decodes to no valid PEM ${what}${/PEM/.test(reason) ? ` (${reason})` : ''}`;
-  }
-  return undefined;
+  const why = pemError(pem, what);
+  return why && `the base64 decodes to ${why}`;
 }
 
 /** A base64-of-PEM certificate and (optional, possibly empty) key decoded, or undefined if not valid. */

@@ -1,6 +1,7 @@
 // machine.registries and Talos's RegistryMirrorConfig, RegistryAuthConfig and RegistryTLSConfig:
 // accepted and applied, refused with Talos's messages (its registry_*_test.go cases), and
 // resolved into the puller's RegistryConfig (accessors/registries.ts), documents over v1alpha1.
+import { createPrivateKey } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newCA } from '../pki/ca.ts';
 import { toBase64Pem } from '../pki/pem.ts';
@@ -31,7 +32,8 @@ describe('the registry documents', () => {
     expect(r.warnings).toEqual([]);
     expect(registries(parseConfig(yaml))).toEqual({
       'docker.io': { endpoints: ['https://mirror.example:5000', 'http://10.0.2.2:5000'], skipFallback: true },
-      'mirror.example:5000': { endpoints: [], auth: { username: 'agent007', password: 'topsecret' }, tls: { ca: ca.crt.trim(), clientCert: ca.crt.trim(), clientKey: ca.key.trim() } },
+      // The key as Node's TLS reads it: PKCS#8 PEM, ending in a newline as PEM files do.
+      'mirror.example:5000': { endpoints: [], auth: { username: 'agent007', password: 'topsecret' }, tls: { ca: ca.crt.trim(), clientCert: ca.crt.trim(), clientKey: ca.key } },
     });
   });
 
@@ -45,6 +47,28 @@ describe('the registry documents', () => {
     expect(messages(kind('RegistryTLSConfig', 'name: k8s.io\nca: not a certificate'))).toEqual(['RegistryTLSConfig(k8s.io).ca: ca must be a valid PEM-encoded certificate']);
     expect(messages(kind('RegistryTLSConfig', `name: k8s.io\nclientIdentity:\n  cert: |-\n    ${indent(ca.crt, 4)}`))).toEqual(['RegistryTLSConfig(k8s.io).clientIdentity: client identity: key is required']);
     expect(validateConfig(kind('RegistryTLSConfig', 'name: rr.k8s.io\ninsecureSkipVerify: true')).ok).toBe(true);
+    // A PRIVATE KEY block that holds no key Node can read (the base64 PEM keys of v1alpha1 are refused so too).
+    const junk = '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----';
+    expect(messages(kind('RegistryTLSConfig', `name: k8s.io\nclientIdentity:\n  cert: |-\n    ${indent(ca.crt, 4)}\n  key: |-\n    ${indent(junk, 4)}`))).toEqual([
+      'RegistryTLSConfig(k8s.io).clientIdentity.key: client identity: key: not a valid PEM-encoded private key',
+    ]);
+  });
+
+  it("takes an Ed25519 client key in Talos's form (ED25519 PRIVATE KEY) and hands the puller one Node reads", () => {
+    const talosKey = ca.key.replace(/PRIVATE KEY/g, 'ED25519 PRIVATE KEY');
+    expect(() => createPrivateKey(talosKey), 'Node does not read the form as written').toThrow();
+    const doc = kind('RegistryTLSConfig', `name: mirror.example:5000\nclientIdentity:\n  cert: |-\n    ${indent(ca.crt, 4)}\n  key: |-\n    ${indent(talosKey, 4)}`);
+    const v1 = `version: v1alpha1\nmachine:\n  type: worker\n  token: abcdef.0123456789abcdef\n  ca:\n    crt: ${toBase64Pem(ca.crt)}\n  registries:\n    config:\n      v1.example:\n        tls:\n          clientIdentity:\n            crt: ${toBase64Pem(ca.crt)}\n            key: ${toBase64Pem(talosKey)}\ncluster:\n  controlPlane:\n    endpoint: https://10.0.0.1:6443\n`;
+    const yaml = `${v1}---\n${doc}`;
+    const r = validateConfig(yaml);
+    expect(r.ok, r.ok ? '' : formatIssues(r.errors)).toBe(true);
+    const out = registries(parseConfig(yaml));
+    for (const host of ['mirror.example:5000', 'v1.example']) {
+      const key = out[host]?.tls?.clientKey;
+      expect(key, host).toMatch(/^-----BEGIN PRIVATE KEY-----\n/);
+      expect(createPrivateKey(key!).asymmetricKeyType, host).toBe('ed25519');
+      expect(createPrivateKey(key!).export({ format: 'der', type: 'pkcs8' })).toEqual(createPrivateKey(ca.key).export({ format: 'der', type: 'pkcs8' }));
+    }
   });
 
   it('refuses overridePath: true until the puller can use an endpoint as written', () => {

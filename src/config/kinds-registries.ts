@@ -6,8 +6,10 @@
 import { X509Certificate } from 'node:crypto';
 import { z } from '../lib/zod.ts';
 import { asObject, base64Certificate, base64KeyOrEmpty, bool, checked, scalarString, type Obj, type Reporter } from './fields.ts';
+import { pemError } from './formats.ts';
 import type { KindSpec } from './kind-spec.ts';
-import { pemDecodeAll, PRIVATE_KEY_LABELS } from '../pki/pem.ts';
+import { OVERRIDE_PATH_REASON, ruleMessage } from './policy.ts';
+import { pemDecodeAll } from '../pki/pem.ts';
 
 const q = (v: unknown) => JSON.stringify(v);
 
@@ -43,10 +45,6 @@ export function caBundleError(text: string): string | undefined {
   });
   return ok ? undefined : 'ca must be a valid PEM-encoded certificate';
 }
-
-/** What overridePath asks for, and why Bronze refuses it for now. */
-export const OVERRIDE_PATH_REFUSAL =
-  "not implemented in Bronze: the image puller always adds /v2/ to a mirror's URL; an endpoint used as written (overridePath: true) is not supported yet";
 
 function build() {
   const apiVersion = z.literal('v1alpha1');
@@ -129,20 +127,24 @@ function checkAuth(a: Obj, report: Reporter, base: readonly (string | number)[])
   if (has('auth') && (has('username') || has('identityToken'))) report([...base, 'auth'], 'only one of auth, username/password or identityToken authentication can be specified', 'key');
 }
 
-/** Talos's meta.CertificateAndKey.Validate(false): both halves, each PEM. */
+/** Talos's meta.CertificateAndKey.Validate(false): both halves, each PEM; the key one Node's TLS reads once normalised, as v1alpha1's base64 keys. */
 function checkClientIdentity(id: Obj, report: Reporter): void {
   const at = ['clientIdentity'];
   if (typeof id.cert !== 'string' || id.cert === '') return report(at, 'client identity: certificate is required');
   if (typeof id.key !== 'string' || id.key === '') return report(at, 'client identity: key is required');
   if (!pemBlocks(id.cert, ['CERTIFICATE'])) report([...at, 'cert'], 'client identity: certificate: not a valid PEM-encoded CERTIFICATE');
-  if (!pemBlocks(id.key, PRIVATE_KEY_LABELS)) report([...at, 'key'], 'client identity: key: not a valid PEM-encoded private key');
+  if (pemError(id.key, 'private key')) report([...at, 'key'], 'client identity: key: not a valid PEM-encoded private key');
 }
 
-/** machine.registries' checks beyond its schema (checks.ts calls it for the v1alpha1 document). */
+/**
+ * machine.registries' checks beyond its schema (checks.ts calls it for the v1alpha1 document).
+ * overridePath is refused here, for the reason policy.ts gives RegistryMirrorConfig's: a policy
+ * path cannot name "any mirror" (a map key) yet, only list items.
+ */
 export function checkRegistries(registries: Obj, report: Reporter): void {
   const base = ['machine', 'registries'];
   for (const [host, m] of Object.entries(asObject(registries.mirrors) ?? {})) {
-    if (asObject(m)?.overridePath === true) report([...base, 'mirrors', host, 'overridePath'], OVERRIDE_PATH_REFUSAL, 'key', 'unsupported');
+    if (asObject(m)?.overridePath === true) report([...base, 'mirrors', host, 'overridePath'], ruleMessage('refuse', OVERRIDE_PATH_REASON), 'key', 'unsupported');
   }
   for (const [host, c] of Object.entries(asObject(registries.config) ?? {})) {
     const a = asObject(asObject(c)?.auth);
@@ -186,7 +188,6 @@ export const REGISTRY_KINDS: readonly KindSpec[] = [
 ];
 
 type Schemas = ReturnType<typeof build>;
-export type RegistriesConfig = z.output<Schemas['registriesSchema']>;
 export type RegistryMirrorConfig = z.output<Schemas['registryMirrorConfigSchema']>;
 export type RegistryAuthConfig = z.output<Schemas['registryAuthConfigSchema']>;
 export type RegistryTLSConfig = z.output<Schemas['registryTLSConfigSchema']>;

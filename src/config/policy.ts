@@ -37,6 +37,9 @@ export interface KindRule {
 const K8S = 'Bronze runs no Kubernetes';
 const CRI = "Bronze runs no Kubernetes CRI: its containerd runs ContainerConfig workloads only";
 
+/** Why overridePath is refused: here for RegistryMirrorConfig, in kinds-registries.ts checkRegistries for machine.registries. */
+export const OVERRIDE_PATH_REASON = "the image puller always adds /v2/ to a mirror's URL; an endpoint used as written (overridePath: true) is not supported yet";
+
 const k8sField = (path: string, sample: unknown = {}): FieldRule => ({ doc: 'v1alpha1', path, action: 'ignore', reason: K8S, sample });
 const refuse = (doc: string, path: string, reason: string, sample: unknown = {}): FieldRule => ({ doc, path, action: 'refuse', reason, sample });
 
@@ -152,7 +155,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
     doc: 'RegistryMirrorConfig',
     path: 'endpoints[].overridePath',
     action: 'refuse',
-    reason: "the image puller always adds /v2/ to a mirror's URL; an endpoint used as written (overridePath: true) is not supported yet",
+    reason: OVERRIDE_PATH_REASON,
     accept: false,
     sample: true,
   },

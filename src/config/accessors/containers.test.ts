@@ -4,7 +4,7 @@
 // with Kubernetes's defaults, and the dependencies.
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../validate.ts';
-import { containerDocs, containerRunSpecs, healthProbes, PROBE_DEFAULTS, runMount } from './containers.ts';
+import { containerDocs, PROBE_DEFAULTS, runMount } from './containers.ts';
 
 const yaml = `apiVersion: v1alpha1
 kind: ContainerConfig
@@ -40,7 +40,7 @@ describe('the declared containers', () => {
   const c = parseConfig(yaml);
 
   it('resolve each ContainerConfig into what the runtime runs', () => {
-    const [web, db] = containerRunSpecs(c);
+    const [web, db] = containerDocs(c).map((d) => d.spec);
     expect(web).toEqual({
       name: 'web',
       image: '10.0.2.2:5000/busybox:1',
@@ -89,7 +89,7 @@ describe('the declared containers', () => {
   });
 
   it('carry the ContainerHealthConfig of the same name, with Kubernetes\'s defaults', () => {
-    expect(healthProbes(c)).toEqual({ web: { httpGet: { port: 8080, path: '/', host: '127.0.0.1' }, ...PROBE_DEFAULTS, failureThreshold: 2 } });
+    expect(containerDocs(c)[0]!.probe).toEqual({ httpGet: { port: 8080, path: '/', host: '127.0.0.1' }, ...PROBE_DEFAULTS, failureThreshold: 2 });
     expect(containerDocs(c)[1]!.probe).toBeUndefined();
     expect(containerDocs(undefined)).toEqual([]);
   });

@@ -15,7 +15,7 @@ import type { TypedConfig } from './typed.ts';
 /** Kubernetes's probe defaults (core/v1 Probe). */
 export const PROBE_DEFAULTS = { initialDelaySeconds: 0, periodSeconds: 10, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3 } as const;
 /** Where HTTP and TCP probes dial without a host: a probed container shares the host's network. */
-export const PROBE_DEFAULT_HOST = '127.0.0.1';
+const PROBE_DEFAULT_HOST = '127.0.0.1';
 
 /** A container's health probe, every default filled in (machined's workloads/probes.ts HealthProbe). */
 export interface ContainerProbe {
@@ -47,10 +47,9 @@ export interface DeclaredContainer {
 
 /** Talos's option defaults: host paths read-only unless `rw`; a tmpfs writable unless `ro`. `rw` itself is never passed on. */
 function talosOptions(options: readonly string[] | undefined, readOnlyDefault: boolean): string[] {
-  const opts = [...(options ?? [])];
+  const opts = options ?? [];
   if (opts.includes('rw')) return opts.filter((o) => o !== 'rw');
-  if (readOnlyDefault && !opts.includes('ro')) opts.push('ro');
-  return opts.filter((o) => o !== 'rw');
+  return readOnlyDefault && !opts.includes('ro') ? [...opts, 'ro'] : [...opts];
 }
 
 type Mount = NonNullable<ContainerConfig['mounts']>[number];
@@ -161,14 +160,4 @@ export function containerDocs(c: TypedConfig | undefined): DeclaredContainer[] {
   const health = new Map<string, ContainerHealthConfig>();
   for (const d of docs) if (d.kind === 'ContainerHealthConfig') health.set(d.name, d);
   return docs.filter((d): d is ContainerConfig => d.kind === 'ContainerConfig').map((d) => declared(d, health.get(d.name ?? '')));
-}
-
-/** The run specs alone (a view of containerDocs). */
-export function containerRunSpecs(c: TypedConfig | undefined): ContainerRunSpec[] {
-  return containerDocs(c).map((d) => d.spec);
-}
-
-/** The health probes by container name (a view of containerDocs). */
-export function healthProbes(c: TypedConfig | undefined): Record<string, ContainerProbe> {
-  return Object.fromEntries(containerDocs(c).flatMap((d) => (d.probe ? [[d.spec.name, d.probe]] : [])));
 }

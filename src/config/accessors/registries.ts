@@ -4,12 +4,13 @@
 // what it configures (Talos's container.go: the documents win, key by key). One record by host
 // (src/containerd/types.ts RegistryConfig): a registry's mirrors under the registry's name
 // (`docker.io`, `*`), auth and TLS under the endpoint host they are for (`mirror:5000`);
-// certificates and keys always as PEM text (v1alpha1 keeps them base64-encoded). Light: types
-// only from the validator.
+// certificates and keys always as PEM text (v1alpha1 keeps them base64-encoded), a client key
+// as PKCS#8 "PRIVATE KEY" whatever form it came in (Talos writes Ed25519 keys as "ED25519
+// PRIVATE KEY", which Node's TLS does not read; the validator has read each key so). Light:
+// types only from the validator.
 import type { RegistryConfig, RegistryHostConfig } from '../../containerd/types.ts';
+import { fromBase64Pem, normalizePrivateKeyPem } from '../../pki/pem.ts';
 import type { TypedConfig } from './typed.ts';
-
-const pem = (b64: string) => Buffer.from(b64.replace(/\s+/g, ''), 'base64').toString('utf8');
 
 type Auth = NonNullable<RegistryHostConfig['auth']>;
 type Tls = NonNullable<RegistryHostConfig['tls']>;
@@ -33,8 +34,8 @@ export function registries(c: TypedConfig | undefined): RegistryConfig {
     const t = cfg.tls;
     if (t) {
       tlss.set(host, {
-        ...(t.ca ? { ca: pem(t.ca) } : {}),
-        ...(t.clientIdentity?.crt && t.clientIdentity.key ? { clientCert: pem(t.clientIdentity.crt), clientKey: pem(t.clientIdentity.key) } : {}),
+        ...(t.ca ? { ca: fromBase64Pem(t.ca) } : {}),
+        ...(t.clientIdentity?.crt && t.clientIdentity.key ? { clientCert: fromBase64Pem(t.clientIdentity.crt), clientKey: normalizePrivateKeyPem(fromBase64Pem(t.clientIdentity.key)) } : {}),
         ...(t.insecureSkipVerify ? { insecureSkipVerify: true } : {}),
       });
     }
@@ -48,7 +49,7 @@ export function registries(c: TypedConfig | undefined): RegistryConfig {
     } else if (d.kind === 'RegistryTLSConfig') {
       tlss.set(d.name, {
         ...(d.ca ? { ca: d.ca } : {}),
-        ...(d.clientIdentity?.cert && d.clientIdentity.key ? { clientCert: d.clientIdentity.cert, clientKey: d.clientIdentity.key } : {}),
+        ...(d.clientIdentity?.cert && d.clientIdentity.key ? { clientCert: d.clientIdentity.cert, clientKey: normalizePrivateKeyPem(d.clientIdentity.key) } : {}),
         ...(d.insecureSkipVerify ? { insecureSkipVerify: true } : {}),
       });
     }

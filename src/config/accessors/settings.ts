@@ -44,6 +44,4 @@ export const VIEWS: Readonly<Record<string, readonly string[]>> = {
   'time.ts#timeSync': ['time sync'],
   'time.ts#timeServers': ['time sync'],
   'network.ts#network': ['hostname', 'resolvers', '/etc/hosts entries', 'links'],
-  'containers.ts#containerRunSpecs': ['containers'],
-  'containers.ts#healthProbes': ['containers'],
 };

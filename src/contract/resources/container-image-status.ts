@@ -9,7 +9,7 @@ import { CONTAINERS_NAMESPACE } from './container-spec.ts';
 export const CONTAINER_IMAGE_STATUS_TYPE = 'ContainerImageStatuses.containers.talos.dev';
 
 /** Talos's ContainerImagePhase names, in enums.proto's order (ContainersContainerImagePhase). */
-export const CONTAINER_IMAGE_PHASES = ['pending', 'pulling', 'ready', 'failed'] as const;
+const CONTAINER_IMAGE_PHASES = ['pending', 'pulling', 'ready', 'failed'] as const;
 export type ContainerImagePhase = (typeof CONTAINER_IMAGE_PHASES)[number];
 
 export interface ContainerImageStatusSpec {

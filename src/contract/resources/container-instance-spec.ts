@@ -1,10 +1,12 @@
 // ContainerInstanceSpecs.containers.talos.dev (namespace containers, id `<container>-<generation>`,
-// Talos's InstanceID): one execution of a declared container, resolved once (the image by
-// digest, the mounts' host paths), so that what runs never changes under it: a changed
-// document makes a new generation instead. machined's workload controller writes it. Talos:
+// Talos's InstanceID): one execution of a declared container, a copy of its ContainerSpec (less
+// what it waits for) made when it runs: the image reference is copied as the ContainerSpec gives
+// it, not resolved to a digest (the digest pulled is in its ContainerImageStatuses), the mounts'
+// host paths as written. A changed document makes a new generation rather than changing this
+// one. machined's workload controller writes it. Talos:
 // pkg/machinery/resources/containers/instance.go, containers.proto (ContainerInstanceSpecSpec).
 import type { ResourceDefinition } from './definition.ts';
-import { CONTAINERS_NAMESPACE, type ContainerResourcesSpec, type ContainerRunAsSpec, type ContainerSecuritySpec } from './container-spec.ts';
+import { CONTAINERS_NAMESPACE, type ContainerMountSpec, type ContainerSpecSpec } from './container-spec.ts';
 
 export const CONTAINER_INSTANCE_SPEC_TYPE = 'ContainerInstanceSpecs.containers.talos.dev';
 
@@ -13,31 +15,18 @@ export function containerInstanceId(container: string, generation: number): stri
   return `${container}-${generation}`;
 }
 
-export interface ResolvedMountSpec {
-  kind: 'tmpfs' | 'hostPath' | 'userVolume';
-  /** The host path to bind from; absent for a tmpfs. */
-  source?: string;
-  destination: string;
-  size?: number;
-  options?: string[];
-}
+/** A mount of an instance: its ContainerSpec's, without a user volume's id (proto ResolvedMountSpec). */
+export type ResolvedMountSpec = Omit<ContainerMountSpec, 'volumeID'>;
 
-export interface ContainerInstanceSpecSpec {
+/** The ContainerSpec's fields (but what it waits for), with the instance's own. */
+export interface ContainerInstanceSpecSpec extends Omit<ContainerSpecSpec, 'image' | 'mounts' | 'dependsOn'> {
   /** The owning container: its ContainerSpec's id. */
   containerID: string;
   /** This instance's sequence number for that container. */
   generation: number;
-  /** The digest-resolved reference it runs. */
+  /** Its ContainerSpec's image.ref, copied: a digest only when the document pins one. */
   image: string;
-  entrypoint?: string[];
-  args?: string[];
-  workingDir?: string;
-  runAs?: ContainerRunAsSpec;
-  environment?: string[];
   mounts?: ResolvedMountSpec[];
-  security?: ContainerSecuritySpec;
-  network?: { hostNetwork?: boolean };
-  resources?: ContainerResourcesSpec;
 }
 
 export const containerInstanceSpecDefinition: ResourceDefinition<ContainerInstanceSpecSpec> = {

@@ -35,6 +35,11 @@ export interface ContainerSecuritySpec {
   capabilitiesDrop?: string[];
 }
 
+export interface ContainerNetworkSpec {
+  /** The host's network namespace (network.mode: host); absent: none of its own. */
+  hostNetwork?: boolean;
+}
+
 export interface ContainerResourcesSpec {
   /** Bytes; absent: unlimited. */
   memoryLimit?: number;
@@ -51,7 +56,7 @@ export interface ContainerSpecSpec {
   environment?: string[];
   mounts?: ContainerMountSpec[];
   security?: ContainerSecuritySpec;
-  network?: { hostNetwork?: boolean };
+  network?: ContainerNetworkSpec;
   resources?: ContainerResourcesSpec;
   dependsOn?: { paths?: string[]; networks?: string[]; time?: boolean; containers?: string[] };
 }

@@ -229,5 +229,5 @@ function statusOf(s: InstanceState): ContainerStatusSpec {
 
 function instanceSpec(r: ContainerSpecSpec, id: string, generation: number): ContainerInstanceSpecSpec {
   const { image, dependsOn: _d, ...rest } = r;
-  return { containerID: id, generation, image: image.ref, ...(rest as Omit<ContainerInstanceSpecSpec, 'containerID' | 'generation' | 'image'>) };
+  return { containerID: id, generation, image: image.ref, ...rest };
 }

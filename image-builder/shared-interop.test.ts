@@ -28,9 +28,14 @@ const files: Record<string, string> = {
     import users from './cjs-user.cjs';
     export { a, b, users, early, late };`,
   'early-entry.mjs': `import cyc from './cyc.cjs'; export const early = cyc.seenEarly;`,
+  // Top-level names the helpers' parameters have: esbuild renames those (mod2, target2, ...).
+  'renamed.mjs': `
+    import { a } from './a.mjs'; import { b } from './b.mjs'; import users from './cjs-user.cjs';
+    export const mod = 'top mod'; export const target = 'top target'; export const isNodeMode = 'top isNodeMode';
+    export { a, b, users };`,
 };
 
-async function bundle(): Promise<string> {
+async function bundle(entry = 'entry.mjs'): Promise<string> {
   const r = await esbuild.build({
     bundle: true,
     platform: 'node',
@@ -39,7 +44,7 @@ async function bundle(): Promise<string> {
     minifySyntax: true,
     minifyWhitespace: true,
     write: false,
-    entryPoints: [path.join(dir, 'entry.mjs')],
+    entryPoints: [path.join(dir, entry)],
     outfile: path.join(dir, 'out.cjs'),
     logLevel: 'silent',
   });
@@ -86,6 +91,22 @@ describe('shareInterop', () => {
     // early.mjs saw cyc.cjs half done; late.mjs, after it finished, sees all of it.
     expect(after.early).toEqual(['first']);
     expect(after.late).toEqual(['first', 'second', 'seenEarly']);
+  });
+
+  it('takes the helpers with their parameters renamed (a top-level mod or target in the bundle), keeping those names', async () => {
+    const text = await bundle('renamed.mjs');
+    expect(text).toMatch(/var __toESM=\(mod2,isNodeMode2,target2\)=>/);
+    expect(text).toMatch(/__toCommonJS=mod2=>/);
+    const shared = shareInterop(text, 'renamed.cjs');
+    expect(shared).toMatch(/var __toESMCopy=\(mod2,isNodeMode2,target2\)=>/);
+    expect(shared).toMatch(/__toCommonJSCopy=mod2=>/);
+    const after = run(shared);
+    expect(after.a.lib).toBe(after.b.lib);
+    expect(after.users.p).toBe(after.users.q);
+    expect(after.a.fs).toBe(fs);
+    expect(after.a.lib.two()).toBe(2);
+    expect(after.users.p.y()).toBe('y');
+    expect([after.mod, after.target, after.isNodeMode]).toEqual(['top mod', 'top target', 'top isNodeMode']);
   });
 
   it('leaves a bundle without the helpers as it is, and refuses helpers it does not know', async () => {

@@ -10,9 +10,14 @@
 // made: a CommonJS module imported while its own code is still running (a require cycle) has
 // fewer, and the next importer gets a fresh, complete copy, as it would without this.
 
-/** esbuild's helper definitions, as its minified CommonJS output writes them. */
-const TO_ESM = 'var __toESM=(mod,isNodeMode,target)=>';
-const TO_COMMONJS = /(var |,)__toCommonJS=mod=>/;
+/**
+ * esbuild's helper definitions, as its minified CommonJS output writes them. Their parameters are
+ * matched by pattern: esbuild renames them (`mod2`, `target2`) when the bundle has a top-level
+ * `mod`, `isNodeMode` or `target` of its own. TO_ESM_TEXT is the form errors name.
+ */
+const TO_ESM = /var __toESM=(\(mod\d*,isNodeMode\d*,target\d*\)=>)/g;
+const TO_ESM_TEXT = 'var __toESM=(mod,isNodeMode,target)=>';
+const TO_COMMONJS = /(var |,)__toCommonJS=(mod\d*=>)/g;
 
 /** What replaces them: function declarations (hoisted) over the renamed originals. */
 const SHARED = [
@@ -27,7 +32,7 @@ const SHARED = [
 const SHARED_TO_ESM = 'function __toESM(mod,isNodeMode){return __bronzeShared(__toESMCopy,isNodeMode?1:0,mod,isNodeMode)}';
 const SHARED_TO_COMMONJS = 'function __toCommonJS(mod){return __bronzeShared(__toCommonJSCopy,2,mod)}';
 
-const count = (text: string, needle: string) => text.split(needle).length - 1;
+const count = (text: string, pattern: RegExp) => text.match(pattern)?.length ?? 0;
 
 /**
  * The bundle with `__toESM` and `__toCommonJS` returning one shared copy per module. A bundle
@@ -45,15 +50,17 @@ export function shareInterop(text: string, name: string): string {
   if (at < 0) fail('no helper definitions');
   let out = text;
   const decls = [SHARED];
+  // Only the helper's name changes; its parameters stay as esbuild named them.
   if (usesEsm) {
-    if (count(out, TO_ESM) !== 1) fail(`'${TO_ESM}' found ${count(out, TO_ESM)} times`);
-    out = out.replace(TO_ESM, 'var __toESMCopy=(mod,isNodeMode,target)=>');
+    const n = count(out, TO_ESM);
+    if (n !== 1) fail(`'${TO_ESM_TEXT}' found ${n} times`);
+    out = out.replace(TO_ESM, 'var __toESMCopy=$1');
     decls.push(SHARED_TO_ESM);
   }
   if (usesCjs) {
-    const matches = out.match(new RegExp(TO_COMMONJS.source, 'g')) ?? [];
-    if (matches.length !== 1) fail(`'__toCommonJS=mod=>' found ${matches.length} times`);
-    out = out.replace(TO_COMMONJS, '$1__toCommonJSCopy=mod=>');
+    const n = count(out, TO_COMMONJS);
+    if (n !== 1) fail(`'__toCommonJS=mod=>' found ${n} times`);
+    out = out.replace(TO_COMMONJS, '$1__toCommonJSCopy=$2');
     decls.push(SHARED_TO_COMMONJS);
   }
   // Before the first helper, after any directive ("use strict") the bundle starts with.

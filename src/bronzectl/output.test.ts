@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LineSlicer, StreamTable, fileModeString, goDurationString, humanizeBytes, humanizeTime, parseGoDuration, sortedJSON, table } from './output.ts';
+import { LineSlicer, StreamTable, fileModeString, goDurationString, humanizeBytes, humanizeTime, nodeOfEndpoint, parseGoDuration, sortedJSON, table } from './output.ts';
 
 describe('output helpers (talosctl formatting)', () => {
   it('table pads every cell but the last by 3, as Go tabwriter', () => {
@@ -15,7 +15,15 @@ describe('output helpers (talosctl formatting)', () => {
   });
 
   it('humanizeBytes as go-humanize (SI)', () => {
-    expect([0, 9, 10, 999, 1000, 1_234_567, 50_000_000, 10_500_000_000].map(humanizeBytes)).toEqual(['0 B', '9 B', '10 B', '999 B', '1.0 kB', '1.2 MB', '50 MB', '11 GB']);
+    expect([0, 9, 10, 999, 1000, 1_234_567, 50_000_000, 10_500_000_000].map((n) => humanizeBytes(n))).toEqual(['0 B', '9 B', '10 B', '999 B', '1.0 kB', '1.2 MB', '50 MB', '11 GB']);
+  });
+
+  it('humanizeBytes with iec as go-humanize IBytes', () => {
+    expect([0, 9, 10, 1023, 1024, 8192, 100_663_296, 1_610_612_736, 10_500_000_000n].map((n) => humanizeBytes(n, { iec: true }))).toEqual(['0 B', '9 B', '10 B', '1023 B', '1.0 KiB', '8.0 KiB', '96 MiB', '1.5 GiB', '9.8 GiB']);
+  });
+
+  it('nodeOfEndpoint: the endpoint without its port (IPv6 without brackets)', () => {
+    expect(['127.0.0.1:50000', '10.0.2.15', 'node1:50000', '[fd00::1]:50000', '[fd00::2]'].map(nodeOfEndpoint)).toEqual(['127.0.0.1', '10.0.2.15', 'node1', 'fd00::1', 'fd00::2']);
   });
 
   it('Go durations: printing and parsing', () => {

@@ -76,14 +76,28 @@ function pad(s: string, w: number): string {
   return s + ' '.repeat(Math.max(0, w - width(s)));
 }
 
-/** go-humanize Bytes: SI units, e.g. "5 B", "1.2 MB", "340 kB". */
-export function humanizeBytes(n: number | string | bigint): string {
+/**
+ * go-humanize's Bytes: SI units, e.g. "5 B", "1.2 MB", "340 kB"; with `iec`, its IBytes: powers
+ * of 1024, e.g. "8.0 KiB", "96 MiB".
+ */
+export function humanizeBytes(n: number | string | bigint, opts: { iec?: boolean } = {}): string {
   const s = Number(n);
   if (s < 10) return `${s} B`;
-  const sizes = ['B', 'kB', 'MB', 'GB', 'TB', 'PB', 'EB'];
-  const e = Math.min(sizes.length - 1, Math.floor(Math.log(s) / Math.log(1000)));
-  const val = Math.floor((s / 1000 ** e) * 10 + 0.5) / 10;
+  const base = opts.iec ? 1024 : 1000;
+  const sizes = opts.iec ? ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'] : ['B', 'kB', 'MB', 'GB', 'TB', 'PB', 'EB'];
+  const e = Math.min(sizes.length - 1, Math.floor(Math.log(s) / Math.log(base)));
+  const val = Math.floor((s / base ** e) * 10 + 0.5) / 10;
   return val < 10 ? `${val.toFixed(1)} ${sizes[e]}` : `${val.toFixed(0)} ${sizes[e]}`;
+}
+
+/**
+ * The NODE of a reply when no node was named: the endpoint answered for itself, and NODE names
+ * that node, by its address as talosctl shows nodes, not the endpoint's host:port (issue 17).
+ */
+export function nodeOfEndpoint(endpoint: string): string {
+  const v6 = /^\[([^\]]+)\](?::\d+)?$/.exec(endpoint);
+  if (v6) return v6[1]!;
+  return endpoint.replace(/:\d+$/, '');
 }
 
 /** Go's time.Duration.String() of a duration rounded to whole seconds: "0s", "45s", "5m0s", "1h2m3s". */

@@ -67,6 +67,6 @@ describe('image references', () => {
       }
     })();
     expect(err).toBeInstanceOf(InvalidReferenceError);
-    expect(err).toMatchObject({ name: 'InvalidReferenceError', code: 3, message: imageReferenceError('NGINX') });
+    expect(err).toMatchObject({ name: 'InvalidReferenceError', message: imageReferenceError('NGINX') });
   });
 });

@@ -25,11 +25,10 @@ export interface ImageReference {
 const q = (v: unknown) => JSON.stringify(v);
 
 /**
- * A reference that does not parse, with Talos's message. `code` is gRPC's INVALID_ARGUMENT, by
- * which the API answers a call that named one (src/machined/api/containers.ts runtimeError).
+ * A reference that does not parse, with Talos's message. The API answers a call that named one
+ * with INVALID_ARGUMENT (src/machined/api/status.ts, by this error's name).
  */
 export class InvalidReferenceError extends Error {
-  readonly code = 3;
   constructor(ref: string, reason: string) {
     super(`invalid image reference ${q(ref)}: ${reason}`);
     this.name = 'InvalidReferenceError';

@@ -2,7 +2,8 @@
 // container and image API handlers): images and containers per namespace, logs as text, pulls
 // that report scripted progress. It keeps containerd's behaviour where callers depend on it:
 // namespaces are independent, an unknown image or container is an error with gRPC's NOT_FOUND
-// code (as containerd's own API answers), a restart makes a new instance (a new pid).
+// code (as containerd's own API answers) and the runtime's message, a restart makes a new
+// instance (a new pid).
 import type { ImageInfo, InstanceInfo, InstanceStats, PullProgress, WorkloadsApi } from './types.ts';
 
 const NOT_FOUND = 5; // grpc.status.NOT_FOUND, without importing grpc-js into the runtime's types
@@ -68,7 +69,7 @@ export class MemoryWorkloads implements WorkloadsApi {
 
   #container(namespace: string, id: string): MemoryContainer {
     const c = this.containers.get(namespace)?.get(id);
-    if (!c) throw new RuntimeError(NOT_FOUND, `container "${id}" in namespace "${namespace}": not found`);
+    if (!c) throw new RuntimeError(NOT_FOUND, `container ${namespace}/${id} not found`); // as ./runtime.ts
     return c;
   }
 
@@ -100,7 +101,7 @@ export class MemoryWorkloads implements WorkloadsApi {
 
   async removeImage(namespace: string, ref: string): Promise<void> {
     this.calls.push(`removeImage ${namespace} ${ref}`);
-    if (!this.images.get(namespace)?.delete(ref)) throw new RuntimeError(NOT_FOUND, `image "${ref}": not found`);
+    if (!this.images.get(namespace)?.delete(ref)) throw new RuntimeError(NOT_FOUND, `image ${ref} not found`); // as ./images.ts (which names it normalized)
   }
 
   async listContainers(namespace: string): Promise<InstanceInfo[]> {

@@ -11,7 +11,7 @@
 import type { Command } from 'commander';
 import type { Ctx } from '../session.ts';
 import { UserError } from '../session.ts';
-import { table } from '../output.ts';
+import { humanizeBytes, table } from '../output.ts';
 
 export const CGROUP_ROOT = '/sys/fs/cgroup';
 
@@ -36,6 +36,12 @@ export interface Value {
 
 const UNSET: Value = { set: false };
 
+/**
+ * Reads in flight at once. A pool of its own, not src/lib/limit.ts's Limiter: this file is part
+ * of bronzectl's front, which bundles nothing from src/lib but a few listed files (program.test.ts).
+ */
+const READERS = 16;
+
 export function parseValue(s: string | undefined): Value {
   if (s === undefined) return UNSET;
   s = s.trim();
@@ -55,15 +61,10 @@ export function valueString(v: Value): string {
   return `${s.slice(0, s.length - frac)}.${s.slice(s.length - frac)}`;
 }
 
-/** Go's humanize.IBytes: "0 B", "8.0 KiB", "96 MiB". */
+/** A cgroup value as Go's humanize.IBytes ("0 B", "8.0 KiB", "96 MiB"); unset, max and fractions as they are. */
 export function humanizeIBytes(v: Value): string {
   if (!v.set || v.max || (v.frac ?? 0) > 0) return valueString(v);
-  const n = Number(v.val);
-  if (n < 10) return `${n} B`;
-  const sizes = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
-  const e = Math.min(sizes.length - 1, Math.floor(Math.log(n) / Math.log(1024)));
-  const val = Math.floor((n / 1024 ** e) * 10 + 0.5) / 10;
-  return `${val < 10 ? val.toFixed(1) : val.toFixed(0)} ${sizes[e]}`;
+  return humanizeBytes(v.val ?? 0n, { iec: true });
 }
 
 /** a / b in percent, two decimals, as talosctl's DivideBy. */
@@ -319,7 +320,11 @@ export function register(program: Command, ctx: Ctx): void {
           if (!m) contents.set(g, (m = new Map()));
           m.set(f, Buffer.concat(chunks).toString('utf8'));
         };
-        for (let i = 0; i < jobs.length; i += 16) await Promise.all(jobs.slice(i, i + 16).map(readOne));
+        // READERS at once, each taking the next file as it finishes (no batch waits for its slowest).
+        let next = 0;
+        await Promise.all(Array.from({ length: Math.min(READERS, jobs.length) }, async () => {
+          while (next < jobs.length) await readOne(jobs[next++]!);
+        }));
         let names: Map<string, string> | undefined;
         if (preset.includes(processes)) {
           try {

@@ -5,9 +5,7 @@
 import type { Command } from 'commander';
 import type { Ctx } from '../session.ts';
 import { table } from '../output.ts';
-
-/** Where Bronze's containers are (Talos's namespace for ContainerConfig containers). */
-export const CONTAINERS_NAMESPACE = 'taloscontainers';
+import { CONTAINERS_NAMESPACE } from '../../containerd/types.ts';
 
 export interface NamespaceOptions {
   kubernetes?: boolean;
@@ -38,9 +36,9 @@ export function register(program: Command, ctx: Ctx): void {
     const req = containerTarget(opts);
     const replies = await s.fanOut((c, o) => c.machine.Containers(req, o));
     const rows = [['NODE', 'NAMESPACE', 'ID', 'IMAGE', 'PID', 'STATUS']];
+    // In the node's order: by id (src/machined/api/containers.ts).
     for (const { node, msg } of replies) {
-      const list = [...(msg.containers ?? [])].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-      for (const c of list) rows.push([node, c.namespace, displayId(c), c.image, String(c.pid), c.status]);
+      for (const c of msg.containers ?? []) rows.push([node, c.namespace, displayId(c), c.image, String(c.pid), c.status]);
     }
     if (replies.length === 0) return;
     s.out(table(rows));

@@ -10,7 +10,7 @@ import { META_NAMESPACE } from '../../contract/resources/namespace.ts';
 import { AmbiguousResourceTypeError, UnknownResourceTypeError, resolveDefinition } from '../../contract/resources/registry.ts';
 import { RESOURCE_DEFINITION_TYPE } from '../../contract/resources/resource-definition.ts';
 import type { Ctx } from '../session.ts';
-import { StreamTable, sortedJSON, table } from '../output.ts';
+import { StreamTable, nodeOfEndpoint, sortedJSON, table } from '../output.ts';
 import { UserError, type Session } from '../session.ts';
 import type { Format, GetFlags } from './get.ts';
 
@@ -33,16 +33,6 @@ export function specOf(r: WireResource): unknown {
   } catch {
     return y;
   }
-}
-
-/**
- * The NODE of a reply when no node was named: the endpoint answered for itself, and NODE names
- * that node, by its address as talosctl shows nodes, not the endpoint's host:port (issue 17).
- */
-export function nodeOfEndpoint(endpoint: string): string {
-  const v6 = /^\[([^\]]+)\](?::\d+)?$/.exec(endpoint);
-  if (v6) return v6[1]!;
-  return endpoint.replace(/:\d+$/, '');
 }
 
 /** A resource as talosctl prints it in YAML/JSON: metadata then spec. */

@@ -81,8 +81,9 @@ describe('image list', () => {
     const r = await cli(ws, ['image', 'list']);
     expect(r.code).toBe(0);
     expect(last('List').request).toMatchObject({ containerd: { driver: 'CRI', namespace: 'NS_CRI' } });
+    // No node named: the endpoint answers for itself, and NODE is its address without the port (issue 17), as `get` prints it.
     expect(r.out).toBe(
-      ['NODE              IMAGE                     DIGEST                                                                    SIZE     LABELS    CREATED', `127.0.0.1:${r.out.match(/127\.0\.0\.1:(\d+)/)![1]}   10.0.2.2:5000/busybox:1   ${DIGEST}   1.2 MB   a=1,b=2   2023-11-14T22:13:20Z`, ''].join('\n'),
+      ['NODE        IMAGE                     DIGEST                                                                    SIZE     LABELS    CREATED', `127.0.0.1   10.0.2.2:5000/busybox:1   ${DIGEST}   1.2 MB   a=1,b=2   2023-11-14T22:13:20Z`, ''].join('\n'),
     );
     await cli(ws, ['images', '--namespace', 'system', 'ls']);
     expect(last('List').request).toMatchObject({ containerd: { namespace: 'NS_SYSTEM' } });
@@ -96,6 +97,9 @@ describe('image list', () => {
     expect(r.code).toBe(0);
     expect(calls.slice(-2).map((c) => c.node).sort()).toEqual([['n1'], ['n2']]);
     expect(r.out.split('\n').filter((l) => l.startsWith('n')).map((l) => l.split(' ')[0]).sort()).toEqual(['n1', 'n2']);
+    // Rows in the order the nodes were named, whichever answered first.
+    const named = await cli(ws, ['-n', 'n2,n1', 'image', 'list']);
+    expect(named.out.split('\n').filter((l) => l.startsWith('n')).map((l) => l.split(' ')[0])).toEqual(['n2', 'n1']);
   });
 });
 
@@ -105,6 +109,8 @@ describe('image pull', () => {
     expect(r.code).toBe(0);
     expect(last('Pull').request).toMatchObject({ image_ref: '10.0.2.2:5000/busybox:1', containerd: { driver: 'CRI', namespace: 'NS_CRI' } });
     expect(r.out).toBe(`n1: pulled image 10.0.2.2:5000/busybox@${DIGEST}\n`);
+    const own = await cli(ws, ['image', 'pull', '10.0.2.2:5000/busybox:1']);
+    expect(own.out).toBe(`127.0.0.1: pulled image 10.0.2.2:5000/busybox@${DIGEST}\n`);
     expect(r.err).toContain('n1: abababababab 0.0/10.0 MiB');
     expect(r.err).toContain('n1: abababababab 10.0/10.0 MiB');
   });
@@ -134,6 +140,20 @@ describe('image import', () => {
     const r = await cli(ws, ['image', 'import', path.join(ws.dir, 'missing.tar')]);
     expect(r.code).toBe(1);
     expect(r.err).toContain('failed to open image tarball');
+  });
+
+  it('a relative file is taken from the working directory; a directory is refused before any call', async () => {
+    const data = Buffer.alloc(1000, 3);
+    await writeFile(path.join(ws.dir, 'rel.tar'), data);
+    const r = await cli(ws, ['-n', 'n1', 'image', 'import', 'rel.tar']);
+    expect(r.code).toBe(0);
+    expect(imported.at(-1)!.equals(data)).toBe(true);
+    expect(r.out).toBe('n1: image imported import/busybox:1 from rel.tar\n');
+    const before = calls.length;
+    const dirArg = await cli(ws, ['-n', 'n1', 'image', 'import', '.']);
+    expect(dirArg.code).toBe(1);
+    expect(dirArg.err).toContain('failed to open image tarball: .: not a file');
+    expect(calls.length).toBe(before);
   });
 });
 

@@ -7,11 +7,15 @@
 // (../progress.ts) and print `<node>: pulled image <name>` / `<node>: image imported <name>
 // from <file>` on stdout, as talosctl.
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
-import type { Ctx, Session } from '../session.ts';
+import type { Client } from '../../client/index.ts';
+import type { ImageServiceListResponse__Output as ImageItem } from '../../contract/wire/machine/ImageServiceListResponse.ts';
+import type { Ctx } from '../session.ts';
 import { UserError } from '../session.ts';
-import { humanizeBytes, table } from '../output.ts';
+import { humanizeBytes, nodeOfEndpoint, table } from '../output.ts';
 import { ProgressLines } from '../progress.ts';
+import { fileChunks } from './upgrade.ts';
 
 type Namespace = 'cri' | 'system';
 
@@ -36,9 +40,9 @@ export function formatLabels(labels: Record<string, string> | undefined): string
     .join(',');
 }
 
-/** The node a perNode call answered for: the one named, else the endpoint. */
-async function label(s: Session, target: string | undefined): Promise<string> {
-  return target ?? (await s.client()).currentEndpoint;
+/** The node a perNode call answered for: the one named, else the endpoint's node (as `get` names it, issue 17). */
+function label(c: Client, target: string | undefined): string {
+  return target ?? nodeOfEndpoint(c.currentEndpoint);
 }
 
 const CHUNK = 256 << 10;
@@ -58,15 +62,17 @@ export function register(program: Command, ctx: Ctx): void {
     .action(async (_opts: unknown, cmd: Command) => {
       const containerd = instance(cmd);
       const s = ctx.session();
-      const rows: string[][] = [];
+      const results: Array<{ target: string | undefined; rows: string[][] }> = [];
       await s.perNode(async (c, o, target) => {
-        const got: string[][] = [];
-        for await (const img of c.image.List({ containerd }, o)) {
-          got.push(['', img.name, img.digest, humanizeBytes(img.size), formatLabels(img.labels), rfc3339(img.created_at)]);
-        }
-        const node = await label(s, target);
-        for (const r of got) rows.push([node, ...r.slice(1)]);
+        const images: ImageItem[] = [];
+        for await (const img of c.image.List({ containerd }, o)) images.push(img);
+        const node = label(c, target);
+        results.push({ target, rows: images.map((img) => [node, img.name, img.digest, humanizeBytes(img.size), formatLabels(img.labels), rfc3339(img.created_at)]) });
       });
+      // Nodes in the order named (as `get`), not in the order they answered.
+      const order = await s.nodes();
+      results.sort((a, b) => order.indexOf(a.target ?? '') - order.indexOf(b.target ?? ''));
+      const rows = results.flatMap((r) => r.rows);
       if (rows.length > 0) s.out(table([['NODE', 'IMAGE', 'DIGEST', 'SIZE', 'LABELS', 'CREATED'], ...rows]));
     });
 
@@ -95,7 +101,7 @@ export function register(program: Command, ctx: Ctx): void {
             name = msg.name;
           }
         }
-        s.out(`${await label(s, target)}: pulled image ${name || ref}\n`);
+        s.out(`${label(c, target)}: pulled image ${name || ref}\n`);
       });
     });
 
@@ -103,12 +109,16 @@ export function register(program: Command, ctx: Ctx): void {
     .command('import')
     .description("Import an image archive (OCI layout as tar, optionally gzip) into the machine's container runtime")
     .argument('<file>')
-    .action(async (file: string, _opts: unknown, cmd: Command) => {
+    .action(async (arg: string, _opts: unknown, cmd: Command) => {
       const containerd = instance(cmd);
+      const file = path.resolve(ctx.io.cwd, arg);
       let size: number;
       try {
-        size = fs.statSync(file).size;
+        const st = fs.statSync(file);
+        if (!st.isFile()) throw new UserError(`failed to open image tarball: ${arg}: not a file`);
+        size = st.size;
       } catch (e) {
+        if (e instanceof UserError) throw e;
         throw new UserError(`failed to open image tarball: ${(e as Error).message}`);
       }
       const s = ctx.session();
@@ -117,16 +127,11 @@ export function register(program: Command, ctx: Ctx): void {
         const lines = new ProgressLines((l) => s.warn(node ? `${node}: ${l}` : l));
         const requests = async function* () {
           yield { containerd };
-          let sent = 0;
-          for await (const chunk of fs.createReadStream(file, { highWaterMark: CHUNK })) {
-            sent += (chunk as Buffer).length;
-            yield { image_chunk: { bytes: chunk as Buffer } };
-            lines.report('upload', '', sent, size);
-          }
+          for await (const bytes of fileChunks(file, size, CHUNK, lines)) yield { image_chunk: { bytes } };
         };
         let name = '';
         for await (const reply of c.image.Import(requests(), o)) name = reply.name;
-        s.out(`${await label(s, target)}: image imported ${name} from ${file}\n`);
+        s.out(`${label(c, target)}: image imported ${name} from ${arg}\n`);
       });
     });
 

@@ -6,20 +6,21 @@ import type { Command } from 'commander';
 import type { Ctx } from '../session.ts';
 import { intArg } from '../args.ts';
 import { LineSlicer } from '../output.ts';
-import { type NamespaceOptions, containerTarget } from './containers.ts';
+import { type NamespaceOptions, containerTarget, namespaceOptions } from './containers.ts';
 
 /** The namespace of services' logs, as talosctl sends it. */
 const SERVICES = 'system';
 
 export function register(program: Command, ctx: Ctx): void {
-  program
-    .command('logs')
-    .description('Retrieve logs for a service')
-    .argument('<id>', 'service id (see `bronzectl services`), or a container id with -k / --namespace')
-    .option('-f, --follow', 'specify if the logs should be streamed')
-    .option('--tail <lines>', 'lines of log file to display (default is to show from the beginning)', intArg(-1), -1)
-    .option('-k, --kubernetes', 'use the k8s.io containerd namespace')
-    .option('--namespace <namespace>', `containerd namespace of the container (default "${SERVICES}": services)`)
+  namespaceOptions(
+    program
+      .command('logs')
+      .description('Retrieve logs for a service')
+      .argument('<id>', 'service id (see `bronzectl services`), or a container id with -k / --namespace')
+      .option('-f, --follow', 'specify if the logs should be streamed')
+      .option('--tail <lines>', 'lines of log file to display (default is to show from the beginning)', intArg(-1), -1),
+    SERVICES,
+  )
     .option('-i, --insecure', 'use the insecure (encrypted with no auth) maintenance service')
     .action(async (id: string, opts: NamespaceOptions & { follow?: boolean; tail: number; insecure?: boolean }) => {
       const s = ctx.session();

@@ -11,8 +11,9 @@ export function register(program: Command, ctx: Ctx): void {
     const req = containerTarget(opts);
     const replies = await s.fanOut((c, o) => c.machine.Stats(req, o));
     const rows = [['NODE', 'NAMESPACE', 'ID', 'MEMORY(MB)', 'CPU']];
+    // In the node's order: by id (src/machined/api/containers.ts).
     for (const { node, msg } of replies) {
-      const list = [...(msg.stats ?? [])].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      const list = msg.stats ?? [];
       // talosctl: float64(MemoryUsage)*1e-6 with %.2f (MB, not MiB).
       for (const st of list) rows.push([node, st.namespace, displayId(st), (Number(st.memory_usage) * 1e-6).toFixed(2), String(st.cpu_usage)]);
     }

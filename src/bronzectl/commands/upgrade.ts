@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { Ctx } from '../session.ts';
-import { followProgress } from '../progress.ts';
+import { type ProgressLines, followProgress } from '../progress.ts';
 import { UserError } from '../session.ts';
 import { goDurationMs } from '../../lib/duration.ts';
 import { load } from '../lazy.ts';
@@ -26,6 +26,21 @@ const URL_RE = /^https?:\/\//i;
 export async function* upgradeRequests(req: UpgradeRequest, image?: { size: number; chunks: AsyncIterable<Buffer> }): AsyncGenerator<UpgradeStreamRequest> {
   yield image ? { request: { ...req, image: '' }, size: image.size } : { request: req };
   if (image) for await (const chunk of image.chunks) yield { chunk };
+}
+
+/**
+ * The bytes of a local file (`size` of them), `chunkSize` at a time, read only as fast as they
+ * are taken, with upload progress: stage `upload`, at the start and after each chunk is taken.
+ * Shared by `upgrade --image <file>` and `image import`.
+ */
+export async function* fileChunks(file: string, size: number, chunkSize: number, progress: ProgressLines): AsyncGenerator<Buffer> {
+  let sent = 0;
+  progress.report('upload', '', 0, size);
+  for await (const chunk of fs.createReadStream(file, { highWaterMark: chunkSize }) as AsyncIterable<Buffer>) {
+    yield chunk;
+    sent += chunk.length;
+    progress.report('upload', '', sent, size);
+  }
 }
 
 export function register(program: Command, ctx: Ctx): void {
@@ -80,18 +95,7 @@ export function register(program: Command, ctx: Ctx): void {
       const r = await followProgress(
         s,
         'upgrade',
-        (c, o, lines) => {
-          async function* chunks(): AsyncGenerator<Buffer> {
-            let sent = 0;
-            lines.report('upload', '', 0, size);
-            for await (const chunk of fs.createReadStream(file, { highWaterMark: CHUNK }) as AsyncIterable<Buffer>) {
-              yield chunk;
-              sent += chunk.length;
-              lines.report('upload', '', sent, size);
-            }
-          }
-          return c.machine.UpgradeStream(upgradeRequests(req, { size, chunks: chunks() }), o);
-        },
+        (c, o, lines) => c.machine.UpgradeStream(upgradeRequests(req, { size, chunks: fileChunks(file, size, CHUNK, lines) }), o),
         // The node counts what it receives too; the upload lines say it already.
         new Set(['receive']),
       );

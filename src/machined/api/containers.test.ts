@@ -76,9 +76,12 @@ describe('Restart', () => {
 
   it('unknown container → NOT_FOUND naming it and its namespace; no id → INVALID_ARGUMENT', async () => {
     const { h, w } = setup();
-    await expect(callUnary(h.Restart, { namespace: 'taloscontainers', id: 'nope' })).rejects.toEqual({ code: 5, message: 'container "nope" not found in namespace "taloscontainers"' });
+    // The runtime's own NOT_FOUND, as it words it (src/containerd/runtime.ts), is answered as it is.
+    await expect(callUnary(h.Restart, { namespace: 'taloscontainers', id: 'nope' })).rejects.toEqual({ code: 5, message: 'container taloscontainers/nope not found' });
     await expect(callUnary(h.Restart, { namespace: 'system', id: 'web' })).rejects.toMatchObject({ code: 5 });
     await expect(callUnary(h.Restart, { namespace: 'taloscontainers' })).rejects.toMatchObject({ code: 3, message: 'container id is required' });
-    expect(w.calls.filter((c) => c.startsWith('restart'))).toEqual([]);
+    // No lookup before: the runtime is asked once per call with an id, and says whether the container exists.
+    expect(w.calls.filter((c) => c.startsWith('restart'))).toEqual(['restart taloscontainers nope', 'restart system web']);
+    expect(w.calls.filter((c) => c.startsWith('listContainers'))).toEqual([]);
   });
 });

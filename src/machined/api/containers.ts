@@ -15,46 +15,27 @@
 // instance; Talos sends SIGTERM and lets the container's supervisor start the next one, which
 // is what WorkloadsApi.restart does in one step.
 import type * as grpc from '@grpc/grpc-js';
-import { CONTAINERS_NAMESPACE, type InstanceInfo, type WorkloadsApi } from '../../containerd/types.ts';
-import { ApiError, invalidArgument, notFound, unary, unavailable } from './common.ts';
-
-export { CONTAINERS_NAMESPACE };
+import type { InstanceInfo, WorkloadsApi } from '../../containerd/types.ts';
+import { invalidArgument, unary, unavailable } from './common.ts';
 
 /** The node's container runtime, or undefined until containerd is up. */
 export type WorkloadsSource = () => WorkloadsApi | undefined;
 
-export const K8S_NAMESPACE = 'k8s.io';
+/** The namespace the CRI driver reads (Kubernetes'). */
+const K8S_NAMESPACE = 'k8s.io';
 
 /** containerd's rule for a namespace name (containerd/namespaces: identifiers.Validate). */
 const NAMESPACE_RE = /^[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*$/;
 const NAMESPACE_MAX = 76;
+
+// The runtime's errors are thrown as they are: status.ts answers containerd's gRPC code (NOT_FOUND
+// for an unknown container, naming it and its namespace), a registry's failure by its kind.
 
 /** The runtime, or UNAVAILABLE while it is not up. */
 export function runtimeOf(workloads: WorkloadsSource | undefined): WorkloadsApi {
   const w = workloads?.();
   if (!w) throw unavailable('containerd is not running yet');
   return w;
-}
-
-/**
- * An error from the runtime as the status to answer with: containerd's API errors carry a gRPC
- * code (NOT_FOUND for an unknown image, ...), which the caller should see as it is; anything
- * else stays as thrown (statusOf decides, INTERNAL by default).
- */
-export function runtimeError(err: unknown): unknown {
-  if (err instanceof ApiError || !(err instanceof Error)) return err;
-  const code = (err as { code?: unknown }).code;
-  if (typeof code === 'number' && Number.isInteger(code) && code > 0 && code <= 16) return new ApiError(code, err.message, { cause: err });
-  return err;
-}
-
-/** Runs a runtime call, its errors mapped by runtimeError. */
-export async function fromRuntime<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw runtimeError(err);
-  }
 }
 
 /** The containerd namespace a Containers/Stats/Restart/Logs request names, checked. */
@@ -71,13 +52,14 @@ export function containerNamespace(namespace: string | undefined, driver: string
   return ns;
 }
 
-/** The container `id` in `ns`, or NOT_FOUND naming it. */
-export async function findContainer(w: WorkloadsApi, ns: string, id: string): Promise<InstanceInfo> {
-  if (id === '') throw invalidArgument('container id is required');
-  const found = (await fromRuntime(() => w.listContainers(ns))).find((c) => c.id === id);
-  if (!found) throw notFound(`container ${JSON.stringify(id)} not found in namespace ${JSON.stringify(ns)}`);
-  return found;
+/** The container id a Restart/Logs request names: required (whether it exists is the runtime's to say). */
+export function containerId(id: string | undefined): string {
+  if (!id) throw invalidArgument('container id is required');
+  return id;
 }
+
+/** By id, in code-unit order (as the CLI has always listed them). */
+const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 interface ContainersRequest {
   namespace?: string;
@@ -88,7 +70,7 @@ interface RestartRequest extends ContainersRequest {
   id?: string;
 }
 
-export function containerInfo(ns: string, c: InstanceInfo) {
+function containerInfo(ns: string, c: InstanceInfo) {
   return {
     namespace: ns,
     id: c.id,
@@ -108,24 +90,19 @@ export function containersHandlers(deps: { workloads?: WorkloadsSource } = {}): 
     Containers: unary(async (req: ContainersRequest) => {
       const ns = containerNamespace(req.namespace, req.driver);
       const w = runtimeOf(deps.workloads);
-      const list = await fromRuntime(() => w.listContainers(ns));
-      const containers = list.map((c) => containerInfo(ns, c)).sort((a, b) => a.id.localeCompare(b.id));
+      const containers = (await w.listContainers(ns)).map((c) => containerInfo(ns, c)).sort(byId);
       return { messages: [{ containers }] };
     }),
     Stats: unary(async (req: ContainersRequest) => {
       const ns = containerNamespace(req.namespace, req.driver);
       const w = runtimeOf(deps.workloads);
-      const stats = (await fromRuntime(() => w.stats(ns)))
-        .map((s) => ({ namespace: ns, id: s.id, pod_id: s.id, name: s.id, memory_usage: s.memoryUsage, cpu_usage: s.cpuUsageNanos }))
-        .sort((a, b) => a.id.localeCompare(b.id));
+      const stats = (await w.stats(ns)).map((s) => ({ namespace: ns, id: s.id, pod_id: s.id, name: s.id, memory_usage: s.memoryUsage, cpu_usage: s.cpuUsageNanos })).sort(byId);
       return { messages: [{ stats }] };
     }),
     Restart: unary(async (req: RestartRequest) => {
       const ns = containerNamespace(req.namespace, req.driver);
-      const w = runtimeOf(deps.workloads);
-      const id = req.id ?? '';
-      await findContainer(w, ns, id);
-      await fromRuntime(() => w.restart(ns, id));
+      const id = containerId(req.id);
+      await runtimeOf(deps.workloads).restart(ns, id);
       return { messages: [{}] };
     }),
   };

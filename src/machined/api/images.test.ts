@@ -5,6 +5,7 @@ import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { MemoryWorkloads } from '../../containerd/testing.ts';
+import { RegistryError } from '../../containerd/registry.ts';
 import { serviceClient } from '../../contract/protos.ts';
 import { DefinitionRegistry } from '../../contract/resources/registry.ts';
 import { MemoryState } from '../../state/memory.ts';
@@ -118,6 +119,16 @@ describe('Pull', () => {
     await expect(collect(pull, { containerd: CRI, image_ref: ' ' })).rejects.toEqual({ code: 3, message: 'image reference is required' });
   });
 
+  it("a registry's failure answers its kind's status, not INTERNAL", async () => {
+    const { w, h } = setup();
+    w.pulls.set('private:1', { fail: new RegistryError('auth', 'pulling private:1: unauthorized') });
+    w.pulls.set('gone:1', { fail: new RegistryError('not-found', 'image gone:1 not found in registry r') });
+    w.pulls.set('far:1', { fail: new Error('pull failed', { cause: new RegistryError('unreachable', 'r: connection refused') }) });
+    await expect(collect(h.Pull, { containerd: CRI, image_ref: 'private:1' })).rejects.toEqual({ code: 7, message: 'pulling private:1: unauthorized' });
+    await expect(collect(h.Pull, { containerd: CRI, image_ref: 'gone:1' })).rejects.toEqual({ code: 5, message: 'image gone:1 not found in registry r' });
+    await expect(collect(h.Pull, { containerd: CRI, image_ref: 'far:1' })).rejects.toEqual({ code: 14, message: 'pull failed' });
+  });
+
   it('the client going away mid-pull ends the stream quietly', async () => {
     const { w, h } = setup();
     const steps = Array.from({ length: 50 }, (_, i) => ({ digest: DIGEST, offset: i, total: 50, done: i === 49 }));
@@ -146,6 +157,14 @@ describe('Import', () => {
     await expect(callImport(h.Import, [{ request: 'containerd', containerd: CRI }, { request: 'containerd', containerd: CRI }])).rejects.toMatchObject({ code: 3, message: expect.stringContaining('image chunk') });
     w.importNames = [];
     await expect(callImport(h.Import, [{ request: 'containerd', containerd: CRI }])).rejects.toEqual({ code: 3, message: 'no images imported from archive' });
+  });
+
+  it("the runtime's error keeps its status through a wrapper (cause)", async () => {
+    const { w, h } = setup();
+    w.importImage = async () => {
+      throw new Error('importing the archive failed', { cause: Object.assign(new Error('content digest mismatch'), { code: 9 }) });
+    };
+    await expect(callImport(h.Import, [{ request: 'containerd', containerd: CRI }])).rejects.toEqual({ code: 9, message: 'importing the archive failed' });
   });
 
   it('no runtime yet → UNAVAILABLE', async () => {

@@ -16,10 +16,10 @@
 // NOT_FOUND for an image the namespace does not have. Verify: Bronze has no image verification
 // rules (Talos's ImageVerificationConfig), so no rule matches any image and it answers
 // verified = false, as Talos does then.
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
 import { CONTAINERS_NAMESPACE, SYSTEM_NAMESPACE, type ImageInfo, type PullProgress } from '../../containerd/types.ts';
-import { ApiError, MessageReader, invalidArgument, notFound, serverStream, toServiceError, toTimestamp, unary } from './common.ts';
-import { type WorkloadsSource, fromRuntime, runtimeError, runtimeOf } from './containers.ts';
+import { MessageReader, type Timestamp, invalidArgument, serverStream, toServiceError, toTimestamp, unary } from './common.ts';
+import { type WorkloadsSource, runtimeOf } from './containers.ts';
 
 interface ContainerdInstance {
   driver?: string | number;
@@ -60,61 +60,23 @@ function listItem(image: ImageInfo) {
 
 interface PullMessage {
   name?: string;
-  pull_progress?: { layer_id: string; progress: { status: string; elapsed: { seconds: number; nanos: number }; offset: number; total: number } };
+  pull_progress?: { layer_id: string; progress: { status: string; elapsed: Timestamp; offset: number; total: number } };
 }
 
 /**
- * Progress reports turned into messages without letting a slow client grow memory: while a
- * message is being sent, later reports only replace the pending one of their layer, so at most
- * one message per layer waits.
+ * A progress report as Talos's message for its layer, or undefined for the manifest stage (no
+ * digest: Talos reports layers only). `started` keeps when each layer was first reported.
  */
-class ProgressRelay {
-  readonly #pending = new Map<string, PullMessage>();
-  readonly #started = new Map<string, number>();
-  #sending: Promise<void> = Promise.resolve();
-  #busy = false;
-
-  constructor(private readonly send: (msg: PullMessage) => Promise<void>) {}
-
-  report(p: PullProgress): void {
-    // The manifest stage (no digest) is no layer: Talos reports layers only.
-    if (!p.digest) return;
-    const id = layerId(p.digest);
-    const now = Date.now();
-    if (!this.#started.has(id)) this.#started.set(id, now);
-    const ms = now - this.#started.get(id)!;
-    this.#pending.set(id, {
-      pull_progress: {
-        layer_id: id,
-        progress: {
-          status: p.done ? 'DOWNLOAD_COMPLETE' : 'DOWNLOADING',
-          elapsed: { seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1e6 },
-          offset: p.offset,
-          total: p.total,
-        },
-      },
-    });
-    if (!this.#busy) this.#sending = this.#drain();
-  }
-
-  async #drain(): Promise<void> {
-    this.#busy = true;
-    try {
-      while (this.#pending.size > 0) {
-        const [id, msg] = this.#pending.entries().next().value as [string, PullMessage];
-        this.#pending.delete(id);
-        await this.send(msg);
-      }
-    } finally {
-      this.#busy = false;
-    }
-  }
-
-  /** Resolves when every report so far has been sent. */
-  async flush(): Promise<void> {
-    await this.#sending;
-    if (this.#pending.size > 0) await this.#drain();
-  }
+function progressMessage(p: PullProgress, started: Map<string, number>, now = Date.now()): PullMessage | undefined {
+  if (!p.digest) return undefined;
+  const id = layerId(p.digest);
+  if (!started.has(id)) started.set(id, now);
+  return {
+    pull_progress: {
+      layer_id: id,
+      progress: { status: p.done ? 'DOWNLOAD_COMPLETE' : 'DOWNLOADING', elapsed: toTimestamp(now - started.get(id)!), offset: p.offset, total: p.total },
+    },
+  };
 }
 
 interface ImportRequest {
@@ -128,7 +90,7 @@ export function imageHandlers(deps: { workloads?: WorkloadsSource } = {}) {
     List: serverStream<{ containerd?: ContainerdInstance | null }, ReturnType<typeof listItem>>(async (req, stream) => {
       const ns = imageNamespace(req.containerd);
       const w = runtimeOf(deps.workloads);
-      const images = await fromRuntime(() => w.listImages(ns));
+      const images = await w.listImages(ns);
       for (const image of images.sort((a, b) => a.name.localeCompare(b.name))) {
         if (stream.closed) return;
         await stream.send(listItem(image));
@@ -140,9 +102,12 @@ export function imageHandlers(deps: { workloads?: WorkloadsSource } = {}) {
       const ref = (req.image_ref ?? '').trim();
       if (ref === '') throw invalidArgument('image reference is required');
       const w = runtimeOf(deps.workloads);
-      const relay = new ProgressRelay((msg) => stream.send(msg));
-      const image = await fromRuntime(() => w.pullImage(ns, ref, (p) => relay.report(p)));
-      await relay.flush();
+      // Progress is pushed as it comes (Stream.push: a client that falls too far behind is cut off).
+      const started = new Map<string, number>();
+      const image = await w.pullImage(ns, ref, (p) => {
+        const msg = progressMessage(p, started);
+        if (msg) stream.push(msg);
+      });
       await stream.send({ name: pinnedName(ref, image) });
     }),
 
@@ -165,13 +130,13 @@ export function imageHandlers(deps: { workloads?: WorkloadsSource } = {}) {
           if (first.done || first.value.request !== 'containerd') throw invalidArgument('containerd instance is required (the first message)');
           const ns = imageNamespace(first.value.containerd);
           const w = runtimeOf(deps.workloads);
-          const images = await fromRuntime(() => w.importImage(ns, archive()));
+          const images = await w.importImage(ns, archive());
           if (images.length === 0) throw invalidArgument('no images imported from archive');
           return { name: images[0]!.name };
         })
         .then(
           (reply) => callback(null, reply),
-          (err: unknown) => callback(toServiceError(runtimeError(err))),
+          (err: unknown) => callback(toServiceError(err)),
         );
     },
 
@@ -179,14 +144,8 @@ export function imageHandlers(deps: { workloads?: WorkloadsSource } = {}) {
       const ns = imageNamespace(req.containerd);
       const ref = (req.image_ref ?? '').trim();
       if (ref === '') throw invalidArgument('image reference is required');
-      const w = runtimeOf(deps.workloads);
-      try {
-        await w.removeImage(ns, ref);
-      } catch (err) {
-        const mapped = runtimeError(err);
-        if (mapped instanceof ApiError && mapped.code === grpc.status.NOT_FOUND) throw notFound(`image ${ref} not found`);
-        throw mapped;
-      }
+      // An unknown image: the runtime's NOT_FOUND, `image <name> not found`.
+      await runtimeOf(deps.workloads).removeImage(ns, ref);
       return {};
     }),
 

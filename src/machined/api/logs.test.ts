@@ -108,7 +108,8 @@ describe("Logs of a container (a namespace other than 'system')", () => {
 
   it('unknown container → NOT_FOUND naming it; bad namespace → INVALID_ARGUMENT; no runtime → UNAVAILABLE', async () => {
     const { h } = setup();
-    await expect(collect(h.Logs, { namespace: 'taloscontainers', id: 'nope' })).rejects.toEqual({ code: 5, message: 'container "nope" not found in namespace "taloscontainers"' });
+    await expect(collect(h.Logs, { namespace: 'taloscontainers', id: 'nope' })).rejects.toEqual({ code: 5, message: 'container taloscontainers/nope not found' });
+    await expect(collect(h.Logs, { namespace: 'taloscontainers' })).rejects.toEqual({ code: 3, message: 'container id is required' });
     await expect(collect(h.Logs, { namespace: 'bad/ns', id: 'web' })).rejects.toMatchObject({ code: 3, message: expect.stringContaining('invalid containerd namespace "bad/ns"') });
     await expect(collect(h.Logs, { namespace: 'taloscontainers', driver: 'CRI', id: 'web' })).rejects.toMatchObject({ code: 3 });
     const none = setup(null);

@@ -9,7 +9,7 @@
 
 import type * as grpc from '@grpc/grpc-js';
 import { invalidArgument, notFound, serverStream, type Stream } from './common.ts';
-import { type WorkloadsSource, containerNamespace, findContainer, fromRuntime, runtimeError, runtimeOf } from './containers.ts';
+import { type WorkloadsSource, containerId, containerNamespace, runtimeOf } from './containers.ts';
 import { MACHINED_ID } from './services.ts';
 
 /** machined's own log (KmsgLogger). */
@@ -39,23 +39,21 @@ export function tailLines(lines: readonly string[], tail: number): string[] {
   return tail === 0 ? [] : lines.slice(-tail);
 }
 
-/** The namespace of services' logs (Talos's). */
-export const SERVICES_NAMESPACE = 'system';
+/** The containerd namespace that names services' logs here (Talos's; not the services' resource namespace). */
+const SERVICE_LOGS_NAMESPACE = 'system';
 
-/** A container's log, streamed as the runtime reads it. */
+/**
+ * A container's log, streamed as the runtime reads it. An unknown container is the runtime's
+ * NOT_FOUND (naming it and its namespace), thrown at the first read; an error once the client
+ * is gone ends nothing more (Stream.fail is a no-op then).
+ */
 async function containerLogs(workloads: WorkloadsSource | undefined, req: LogsRequest, stream: Stream<{ bytes: Buffer }>): Promise<void> {
   const ns = containerNamespace(req.namespace, req.driver);
-  const id = req.id ?? '';
-  const w = runtimeOf(workloads);
-  await findContainer(w, ns, id);
-  const chunks = await fromRuntime(async () => w.logs(ns, id, { follow: !!req.follow, tailLines: Number(req.tail_lines ?? 0), signal: stream.signal }));
-  try {
-    for await (const chunk of chunks) {
-      if (stream.closed) break;
-      await stream.send({ bytes: Buffer.from(chunk) });
-    }
-  } catch (err) {
-    if (!stream.closed) throw runtimeError(err);
+  const id = containerId(req.id);
+  const chunks = runtimeOf(workloads).logs(ns, id, { follow: !!req.follow, tailLines: Number(req.tail_lines ?? 0), signal: stream.signal });
+  for await (const chunk of chunks) {
+    if (stream.closed) break;
+    await stream.send({ bytes: Buffer.from(chunk) });
   }
 }
 
@@ -71,7 +69,7 @@ export function logsHandlers(deps: { supervisor: ServiceLogSource; log: LogSourc
     Logs: serverStream<LogsRequest, { bytes: Buffer }>(async (req, stream) => {
       const id = req.id ?? '';
       const ns = req.namespace ?? '';
-      if (ns !== '' && ns !== SERVICES_NAMESPACE) return containerLogs(deps.workloads, req, stream);
+      if (ns !== '' && ns !== SERVICE_LOGS_NAMESPACE) return containerLogs(deps.workloads, req, stream);
       if (id === '') throw invalidArgument('log id is required (a service id, or machined)');
       const src = source(id);
       const history = tailLines(src.lines(), Number(req.tail_lines ?? 0));

@@ -2,6 +2,8 @@ import * as grpc from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { UpgradeImageError } from '../../install/image.ts';
 import { UnknownResourceTypeError } from '../../contract/resources/registry.ts';
+import { RegistryError } from '../../containerd/registry.ts';
+import { InvalidReferenceError } from '../../config/image-ref.ts';
 import { ConflictError, NotFoundError, OwnerConflictError, PhaseConflictError } from '../../state/resource.ts';
 import { ConfigRejected } from '../config/manager.ts';
 import { DiskError } from '../lifecycle/disks.ts';
@@ -11,6 +13,7 @@ import { toServiceError } from './common.ts';
 const ref = { namespace: 'n', type: 'T.bronze.dev', id: 'x' };
 const errno = (code: string, message = `${code}: something`) => Object.assign(new Error(message), { code });
 const S = grpc.status;
+const grpcError = (code: number, message = 'from containerd') => Object.assign(new Error(message), { code });
 
 /** Each row: what is thrown, the status the caller must see. */
 const TABLE: Array<[string, unknown, grpc.status]> = [
@@ -33,6 +36,21 @@ const TABLE: Array<[string, unknown, grpc.status]> = [
   ['an invalid configuration', new ConfigRejected(['machine.type: required']), S.INVALID_ARGUMENT],
   ['a configuration that needs a reboot', new ConfigRejected(['needs a reboot'], 'needs-reboot'), S.FAILED_PRECONDITION],
   ['a configuration the node cannot keep', new ConfigRejected(['STATE failed'], 'state'), S.FAILED_PRECONDITION],
+  ['an unknown container or image (containerd: NOT_FOUND)', grpcError(S.NOT_FOUND), S.NOT_FOUND],
+  ['containerd refusing a call in its state (FAILED_PRECONDITION)', grpcError(S.FAILED_PRECONDITION), S.FAILED_PRECONDITION],
+  ['the highest gRPC code (UNAUTHENTICATED)', grpcError(S.UNAUTHENTICATED), S.UNAUTHENTICATED],
+  ['containerd’s error, wrapped for context', new Error('import failed', { cause: grpcError(S.ALREADY_EXISTS) }), S.ALREADY_EXISTS],
+  ['a numeric code that is no gRPC status (0)', grpcError(0), S.INTERNAL],
+  ['a numeric code that is no gRPC status (17)', grpcError(17), S.INTERNAL],
+  ['a code that is not an integer', grpcError(5.5), S.INTERNAL],
+  ['an image the registry does not have', new RegistryError('not-found', 'image x:1 not found in registry r'), S.NOT_FOUND],
+  ['a registry refusing the credentials', new RegistryError('auth', 'unauthorized'), S.PERMISSION_DENIED],
+  ['a registry that cannot be reached', new RegistryError('unreachable', 'connect ECONNREFUSED'), S.UNAVAILABLE],
+  ['a blob that is not what its digest says', new RegistryError('digest', 'digest mismatch'), S.DATA_LOSS],
+  ['a registry answering nonsense', new RegistryError('protocol', 'unexpected 500'), S.UNAVAILABLE],
+  ['a registry error, wrapped for context', new Error('pull failed', { cause: new RegistryError('auth', 'unauthorized') }), S.PERMISSION_DENIED],
+  ['an image reference that does not parse', new InvalidReferenceError('A:', 'invalid reference format'), S.INVALID_ARGUMENT],
+  ['a bad reference in an import, wrapped', new Error('import failed', { cause: new InvalidReferenceError('Bad', 'bad name') }), S.INVALID_ARGUMENT],
   ['a full disk writing a slot', errno('ENOSPC'), S.RESOURCE_EXHAUSTED],
   ['a missing file', errno('ENOENT'), S.NOT_FOUND],
   ['no permission', errno('EACCES'), S.PERMISSION_DENIED],

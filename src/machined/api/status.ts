@@ -1,14 +1,16 @@
 // Which gRPC status an error is answered with, decided in one place for the whole machine API.
 // Handlers throw what went wrong (an ApiError when they chose the status themselves, else the
 // domain's own error: a DiskError, an UpgradeImageError, a ConfigRejected, a state error, a
-// Node errno error) and toServiceError (common.ts) asks statusOf. An error wrapped to add
-// context (`new Error('upgrade failed: ...', { cause })`) is answered with its cause's status.
+// Node errno error, a container runtime's error) and toServiceError (common.ts) asks statusOf.
+// An error wrapped to add context (`new Error('upgrade failed: ...', { cause })`) is answered with its cause's status.
 //
 // The tables are data; status.test.ts checks each row.
 
 import * as grpc from '@grpc/grpc-js';
 import { UpgradeImageError, type UpgradeImageErrorReason } from '../../install/image.ts';
 import { UnknownResourceTypeError } from '../../contract/resources/registry.ts';
+import { RegistryError, type RegistryErrorKind } from '../../containerd/registry.ts';
+import { InvalidReferenceError } from '../../config/image-ref.ts';
 import { ConflictError, NotFoundError, OwnerConflictError, PhaseConflictError, WatchOverflowError } from '../../state/resource.ts';
 import { ConfigRejected } from '../config/manager.ts';
 import { DiskError } from '../lifecycle/disks.ts';
@@ -85,6 +87,21 @@ export const UPGRADE_IMAGE_STATUS: Readonly<Record<UpgradeImageErrorReason, grpc
   'stage-failed': 'cause',
 });
 
+/** What a registry's refusal or failure during a pull means for the caller. */
+export const REGISTRY_STATUS: Readonly<Record<RegistryErrorKind, grpc.status>> = Object.freeze({
+  'not-found': grpc.status.NOT_FOUND,
+  auth: grpc.status.PERMISSION_DENIED,
+  unreachable: grpc.status.UNAVAILABLE,
+  digest: grpc.status.DATA_LOSS, // the registry sent bytes that are not what the digest names
+  protocol: grpc.status.UNAVAILABLE, // the registry answered something it should not have: try again, or another mirror
+});
+
+/** A gRPC status code (containerd's API errors carry one as `code`, as grpc-js's ServiceError). */
+function grpcCode(err: Error): grpc.status | undefined {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'number' && Number.isInteger(code) && code >= 1 && code <= 16 ? (code as grpc.status) : undefined;
+}
+
 /** Domain errors and their status, first match wins; 'cause': the status of err.cause. */
 export const ERROR_STATUS: ReadonlyArray<{ what: string; match: (err: Error) => boolean; status: (err: Error) => grpc.status | 'cause' }> = [
   { what: 'ApiError', match: (e) => e instanceof ApiError, status: (e) => (e as ApiError).code },
@@ -99,6 +116,12 @@ export const ERROR_STATUS: ReadonlyArray<{ what: string; match: (err: Error) => 
   { what: 'UpgradeImageError', match: (e) => e instanceof UpgradeImageError, status: (e) => UPGRADE_IMAGE_STATUS[(e as UpgradeImageError).reason] ?? grpc.status.INTERNAL },
   // An invalid configuration is the caller's; one that needs a reboot, or that the node cannot keep, is the node's state.
   { what: 'ConfigRejected', match: (e) => e instanceof ConfigRejected, status: (e) => ((e as ConfigRejected).kind === 'invalid' ? grpc.status.INVALID_ARGUMENT : grpc.status.FAILED_PRECONDITION) },
+  // The container runtime (src/containerd/): a registry's failure by kind; an image reference
+  // that does not parse is the caller's.
+  { what: 'RegistryError', match: (e) => e instanceof RegistryError, status: (e) => REGISTRY_STATUS[(e as RegistryError).kind] ?? grpc.status.INTERNAL },
+  { what: 'InvalidReferenceError', match: (e) => e instanceof InvalidReferenceError, status: () => grpc.status.INVALID_ARGUMENT },
+  // containerd's API errors (grpc-js ServiceErrors: NOT_FOUND for an unknown container or image, ...) as they are.
+  { what: 'gRPC status', match: (e) => grpcCode(e) !== undefined, status: (e) => grpcCode(e)! },
 ];
 
 /** The status for a filesystem or network errno code; INTERNAL for one not in ERRNO_STATUS. */

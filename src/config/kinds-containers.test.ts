@@ -2,6 +2,7 @@
 // Bronze's extra checks (service names, host paths, user volumes), the checks across documents
 // (dependsOn.containers, cycles, probes of undeclared containers) and ContainerHealthConfig.
 import { describe, expect, it } from 'vitest';
+import { DAEMONS } from '../contract/paths.ts';
 import { hostPathError, RESERVED_CONTAINER_NAMES } from './kinds-containers.ts';
 import { formatIssues, validateConfig, type ConfigIssue } from './validate.ts';
 
@@ -128,6 +129,13 @@ dependsOn:
     expect(result(doc(`name: web\nimage: ${pinned}\nsecurity:\n  capabilities:\n    drop: [ALL]\n    add: [NET_BIND_SERVICE]`)).ok).toBe(true);
   });
 
+  it('refuses to add a capability no container is ever granted (the start would fail)', () => {
+    expect(messages(doc(`name: web\nimage: ${pinned}\nsecurity:\n  profile: privileged\n  capabilities:\n    add: [NET_ADMIN, SYS_MODULE]`))).toEqual([
+      `ContainerConfig(web).security.capabilities.add[1]: capability "SYS_MODULE" is never granted to a container, privileged or not (loading kernel modules and rebooting the node are the node's alone)`,
+    ]);
+    expect(result(doc(`name: web\nimage: ${pinned}\nsecurity:\n  capabilities:\n    drop: [SYS_BOOT]`)).ok).toBe(true);
+  });
+
   it('refuses an unknown field, a bad tmpfs size and a relative workingDir', () => {
     expect(messages(doc(`name: web\nimage: ${pinned}\nprivileged: true`))).toEqual(['ContainerConfig(web).privileged: unknown field "privileged": expected one of apiVersion, kind, name, image, entrypoint, args, workingDir, runAs, environment, mounts, security, network, resources, dependsOn']);
     expect(messages(doc(`name: web\nimage: ${pinned}\nmounts:\n  - tmpfs: {destination: /tmp, size: lots}`))[0]).toMatch(/tmpfs.size "lots" is not a valid size/);
@@ -136,13 +144,17 @@ dependsOn:
 });
 
 describe('ContainerConfig: Bronze\'s own checks', () => {
+  it('reserves the names of all of Bronze\'s processes', () => {
+    expect(RESERVED_CONTAINER_NAMES).toEqual(expect.arrayContaining(['machined', 'init', ...DAEMONS, 'etcd', 'containerd', 'runc', 'bronzectl']));
+  });
+
   it.each(RESERVED_CONTAINER_NAMES.map((n) => [n]))('refuses the name of Bronze\'s %s', (name) => {
     expect(messages(doc(`name: ${name}\nimage: ${pinned}`))).toEqual([expect.stringMatching(new RegExp(`^ContainerConfig\\(${name}\\)\\.name: name "${name}" is taken: it names one of Bronze's own services`))]);
   });
 
   it('lets host paths come from the operator\'s part of /var only', () => {
     for (const ok of ['/var/mnt/data', '/var/web', '/var/log', '/var/lib/app']) expect(hostPathError(ok), ok).toBeUndefined();
-    for (const bad of ['/', '/dev', '/proc', '/sys', '/system', '/system/state', '/etc', '/var', '/var/lib', '/var/lib/containerd', '/var/lib/etcd/member', '/var/lib/bronze', '/var/../etc', '/var/mnt/', '/var//x']) {
+    for (const bad of ['/', '/dev', '/proc', '/sys', '/system', '/system/state', '/etc', '/var', '/var/lib', '/var/lib/containerd', '/var/lib/etcd/member', '/var/lib/bronze', '/var/../etc', '/var/mnt/', '/var//x', '/var/x\0y']) {
       expect(hostPathError(bad), bad).toBeDefined();
     }
     expect(hostPathError('/var/lib/etcd/member')).toMatch(/\/var\/lib\/etcd holds Bronze's own state/);

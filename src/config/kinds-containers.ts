@@ -6,43 +6,44 @@
 //
 // Bronze checks more than Talos in four places, each because a node would otherwise be exposed
 // or fail later with a worse message: a container may not take the name of one of Bronze's
-// services (its name is the containerd id and the log identifier `bronzectl logs` shares with
-// them); a hostPath mount reaches only the operator's part of /var (HOST_PATHS below); a
-// userVolume mount is refused until Bronze makes user volumes; capabilities must be ones Linux
-// has, the working directory absolute and a tmpfs size a size (Talos would fail at start).
+// processes (RESERVED_CONTAINER_NAMES below); a hostPath mount reaches only the operator's part
+// of /var (HOST_PATHS below); a userVolume mount is refused until Bronze makes user volumes;
+// capabilities must be ones Linux has, the working directory absolute and a tmpfs size a size
+// (Talos would fail at start).
+import { CAPABILITY_NAMES, NEVER_GRANTED } from '../lib/capability-names.ts';
 import { z } from '../lib/zod.ts';
 import { asArray, asObject, asString, bool, checked, intIn, scalarString, type Obj, type PathSegment, type Reporter } from './fields.ts';
-import { hostnameError, ipBytes } from './formats.ts';
+import { absolutePathError, hostnameError, ipBytes } from './formats.ts';
 import { imageReferenceError, parseImageReference } from './image-ref.ts';
 import type { KindEntry, KindSpec } from './kind-spec.ts';
 import { parseHumanBytes, parseMillicores } from './quantities.ts';
+import { DAEMONS } from '../contract/paths.ts';
 
 const q = (v: unknown) => JSON.stringify(v);
 
-export const CONTAINER_NAME_MAX = 63;
+const CONTAINER_NAME_MAX = 63;
 
 /**
- * Names a container may not take: Bronze's processes and services (the daemons, etcd,
- * containerd and its runc) and PID 1's names. A container's name is its containerd id and its
- * log identifier, which `bronzectl logs` resolves beside the services' own.
+ * Names a container may not take: PID 1's (machined, `init`), the daemons', etcd, containerd and
+ * its runc, and the CLI's. A container's containerd id and log live in its own namespace
+ * (taloscontainers), apart from the services' (system), so nothing would clash; the names are
+ * kept so that a name means one thing to the operator where services and containers meet
+ * (`bronzectl logs apid` is the service's log, `bronzectl restart apid` restarts a container)
+ * and no container passes for one of Bronze's own in the process and event listings.
  */
-export const RESERVED_CONTAINER_NAMES: readonly string[] = ['machined', 'init', 'apid', 'trustd', 'networkd', 'timed', 'udevd', 'etcd', 'containerd', 'runc', 'bronzectl'];
+export const RESERVED_CONTAINER_NAMES: readonly string[] = ['machined', 'init', ...DAEMONS, 'etcd', 'containerd', 'runc', 'bronzectl'];
 
 /** Talos's mount options (mounts.go validMountOptions). */
-export const MOUNT_OPTIONS = ['ro', 'rw', 'noexec', 'nosuid', 'nodev', 'noatime', 'rbind', 'rshared'] as const;
+const MOUNT_OPTIONS = ['ro', 'rw', 'noexec', 'nosuid', 'nodev', 'noatime', 'rbind', 'rshared'] as const;
 /** Talos's dependsOn.networks conditions (runtime.go validNetworkConditions). */
-export const NETWORK_CONDITIONS = ['addresses', 'connectivity', 'hostname', 'etcfiles'] as const;
-export const SECURITY_PROFILES = ['restricted', 'privileged'] as const;
-export const NETWORK_MODES = ['none', 'host'] as const;
+const NETWORK_CONDITIONS = ['addresses', 'connectivity', 'hostname', 'etcfiles'] as const;
+const SECURITY_PROFILES = ['restricted', 'privileged'] as const;
+const NETWORK_MODES = ['none', 'host'] as const;
 
-/** Linux's capabilities (linux/capability.h, 6.12), without CAP_: a name runc would refuse at start is refused here. */
-export const LINUX_CAPABILITIES: readonly string[] = [
-  'CHOWN', 'DAC_OVERRIDE', 'DAC_READ_SEARCH', 'FOWNER', 'FSETID', 'KILL', 'SETGID', 'SETUID', 'SETPCAP', 'LINUX_IMMUTABLE',
-  'NET_BIND_SERVICE', 'NET_BROADCAST', 'NET_ADMIN', 'NET_RAW', 'IPC_LOCK', 'IPC_OWNER', 'SYS_MODULE', 'SYS_RAWIO', 'SYS_CHROOT',
-  'SYS_PTRACE', 'SYS_PACCT', 'SYS_ADMIN', 'SYS_BOOT', 'SYS_NICE', 'SYS_RESOURCE', 'SYS_TIME', 'SYS_TTY_CONFIG', 'MKNOD', 'LEASE',
-  'AUDIT_WRITE', 'AUDIT_CONTROL', 'SETFCAP', 'MAC_OVERRIDE', 'MAC_ADMIN', 'SYSLOG', 'WAKE_ALARM', 'BLOCK_SUSPEND', 'AUDIT_READ',
-  'PERFMON', 'BPF', 'CHECKPOINT_RESTORE',
-];
+/** Linux's capabilities (lib/capability-names.ts), without CAP_: a name runc would refuse at start is refused here. */
+export const LINUX_CAPABILITIES: readonly string[] = CAPABILITY_NAMES.map((c) => c.slice('CAP_'.length));
+/** Those no container is ever granted (lib/capability-names.ts NEVER_GRANTED), without CAP_: `add` refuses them. */
+const NEVER_GRANTED_CAPABILITIES: readonly string[] = NEVER_GRANTED.map((c) => c.slice('CAP_'.length));
 
 /**
  * Where a hostPath mount may come from. Bronze's root is its verified, read-only image and
@@ -55,15 +56,14 @@ export const LINUX_CAPABILITIES: readonly string[] = [
  * normalised path; machined resolves symbolic links before each start and checks again
  * (checkBindSources in src/machined/workloads/containerd-workloads.ts).
  */
-export const HOST_PATHS = {
+const HOST_PATHS = {
   root: '/var/',
   protected: ['/var/lib/containerd', '/var/lib/etcd', '/var/lib/bronze'],
 } as const;
 
 /** Why a host path may not be bind-mounted into a container, or undefined. */
 export function hostPathError(source: string): string | undefined {
-  const segs = source.split('/').slice(1);
-  if (!source.startsWith('/') || segs.some((s) => s === '.' || s === '..') || /\/\/|.\/$/.test(source)) {
+  if (absolutePathError(source) || (source.length > 1 && source.endsWith('/'))) {
     return `hostPath.source ${q(source)} must be a normalised absolute path (no "//", "." or "..", no trailing "/")`;
   }
   if (!source.startsWith(HOST_PATHS.root)) {
@@ -76,11 +76,6 @@ export function hostPathError(source: string): string | undefined {
   }
   return undefined;
 }
-
-/** Kubernetes's probe defaults (core/v1 Probe). */
-export const PROBE_DEFAULTS = { initialDelaySeconds: 0, periodSeconds: 10, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3 } as const;
-/** Where HTTP and TCP probes dial when no host is given: the container shares the host's network. */
-export const PROBE_DEFAULT_HOST = '127.0.0.1';
 
 /** Talos's container name rule and messages (container_config.go ValidateName). */
 export function containerNameError(name: string): string | undefined {
@@ -260,6 +255,7 @@ function checkContainer(doc: Obj, report: Reporter): void {
   add.forEach((c, i) => {
     if (c === 'ALL') report(['security', 'capabilities', 'add', i], 'capabilities.add does not accept ALL, use profile: privileged instead');
     else if (drop.includes(c)) report(['security', 'capabilities', 'add', i], `capability ${q(c)} appears in both add and drop`);
+    else if (typeof c === 'string' && NEVER_GRANTED_CAPABILITIES.includes(c)) report(['security', 'capabilities', 'add', i], `capability ${q(c)} is never granted to a container, privileged or not (loading kernel modules and rebooting the node are the node's alone)`);
   });
 
   asArray(asObject(doc.dependsOn)?.containers).forEach((c, i) => {

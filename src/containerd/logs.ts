@@ -4,6 +4,7 @@
 // following it, and keeping it bounded.
 import fs from 'node:fs';
 import path from 'node:path';
+import { sleep } from '../lib/sleep.ts';
 
 /** Where containers' logs live on a node (EPHEMERAL): `<dir>/<namespace>/<id>.log`. */
 export const CONTAINER_LOG_DIR = '/var/log/containers';
@@ -101,15 +102,7 @@ export async function* readLog(file: string, opts: ReadLogOptions): AsyncIterabl
         }
       }
       if (!opts.follow) return;
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(done, opts.pollMs ?? 250);
-        function done() {
-          clearTimeout(t);
-          signal?.removeEventListener('abort', done);
-          resolve();
-        }
-        signal?.addEventListener('abort', done, { once: true });
-      });
+      await sleep(opts.pollMs ?? 250, signal);
       // Rotated (a new inode at the path) or truncated: start over at the new file's start.
       let st: fs.Stats | undefined;
       try {

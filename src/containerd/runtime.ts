@@ -11,6 +11,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { sleep } from '../lib/sleep.ts';
 import { stableHash } from '../lib/stable-hash.ts';
 import { type ContainerdClient, type Any, isAlreadyExists, isNotFound, jsonAny, RUNTIME_SPEC_TYPE_URL } from './client.ts';
 import { CONTAINER_LOG_DIR, LOG_MAX_BYTES, containerLogPath, logURI, readLog, trimLog } from './logs.ts';
@@ -30,6 +31,8 @@ export const SNAPSHOTTER = 'overlayfs';
 export const LABEL_SPEC_HASH = 'bronze.dev/spec-hash';
 /** Label holding the signal that asks the container to stop (the image's StopSignal, else SIGTERM). */
 export const LABEL_STOP_SIGNAL = 'bronze.dev/stop-signal';
+/** Label holding the container's network mode (`host` or `none`): a host-network one binds copies of the node's etc files. */
+export const LABEL_NETWORK = 'bronze.dev/network';
 /** networkd's output directory on a node (src/networkd/manager.ts). */
 export const NODE_ETC_DIR = '/system/etc';
 /** Per-container files of the runtime (tmpfs: gone at reboot, as the tasks are). */
@@ -102,12 +105,6 @@ export function signalNumber(s: string | undefined): number {
   return os.constants.signals[name] ?? os.constants.signals.SIGTERM;
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-  });
-
 export class ContainerRuntime implements Pick<WorkloadsApi, 'listContainers' | 'stats' | 'logs' | 'restart'> {
   readonly #c: ContainerdClient;
   readonly #o: Required<Omit<RuntimeOptions, 'onExit' | 'cgroupParent' | 'arch'>> & Pick<RuntimeOptions, 'onExit' | 'cgroupParent' | 'arch'>;
@@ -117,6 +114,8 @@ export class ContainerRuntime implements Pick<WorkloadsApi, 'listContainers' | '
   readonly #locks = new Map<string, Promise<unknown>>();
   #trimTimer: NodeJS.Timeout | undefined;
   #closed = false;
+  /** What machined's own process lets a container have (fixed for its lifetime): read at the first create. */
+  #ownLimits: { nofile: { soft: number; hard: number }; bounding: Set<number> | undefined } | undefined;
 
   constructor(opts: RuntimeOptions) {
     this.#c = opts.client;
@@ -160,22 +159,31 @@ export class ContainerRuntime implements Pick<WorkloadsApi, 'listContainers' | '
   }
 
   /**
-   * Copies the node's resolv.conf and hosts for a host-network container, at each task start.
-   * Copies, not the files themselves: networkd replaces them by rename, and a bind mount would
-   * hold the old inode for good. Resolves with the mounts' sources (none where the node has no file).
+   * The bind mounts of a host-network container's resolv.conf and hosts: copies of the node's,
+   * in the container's run directory (none where the node has no file). Copies, not the files
+   * themselves: networkd replaces them by rename, and a bind mount would hold the old inode for good.
    */
-  #refreshEtcFiles(ns: string, id: string): { destination: string; source: string }[] {
+  #hostEtcMounts(ns: string, id: string): { destination: string; source: string }[] {
     const dir = this.#runDir(ns, id);
-    const out: { destination: string; source: string }[] = [];
+    return HOST_ETC_FILES.filter((f) => fs.existsSync(path.join(this.#o.etcDir, f))).map((f) => ({ destination: `/etc/${f}`, source: path.join(dir, f) }));
+  }
+
+  /** Makes the copies #hostEtcMounts names afresh: once per task start of a host-network container. */
+  #refreshEtcFiles(ns: string, id: string): void {
+    const dir = this.#runDir(ns, id);
     for (const f of HOST_ETC_FILES) {
       const from = path.join(this.#o.etcDir, f);
       if (!fs.existsSync(from)) continue;
       fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
       fs.copyFileSync(from, path.join(dir, f));
       fs.chmodSync(path.join(dir, f), 0o644);
-      out.push({ destination: `/etc/${f}`, source: path.join(dir, f) });
     }
-    return out;
+  }
+
+  /** machined's hard RLIMIT_NOFILE and bounding set, read once: containerd and runc inherit them. */
+  #own(): { nofile: { soft: number; hard: number }; bounding: Set<number> | undefined } {
+    // A hard limit above machined's is refused; so is a capability outside its bounding set.
+    return (this.#ownLimits ??= { nofile: nofileWithin(ownNofileHard()), bounding: ownBoundingCaps() });
   }
 
   async #getContainer(ns: string, id: string): Promise<ContainerMsg | undefined> {
@@ -212,7 +220,7 @@ export class ContainerRuntime implements Pick<WorkloadsApi, 'listContainers' | '
       }
       if (task) await this.#deleteTask(ns, run.name);
       try {
-        const pid = await this.#startTask(ns, run.name);
+        const pid = await this.#startTask(ns, run.name, run.network === 'host');
         return { pid, created, started: true };
       } catch (err) {
         // A container that never ran is not left behind: the next attempt starts clean.
@@ -238,7 +246,7 @@ export class ContainerRuntime implements Pick<WorkloadsApi, 'listContainers' | '
       const c = await this.#getContainer(namespace, id);
       if (!c) throw Object.assign(new Error(`container ${namespace}/${id} not found`), { code: 5 });
       await this.#stopLocked(namespace, id);
-      await this.#startTask(namespace, id);
+      await this.#startTask(namespace, id, c.labels[LABEL_NETWORK] === 'host');
     });
   }
 
@@ -313,17 +321,14 @@ export class ContainerRuntime implements Pick<WorkloadsApi, 'listContainers' | '
 
   async #createContainer(ns: string, run: ContainerRunSpec, hash: string): Promise<void> {
     const { config, chainId } = await this.#o.images(ns, run.image);
-    const hostEtcFiles = run.network === 'host' ? this.#refreshEtcFiles(ns, run.name) : [];
+    const hostEtcFiles = run.network === 'host' ? this.#hostEtcMounts(ns, run.name) : [];
+    const own = this.#own();
     const spec = buildSpec(run, config, {
       hostEtcFiles,
       namespace: ns,
       kernel: os.release(),
-      // containerd and runc inherit machined's limits: a hard limit above them is refused.
-      nofile: nofileWithin(ownNofileHard()),
-      ...(() => {
-        const bounding = ownBoundingCaps();
-        return bounding ? { bounding } : {};
-      })(),
+      nofile: own.nofile,
+      ...(own.bounding ? { bounding: own.bounding } : {}),
       ...(this.#o.cgroupParent ? { cgroupParent: this.#o.cgroupParent } : {}),
       ...(this.#o.arch ? { arch: this.#o.arch } : {}),
       ...(run.profile === 'privileged' ? { hostDevices: readHostDevices() } : {}),
@@ -347,7 +352,7 @@ export class ContainerRuntime implements Pick<WorkloadsApi, 'listContainers' | '
         {
           container: {
             id: run.name,
-            labels: { [LABEL_SPEC_HASH]: hash, [LABEL_STOP_SIGNAL]: String(signalNumber(config.StopSignal)) },
+            labels: { [LABEL_SPEC_HASH]: hash, [LABEL_STOP_SIGNAL]: String(signalNumber(config.StopSignal)), [LABEL_NETWORK]: run.network },
             image: run.image,
             runtime: { name: RUNC_RUNTIME },
             spec: jsonAny(RUNTIME_SPEC_TYPE_URL, spec),
@@ -363,13 +368,13 @@ export class ContainerRuntime implements Pick<WorkloadsApi, 'listContainers' | '
     }
   }
 
-  async #startTask(ns: string, id: string): Promise<number> {
+  async #startTask(ns: string, id: string, hostNetwork: boolean): Promise<number> {
     const { mounts } = await this.#c.unary<{ mounts: Mount[] }>(SNAPSHOTS, 'Mounts', { snapshotter: this.#o.snapshotter, key: id }, ns);
     const file = this.#logFile(ns, id);
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o750 });
     // Fresh copies for each instance (and again after a reboot emptied the tmpfs they live on);
     // only a host-network container's spec binds them.
-    this.#refreshEtcFiles(ns, id);
+    if (hostNetwork) this.#refreshEtcFiles(ns, id);
     const pid = await createTask(this.#c, ns, id, mounts, logURI(file));
     // Wait before Start, so that an exit right after start is not missed.
     this.#watch(ns, id, pid);

@@ -2,6 +2,7 @@
 // oci.HostDevices), and the open-files limit runc may hand on.
 import fs from 'node:fs';
 import path from 'node:path';
+import { parseProcStatus } from '../lib/capabilities.ts';
 import type { HostDevice } from './spec.ts';
 
 /** Directories under /dev whose nodes belong to the container's own mounts or to the host's bookkeeping. */
@@ -62,14 +63,13 @@ export function ownNofileHard(limitsFile = '/proc/self/limits'): number | undefi
  * runc, started by containerd started by this process, can grant at most. undefined when unreadable.
  */
 export function ownBoundingCaps(statusFile = '/proc/self/status'): Set<number> | undefined {
+  let mask: bigint;
   try {
-    const line = fs.readFileSync(statusFile, 'utf8').split('\n').find((l) => l.startsWith('CapBnd:'));
-    if (!line) return undefined;
-    const mask = BigInt(`0x${line.slice('CapBnd:'.length).trim()}`);
-    const out = new Set<number>();
-    for (let i = 0; i < 64; i++) if ((mask >> BigInt(i)) & 1n) out.add(i);
-    return out;
+    mask = parseProcStatus(fs.readFileSync(statusFile, 'utf8')).capBnd;
   } catch {
     return undefined;
   }
+  const out = new Set<number>();
+  for (let i = 0; i < 64; i++) if ((mask >> BigInt(i)) & 1n) out.add(i);
+  return out;
 }

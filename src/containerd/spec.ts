@@ -9,17 +9,23 @@
 // standard character devices, a read-only rootfs and sysfs, no new privileges and the default
 // seccomp profile; `privileged` holds every grantable capability and every host device, with no
 // seccomp filter and no masked paths.
+import { CAPABILITY_NAMES, NEVER_GRANTED } from '../lib/capability-names.ts';
 import type { ContainerRunSpec, RunMount } from './types.ts';
 import { goArch, ociSeccomp, type OciSeccomp } from './seccomp.ts';
 
 /**
  * The cgroup every container's own cgroup sits under (`/taloscontainers/<id>`), beside the system
  * services' `/system/<service>` and machined's `/init`: machined's layout (src/machined/cgroups.ts
- * CGROUP_CONTAINERS, which this layer may not import) makes it with its CPU weight and pids cap.
- * The runtime takes it as a parameter; this is its default.
+ * CGROUP_CONTAINERS, this very value) makes it with its CPU weight and pids cap. The runtime
+ * takes it as a parameter; this is its default.
  */
 export const CONTAINERS_CGROUP_PARENT = '/taloscontainers';
-/** A container's OOM score: 1000, as Kubernetes gives a pod without requests (the same as machined/cgroups.ts's CONTAINER_OOM_SCORE_ADJ). */
+/**
+ * The OOM score a container's processes get (process.oomScoreAdj). It must be set: without it
+ * they inherit their shim's (containerd's -999 + 1) and would outlive the services in a global
+ * OOM. 1000, as Kubernetes gives a pod without requests: the operator's workloads go before any
+ * part of the node.
+ */
 export const CONTAINER_OOM_SCORE_ADJ = 1000;
 
 /**
@@ -144,23 +150,10 @@ export interface OciSpec {
 /** containerd's default PATH when the image sets no Env (oci/spec_opts.go defaultUnixEnv). */
 const DEFAULT_ENV = ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'];
 
-/** Every capability the node's kernel (6.12) knows, CAP_CHOWN (0) to CAP_CHECKPOINT_RESTORE (40). */
-export const ALL_CAPABILITIES: readonly string[] = [
-  'CAP_CHOWN', 'CAP_DAC_OVERRIDE', 'CAP_DAC_READ_SEARCH', 'CAP_FOWNER', 'CAP_FSETID', 'CAP_KILL',
-  'CAP_SETGID', 'CAP_SETUID', 'CAP_SETPCAP', 'CAP_LINUX_IMMUTABLE', 'CAP_NET_BIND_SERVICE',
-  'CAP_NET_BROADCAST', 'CAP_NET_ADMIN', 'CAP_NET_RAW', 'CAP_IPC_LOCK', 'CAP_IPC_OWNER',
-  'CAP_SYS_MODULE', 'CAP_SYS_RAWIO', 'CAP_SYS_CHROOT', 'CAP_SYS_PTRACE', 'CAP_SYS_PACCT',
-  'CAP_SYS_ADMIN', 'CAP_SYS_BOOT', 'CAP_SYS_NICE', 'CAP_SYS_RESOURCE', 'CAP_SYS_TIME',
-  'CAP_SYS_TTY_CONFIG', 'CAP_MKNOD', 'CAP_LEASE', 'CAP_AUDIT_WRITE', 'CAP_AUDIT_CONTROL',
-  'CAP_SETFCAP', 'CAP_MAC_OVERRIDE', 'CAP_MAC_ADMIN', 'CAP_SYSLOG', 'CAP_WAKE_ALARM',
-  'CAP_BLOCK_SUSPEND', 'CAP_AUDIT_READ', 'CAP_PERFMON', 'CAP_BPF', 'CAP_CHECKPOINT_RESTORE',
-];
+/** Every capability the node's kernel (6.12) knows, by number (lib/capability-names.ts). */
+export const ALL_CAPABILITIES: readonly string[] = CAPABILITY_NAMES;
 
-/**
- * Capabilities no container gets, privileged or not: Talos keeps them out of every process's
- * bounding set (loading kernel modules, rebooting the node), so "all grantable" excludes them.
- */
-export const NEVER_GRANTED: readonly string[] = ['CAP_SYS_MODULE', 'CAP_SYS_BOOT'];
+export { NEVER_GRANTED };
 
 /** `NET_ADMIN` / `cap_net_admin` → `CAP_NET_ADMIN`. */
 export function capName(c: string): string {

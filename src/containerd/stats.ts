@@ -2,10 +2,10 @@
 // io.containerd.cgroups.v2.Metrics on a cgroup v2 node, io.containerd.cgroups.v1.Metrics on a
 // v1 (or hybrid) host.
 //
-// Decoded by hand, walking the protobuf wire format for the four fields Bronze reports: the v1
-// message is not among the protos compiled into the binary (image-builder/containerd-protos.ts
-// keeps to what a node uses), yet the integration tests run on v1 hosts; one small walker reads
-// both without carrying 200 fields of message definitions.
+// Decoded by hand, walking the protobuf wire format for the two fields Bronze reports (memory
+// usage and CPU time): the v1 message is not among the protos compiled into the binary
+// (image-builder/containerd-protos.ts keeps to what a node uses), yet the integration tests run
+// on v1 hosts; one small walker reads both without carrying 200 fields of message definitions.
 import protobuf from 'protobufjs/light.js';
 
 export const CGROUPS_V1_METRICS = 'io.containerd.cgroups.v1.Metrics';

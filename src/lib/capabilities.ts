@@ -14,20 +14,12 @@
 // Everything here acts on the calling thread only (capget/capset, prctl), which is the main
 // thread in Node.
 import fs from 'node:fs';
+import { CAPABILITY_NAMES } from './capability-names.ts';
 import { koffi } from './native.ts';
 import { checkSyscall, prctl } from './sys.ts';
 
-/** Capability numbers (linux/capability.h) of the names Bronze uses. */
-export const CAPABILITIES: Readonly<Record<string, number>> = Object.freeze({
-  CAP_CHOWN: 0,
-  CAP_DAC_OVERRIDE: 1,
-  CAP_NET_BIND_SERVICE: 10,
-  CAP_NET_ADMIN: 12,
-  CAP_NET_RAW: 13,
-  CAP_SYS_ADMIN: 21,
-  CAP_SYS_TIME: 25,
-  CAP_SETPCAP: 8,
-});
+/** Capability numbers (linux/capability.h) by name (lib/capability-names.ts). */
+export const CAPABILITIES: Readonly<Record<string, number>> = Object.freeze(Object.fromEntries(CAPABILITY_NAMES.map((name, number) => [name, number])));
 
 const LINUX_CAPABILITY_VERSION_3 = 0x20080522;
 const PR_GET_SECUREBITS = 27;

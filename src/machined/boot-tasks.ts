@@ -21,6 +21,7 @@ import type { MachineStatusReporter } from './machine-status.ts';
 import type { NodeConfig } from './node-config.ts';
 import type { ClusterParts } from './cluster/cluster.ts';
 import type { Supervisor } from './supervisor/supervisor.ts';
+import type { NodeWorkloads } from './workloads/node-workloads.ts';
 import { startMachinedApi, type MachinedApiDeps } from './api/server.ts';
 import { warmApi } from './api/warm.ts';
 import { quorumGuardedLifecycle } from './cluster/guard.ts';
@@ -149,6 +150,11 @@ export async function stopServices(o: {
   supervisor: Pick<Supervisor, 'stop'>;
   machinedApi: { close(): Promise<void> } | undefined;
   controllers: Pick<ControllerRuntime, 'stop'>;
+  /**
+   * The operator's containers, stopped before containerd (each with its stop signal and grace
+   * period): once containerd is gone, the shims keep them running and only a kill is left.
+   */
+  workloads?: Pick<NodeWorkloads, 'stopAll'>;
   /** As PID 1: what is left in the containers' and services' cgroups (shims, containers) is killed. */
   killLeftovers?: () => Promise<void>;
 }): Promise<void> {
@@ -156,6 +162,7 @@ export async function stopServices(o: {
   o.nodeConfig.stop();
   o.cluster.registry.stop();
   o.cluster.etcd.stop();
+  await o.workloads?.stopAll();
   o.log.info('stopping services in reverse dependency order');
   await o.supervisor.stop();
   await o.killLeftovers?.();
@@ -219,6 +226,7 @@ export function bootTasks(node: MachinedNode): Tasks {
         supervisor: node.supervisor,
         machinedApi: node.machinedApi,
         controllers: node.controllers,
+        workloads: node.workloads,
         ...(pid1 ? { killLeftovers: () => killCgroups({ fs: cgroupFs(), log }) } : {}),
       }),
     sync: () => sync(),

@@ -21,6 +21,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { CONTAINERS_CGROUP_PARENT } from '../containerd/spec.ts';
+import { sleep } from '../lib/sleep.ts';
 
 export const CGROUP_MOUNT = '/sys/fs/cgroup';
 export const CGROUP_INIT = '/init';
@@ -28,14 +30,11 @@ export const CGROUP_SYSTEM = '/system';
 export const CGROUP_PODRUNTIME = '/podruntime';
 /** containerd (Talos's CgroupSystemRuntime). */
 export const CGROUP_RUNTIME = '/system/runtime';
-/** The parent of the operator's containers: containerd's default for the `taloscontainers` namespace. */
-export const CGROUP_CONTAINERS = '/taloscontainers';
-
-/** A container's own cgroup (relative to the mount), for its OCI spec's linux.cgroupsPath. */
-export function containerCgroup(name: string): string {
-  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name)) throw new Error(`invalid container name for a cgroup: ${JSON.stringify(name)}`);
-  return `${CGROUP_CONTAINERS}/${name}`;
-}
+/**
+ * The parent of the operator's containers: containerd's default for the `taloscontainers`
+ * namespace, the runtime's parent of each container's own (src/containerd/spec.ts).
+ */
+export const CGROUP_CONTAINERS = CONTAINERS_CGROUP_PARENT;
 
 const MiB = 1024 * 1024;
 
@@ -89,14 +88,6 @@ export const SERVICE_CGROUPS: Readonly<Record<string, { cgroup: string; oomScore
   containerd: { cgroup: CGROUP_RUNTIME, oomScoreAdj: -999 },
   etcd: { cgroup: '/podruntime/etcd', oomScoreAdj: -998 },
 };
-
-/**
- * The OOM score a container's processes get (its OCI spec's process.oomScoreAdj). It must be
- * set: without it they inherit their shim's (containerd's -999 + 1) and would outlive the
- * services in a global OOM. 1000, as Kubernetes gives a pod without requests: the operator's
- * workloads go before any part of the node.
- */
-export const CONTAINER_OOM_SCORE_ADJ = 1000;
 
 /** The controllers machined enables down to every group that has children (those the kernel has). */
 export const CONTROLLERS = ['cpu', 'memory', 'pids', 'io'] as const;
@@ -256,7 +247,7 @@ export async function killCgroups(o: { fs: CgroupFs; log: Log; groups?: readonly
     }
     o.log.info(`cgroups: killed what was left in ${group}`);
     const deadline = Date.now() + (o.waitMs ?? 5000);
-    while (populated() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (populated() && Date.now() < deadline) await sleep(50);
     if (populated()) o.log.warn(`cgroups: ${group} still has processes ${o.waitMs ?? 5000} ms after cgroup.kill`);
   }
 }

@@ -8,6 +8,7 @@ import * as grpc from '@grpc/grpc-js';
 import { ApiError, statusOf } from './status.ts';
 
 export { ApiError, errnoStatus, isErrno } from './status.ts';
+export { sleep } from '../../lib/sleep.ts';
 
 export const notFound = (msg: string) => new ApiError(grpc.status.NOT_FOUND, msg);
 export const invalidArgument = (msg: string) => new ApiError(grpc.status.INVALID_ARGUMENT, msg);
@@ -218,17 +219,4 @@ export function toTimestamp(date: Date | number): Timestamp {
 export function fromTimestamp(ts: { seconds?: string | number; nanos?: number } | null | undefined): Date | undefined {
   if (!ts) return undefined;
   return new Date(Number(ts.seconds ?? 0) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6));
-}
-
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

@@ -10,14 +10,10 @@
 //
 // The runtime and the snapshotter are chosen by the client per container in containerd 1.6 (the
 // CRI plugin's runtime settings, SystemdCgroup included, apply to CRI's containers alone):
-// Bronze's client (src/containerd/) names CONTAINERD_RUNTIME and CONTAINERD_SNAPSHOTTER, and
-// runc's options default to cgroupfs cgroups (no systemd on a node), with each container's
-// cgroup path in its spec (src/machined/cgroups.ts).
-
-/** The runtime Bronze's containers run with: the runc v2 shim (containerd-shim-runc-v2). */
-export const CONTAINERD_RUNTIME = 'io.containerd.runc.v2';
-/** The snapshotter of their root filesystems. */
-export const CONTAINERD_SNAPSHOTTER = 'overlayfs';
+// Bronze's client names them (src/containerd/runtime.ts RUNC_RUNTIME, the runc v2 shim, and
+// SNAPSHOTTER, overlayfs), and runc's options default to cgroupfs cgroups (no systemd on a
+// node), with each container's cgroup path in its spec (src/containerd/spec.ts, under the
+// parent src/machined/cgroups.ts makes).
 
 /**
  * Plugins off (containerd 1.6.20's plugin ids). CRI: Kubernetes' API, the largest of them. The

@@ -32,7 +32,8 @@ describe('containerd service', () => {
     expect(NODE_CONTAINERD.address).toBe(CONTAINERD_SOCKET); // where the client (src/containerd/) dials
     expect(NODE_CONTAINERD.root).toBe('/var/lib/containerd');
     expect(spec.dependsOn).toEqual([]);
-    expect(spec.startNice).toBe(19);
+    expect(spec.startNice).toBeUndefined(); // alone in /system/runtime, a nice value weighs against nobody
+    expect(spec.listening).toBeUndefined();
     expect(spec.user).toBeUndefined(); // root: it must be
     expect(spec.healthCheck).toBeTypeOf('function');
   });
@@ -52,7 +53,7 @@ describe('containerd service', () => {
   it.skipIf(!canRun)('starts Debian\'s containerd under the supervisor, healthy, every plugin that is on loaded', async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bronze-containerd-'));
     const p = hostContainerd(dir, HOST_CONTAINERD);
-    const spec = { ...containerdSpec(p, { PATH: process.env.PATH ?? '/usr/bin:/usr/sbin' }), startNice: undefined };
+    const spec = containerdSpec(p, { PATH: process.env.PATH ?? '/usr/bin:/usr/sbin' });
     sup = new Supervisor([spec]);
     sup.start();
     const deadline = Date.now() + 20_000;

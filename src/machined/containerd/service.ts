@@ -4,10 +4,11 @@
 // state on tmpfs. machined writes its config.toml (config.ts) before every start.
 //
 // Off the API's critical path: it depends on nothing and starts with the supervisor (after the
-// volumes are mounted, so /var is EPHEMERAL's), at nice 19 until its socket is there, like udevd,
-// timed and trustd, so that on a small machine it loads on the CPU the API leaves. Its process
-// goes into /system/runtime with OOM score -999 (cgroups.ts, Talos's). Health: containerd's
-// grpc.health.v1 service over the socket (what Talos checks), every 5 s.
+// volumes are mounted, so /var is EPHEMERAL's). No start nice value: its process goes into
+// /system/runtime (cgroups.ts, Talos's, with OOM score -999), alone in its group, where a nice
+// value weighs against nobody; the groups share the CPU by their cpu.weight
+// (docs/decisions/0029-start-priority-in-cgroups.md). Health: containerd's grpc.health.v1
+// service over the socket (what Talos checks), every 5 s.
 import fs from 'node:fs';
 import path from 'node:path';
 import { healthChecker } from '../../daemon/health-client.ts';
@@ -63,10 +64,9 @@ export function containerdSpec(p: ContainerdPaths, env: Record<string, string>):
     beforeStart: () => writeContainerdConfig(p),
     healthCheck: health.check,
     healthInterval: 5000,
-    startNice: 19,
-    listening: () => fs.existsSync(p.address),
     // containerd stops its gRPC server and exits; the shims (and so the containers) outlive it,
-    // as they outlive a restart: they are machined's to stop (the container controller), not its.
+    // as they outlive a restart: they are machined's to stop (NodeWorkloads.stopAll, before this
+    // stop at shutdown), not its.
     stopTimeout: 10_000,
     restart: 'always',
   };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ContainerRunSpec } from '../../containerd/types.ts';
 import { type Declared, type ImageState, type InstanceState, type RuntimePort, WorkloadEngine, declaredHash } from './engine.ts';
+import { NodeWorkloads, type WorkloadsConnection } from './node-workloads.ts';
 
 const quiet = { info() {}, warn() {}, error() {}, debug() {} } as never;
 
@@ -188,5 +189,68 @@ describe('WorkloadEngine', () => {
     expect(port.removed).toContain('web');
     expect(engine.settled().ok).toBe(false);
     engine.stop();
+  });
+});
+
+describe('NodeWorkloads.stopAll', () => {
+  /** A node whose containerd is (or is not) up, its connection a fake runtime holding `containers`. */
+  function node(containers: Array<{ id: string; status: string }>, stop: (id: string) => Promise<void>, up = true) {
+    const stops: Array<{ id: string; namespace: string | undefined }> = [];
+    const warnings: string[] = [];
+    let connected = 0;
+    const conn = {
+      runtime: {
+        listContainers: async (namespace: string) => containers.map((c) => ({ ...c, namespace, image: 'i', pid: 1, cgroup: '', labels: {} })),
+        stop: (id: string, namespace?: string) => (stops.push({ id, namespace }), stop(id)),
+      },
+      port: new MemoryPort(),
+      close() {},
+    } as unknown as WorkloadsConnection;
+    const log = { info() {}, error() {}, debug() {}, warn: (m: string) => void warnings.push(m) } as never;
+    const nw = new NodeWorkloads({ log, socket: '/nowhere', connect: () => (connected++, conn) });
+    nw.follow({ on: () => undefined, list: () => [{ id: 'containerd', state: up ? 'Running' : 'Waiting', healthy: up ? true : undefined, restarts: 0, events: [] }] });
+    return { nw, stops, warnings, connected: () => connected };
+  }
+
+  it("stops every container of the operator's namespace through the runtime, in parallel, the engine first", async () => {
+    const { nw, stops } = node(
+      [
+        { id: 'web', status: 'running' },
+        { id: 'db', status: 'paused' },
+        { id: 'old', status: 'stopped' },
+        { id: 'job', status: 'running' },
+      ],
+      () => new Promise((r) => setTimeout(r, 100)),
+    );
+    const { port, engine } = setup();
+    nw.engine(engine);
+    const t0 = Date.now();
+    await nw.stopAll();
+    expect(Date.now() - t0).toBeLessThan(250); // three stops of 100 ms, at once
+    expect(stops).toEqual(['web', 'db', 'job'].map((id) => ({ id, namespace: 'taloscontainers' })));
+    // The engine starts nothing any more.
+    await engine.declare([{ spec: spec('web') }]);
+    expect(port.running.size).toBe(0);
+  });
+
+  it('waits no longer than its bound, and logs what did not stop', async () => {
+    const { nw, warnings } = node(
+      [
+        { id: 'stuck', status: 'running' },
+        { id: 'quick', status: 'running' },
+      ],
+      (id) => (id === 'stuck' ? new Promise<void>(() => {}) : Promise.resolve()),
+    );
+    const t0 = Date.now();
+    await nw.stopAll(50);
+    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(warnings).toEqual([expect.stringMatching(/not stopped within 50 ms \(stuck\)/)]);
+  });
+
+  it('does nothing while containerd is not up', async () => {
+    const { nw, stops, connected } = node([{ id: 'web', status: 'running' }], async () => {}, false);
+    await nw.stopAll();
+    expect(connected()).toBe(0);
+    expect(stops).toEqual([]);
   });
 });

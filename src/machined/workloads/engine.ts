@@ -205,7 +205,10 @@ export class WorkloadEngine {
     return [...this.#slots.values()].map((s) => ({ ...s.state }));
   }
 
-  /** Stops the timers (machined shutting down; containerd stops the tasks itself). */
+  /**
+   * Stops the timers and probes: nothing is started or restarted after (machined shutting down;
+   * NodeWorkloads.stopAll then stops the containers, each with its stop signal and grace period).
+   */
   stop(): void {
     this.#stopped = true;
     for (const s of this.#slots.values()) {
